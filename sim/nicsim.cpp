@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: MIT
+//
+// nicsim: a deterministic world of Verilated nic_core instances and their hosts.
+// See nicsim.h for the contract. The structure of one clock cycle, per NIC:
+//
+//   1. the DUT's outputs (settled after the previous falling edge) and the inputs we drove are
+//      compared to find the handshakes that complete at this rising edge;
+//   2. rising edge (clk 1, eval);
+//   3. the host models (MMIO master, DMA slave with the PCIe timing model, host memory, MSI-X
+//      capture) act on those handshakes and compute the next inputs;
+//   4. falling edge (clk 0, new inputs, eval) so combinational outputs settle.
+//
+// Statistics are counted here, on the buses, never read from the RTL.
+
+#include "nicsim.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Vnic_core_w256.h"
+#include "Vnic_core_w64.h"
+#include "nic_hw.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace {
+
+constexpr uint64_t kHostBase = 0x100000000ull; // logical addresses start above 4 GiB
+constexpr uint64_t kGuard = 4096;              // unmapped gap after each region
+constexpr unsigned kMaxReadsInFlight = 32;     // PCIe read tags
+constexpr unsigned kResetCycles = 8;
+
+// ---------------------------------------------------------------------------------------------
+// Pins: the DUT's ports as plain data, independent of the data width.
+
+struct Outputs {
+	bool axil_awready, axil_wready, axil_bvalid, axil_arready, axil_rvalid;
+	uint32_t axil_rdata;
+	bool awvalid;
+	uint32_t awid, awlen, awsize;
+	uint64_t awaddr;
+	bool wvalid, wlast;
+	uint8_t wdata[32];
+	uint32_t wstrb;
+	bool bready;
+	bool arvalid;
+	uint32_t arid, arlen, arsize;
+	uint64_t araddr;
+	bool rready;
+	bool tx_tvalid, tx_tlast;
+	bool rx_tready;
+};
+
+struct Inputs {
+	bool rst;
+	uint32_t axil_awaddr, axil_wdata, axil_araddr;
+	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
+	bool awready, wready, bvalid;
+	uint32_t bid;
+	bool arready;
+	bool rvalid, rlast;
+	uint32_t rid, rresp;
+	uint8_t rdata[32];
+	bool tx_tready;
+};
+
+// One Verilated model behind a width-independent interface.
+class Model {
+      public:
+	virtual ~Model() = default;
+	virtual void sample(Outputs &o) = 0;
+	virtual void drive(const Inputs &in) = 0;
+	virtual void edge(bool clk) = 0;
+	virtual void trace_open(const char *path) = 0;
+	virtual void trace_dump(uint64_t t) = 0;
+	virtual void trace_close() = 0;
+};
+
+template <class M, unsigned W> class ModelOf final : public Model {
+      public:
+	ModelOf(VerilatedContext *ctx, const char *name) : m_(new M{ctx, name}) {}
+	~ModelOf() override
+	{
+		trace_close();
+		m_->final();
+	}
+
+	void sample(Outputs &o) override
+	{
+		o.axil_awready = m_->s_axil_awready_o;
+		o.axil_wready = m_->s_axil_wready_o;
+		o.axil_bvalid = m_->s_axil_bvalid_o;
+		o.axil_arready = m_->s_axil_arready_o;
+		o.axil_rvalid = m_->s_axil_rvalid_o;
+		o.axil_rdata = m_->s_axil_rdata_o;
+		o.awvalid = m_->m_axi_awvalid_o;
+		o.awid = m_->m_axi_awid_o;
+		o.awaddr = m_->m_axi_awaddr_o;
+		o.awlen = m_->m_axi_awlen_o;
+		o.awsize = m_->m_axi_awsize_o;
+		o.wvalid = m_->m_axi_wvalid_o;
+		o.wlast = m_->m_axi_wlast_o;
+		o.wstrb = m_->m_axi_wstrb_o;
+		if (o.wvalid)
+			get_wide(m_->m_axi_wdata_o, o.wdata);
+		o.bready = m_->m_axi_bready_o;
+		o.arvalid = m_->m_axi_arvalid_o;
+		o.arid = m_->m_axi_arid_o;
+		o.araddr = m_->m_axi_araddr_o;
+		o.arlen = m_->m_axi_arlen_o;
+		o.arsize = m_->m_axi_arsize_o;
+		o.rready = m_->m_axi_rready_o;
+		o.tx_tvalid = m_->m_axis_tx_tvalid_o;
+		o.tx_tlast = m_->m_axis_tx_tlast_o;
+		o.rx_tready = m_->s_axis_rx_tready_o;
+	}
+
+	void drive(const Inputs &in) override
+	{
+		m_->rst_i = in.rst;
+		m_->s_axil_awaddr_i = in.axil_awaddr;
+		m_->s_axil_awvalid_i = in.axil_awvalid;
+		m_->s_axil_wdata_i = in.axil_wdata;
+		m_->s_axil_wstrb_i = 0xf;
+		m_->s_axil_wvalid_i = in.axil_wvalid;
+		m_->s_axil_bready_i = in.axil_bready;
+		m_->s_axil_araddr_i = in.axil_araddr;
+		m_->s_axil_arvalid_i = in.axil_arvalid;
+		m_->s_axil_rready_i = in.axil_rready;
+		m_->m_axi_awready_i = in.awready;
+		m_->m_axi_wready_i = in.wready;
+		m_->m_axi_bid_i = in.bid;
+		m_->m_axi_bresp_i = 0;
+		m_->m_axi_bvalid_i = in.bvalid;
+		m_->m_axi_arready_i = in.arready;
+		m_->m_axi_rid_i = in.rid;
+		m_->m_axi_rresp_i = in.rresp;
+		m_->m_axi_rlast_i = in.rlast;
+		m_->m_axi_rvalid_i = in.rvalid;
+		if (in.rvalid)
+			set_wide(m_->m_axi_rdata_i, in.rdata);
+		m_->m_axis_tx_tready_i = in.tx_tready;
+		m_->s_axis_rx_tvalid_i = 0;
+		m_->s_axis_rx_tlast_i = 0;
+	}
+
+	void edge(bool clk) override
+	{
+		m_->clk_i = clk;
+		m_->eval();
+	}
+
+	void trace_open(const char *path) override
+	{
+		trace_ = std::make_unique<VerilatedFstC>();
+		m_->trace(trace_.get(), 99);
+		trace_->open(path);
+	}
+	void trace_dump(uint64_t t) override
+	{
+		if (trace_)
+			trace_->dump(t);
+	}
+	void trace_close() override
+	{
+		if (trace_) {
+			trace_->close();
+			trace_.reset();
+		}
+	}
+
+      private:
+	// 64-bit ports are QData; 256-bit ports are VlWide<8> (little-endian 32-bit words)
+	template <class T> static void get_wide(const T &v, uint8_t *bytes)
+	{
+		if constexpr (W == 64) {
+			uint64_t x = v;
+			std::memcpy(bytes, &x, 8);
+		} else {
+			for (unsigned i = 0; i < W / 32; i++) {
+				uint32_t x = v[i];
+				std::memcpy(bytes + 4 * i, &x, 4);
+			}
+		}
+	}
+	template <class T> static void set_wide(T &v, const uint8_t *bytes)
+	{
+		if constexpr (W == 64) {
+			uint64_t x;
+			std::memcpy(&x, bytes, 8);
+			v = x;
+		} else {
+			for (unsigned i = 0; i < W / 32; i++) {
+				uint32_t x;
+				std::memcpy(&x, bytes + 4 * i, 4);
+				v[i] = x;
+			}
+		}
+	}
+
+	std::unique_ptr<M> m_;
+	std::unique_ptr<VerilatedFstC> trace_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The host of one NIC.
+
+struct Region {
+	uint64_t logical;
+	size_t length;     // as requested: the firewall is exact to the byte
+	size_t alloc_len;  // page rounded
+	enum nicsim_mem_kind kind;
+	uint8_t *va;
+};
+
+struct MmioWrite {
+	uint64_t due; // cycle at which it reaches the NIC
+	uint32_t offset, value;
+};
+
+// AXI4 INCR bursts: beat i covers [base + i * size, base + (i + 1) * size) with base the
+// start address aligned down to the beat size; the bytes of a beat sit on the byte lanes of its
+// address modulo the bus width (narrow transfers), and bytes below the start address of an
+// unaligned burst carry no data.
+struct DmaRead {
+	uint32_t id;
+	uint64_t base;
+	unsigned beats, beat_bytes, sent;
+	uint64_t ready;              // cycle the first beat may go
+	std::vector<uint8_t> data;   // snapshot taken when the request reached the host
+};
+
+struct DmaWrite {
+	uint64_t addr, base;
+	unsigned beats, beat_bytes, got;
+	uint32_t id;
+	std::vector<uint8_t> data, strb;
+	uint64_t visible; // cycle it lands in host memory
+};
+
+} // namespace
+
+struct nicsim_nic {
+	unsigned index;
+	unsigned bus_bytes; // DataWidth / 8
+	std::unique_ptr<Model> model;
+	Outputs out{};
+	Inputs in{};
+	nicsim_stats stats{};
+
+	std::map<uint64_t, Region> regions;
+	uint64_t next_logical = kHostBase;
+	uint64_t allocated = 0;
+	const Region *last_hit = nullptr;
+
+	// MMIO master (AXI4-Lite): one write or read at a time
+	std::deque<MmioWrite> mmio_queue;
+	bool mmio_aw_done = false, mmio_w_done = false, mmio_wait_b = false;
+	bool mmio_read_pending = false, mmio_read_done = false;
+	uint32_t mmio_read_offset = 0, mmio_read_value = 0;
+
+	// DMA slave (AXI4)
+	std::deque<DmaRead> reads;    // in order of acceptance; R beats in that order
+	uint64_t pcie_rd_free = 0;    // the read direction of the link is busy until then
+	std::deque<DmaWrite> writes;  // bursts collecting W beats, in AW order
+	std::deque<DmaWrite> posted;  // complete writes waiting to become visible, in order
+	uint64_t pcie_wr_free = 0;
+	unsigned b_pending = 0;       // B responses owed
+	std::deque<uint32_t> b_ids;
+};
+
+struct nicsim {
+	nicsim_config cfg{};
+	std::string trace_path;
+	std::unique_ptr<VerilatedContext> ctx;
+	std::vector<std::unique_ptr<nicsim_nic>> nics;
+	uint64_t cycle = 0;
+	uint64_t host_acc = 0; // host time carried over, in ns * clock_mhz units (1000 = 1 cycle)
+	nicsim_irq_fn irq_fn = nullptr;
+	void *irq_ctx = nullptr;
+	double bytes_per_cycle = 0;
+	uint64_t dma_read_cycles = 0, dma_write_cycles = 0, mmio_write_cycles = 0, mmio_read_cycles = 0;
+};
+
+namespace {
+
+[[noreturn]] void fatal(const nicsim *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void fatal(const nicsim *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	std::fprintf(stderr, "nicsim: FATAL at cycle %llu: ", (unsigned long long)w->cycle);
+	std::vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	std::fprintf(stderr, "\nnicsim: rerun with waves: NDK_SIM_TRACE=/tmp/ndknic.fst <the same command>"
+			     " (then: gtkwave /tmp/ndknic.fst)\n");
+	for (auto &n : w->nics)
+		n->model->trace_close();
+	std::fflush(stdout);
+	std::fflush(stderr);
+	std::abort();
+}
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+const Region *find_region(nicsim_nic *n, uint64_t addr, uint64_t len)
+{
+	const Region *r = n->last_hit;
+	if (!r || addr < r->logical || addr + len > r->logical + r->length) {
+		auto it = n->regions.upper_bound(addr);
+		if (it == n->regions.begin())
+			return nullptr;
+		--it;
+		r = &it->second;
+		if (addr < r->logical || addr + len > r->logical + r->length)
+			return nullptr;
+		n->last_hit = r;
+	}
+	return r;
+}
+
+bool is_msix(uint64_t addr)
+{
+	return addr >= NIC_MSIX_WINDOW && addr < (uint64_t)NIC_MSIX_WINDOW + NIC_MSIX_WINDOW_BYTES;
+}
+
+void count_mmio_write(nicsim_nic *n, uint32_t off)
+{
+	n->stats.mmio_writes++;
+	if (off >= NIC_REG_QP_DB_BASE && off < NIC_REG_CQ_DB_BASE) {
+		uint32_t in_page = off & ((1u << NIC_DB_PAGE_SHIFT) - 1);
+		if (in_page == NIC_DB_SQ_PI)
+			n->stats.sq_doorbells++;
+		else if (in_page == NIC_DB_RQ_PI)
+			n->stats.rq_doorbells++;
+	} else if (off >= NIC_REG_CQ_DB_BASE && off < NIC_REG_MSIX_TABLE) {
+		n->stats.cq_doorbells++;
+	}
+}
+
+// Step 1 + 3: handshakes at this edge, then the next inputs.
+void host_cycle(nicsim *w, nicsim_nic *n)
+{
+	const Outputs &o = n->out;
+	Inputs &in = n->in;
+	const uint64_t now = w->cycle;
+
+	// ---- handshakes that complete at this rising edge (decided on pre-edge values)
+	const bool hs_axil_aw = in.axil_awvalid && o.axil_awready;
+	const bool hs_axil_w = in.axil_wvalid && o.axil_wready;
+	const bool hs_axil_b = o.axil_bvalid && in.axil_bready;
+	const bool hs_axil_ar = in.axil_arvalid && o.axil_arready;
+	const bool hs_axil_r = o.axil_rvalid && in.axil_rready;
+	const bool hs_aw = o.awvalid && in.awready;
+	const bool hs_w = o.wvalid && in.wready;
+	const bool hs_b = in.bvalid && o.bready;
+	const bool hs_ar = o.arvalid && in.arready;
+	const bool hs_r = in.rvalid && o.rready;
+	const bool hs_tx = o.tx_tvalid && in.tx_tready;
+
+	// ---- MMIO writes
+	if (hs_axil_aw)
+		n->mmio_aw_done = true;
+	if (hs_axil_w)
+		n->mmio_w_done = true;
+	if (n->mmio_aw_done && n->mmio_w_done && !n->mmio_wait_b) {
+		count_mmio_write(n, n->mmio_queue.front().offset);
+		n->mmio_queue.pop_front();
+		n->mmio_wait_b = true;
+	}
+	if (hs_axil_b) {
+		n->mmio_wait_b = false;
+		n->mmio_aw_done = n->mmio_w_done = false;
+	}
+	// ---- MMIO read
+	if (hs_axil_ar)
+		n->mmio_read_pending = false;
+	if (hs_axil_r) {
+		n->mmio_read_value = o.axil_rdata;
+		n->mmio_read_done = true;
+		n->stats.mmio_reads++;
+	}
+
+	// ---- DMA read requests: firewall, snapshot, timing
+	if (hs_ar) {
+		const unsigned beat_bytes = 1u << o.arsize;
+		const unsigned beats = o.arlen + 1;
+		const uint64_t base = o.araddr & ~(uint64_t)(beat_bytes - 1);
+		const uint64_t span = (uint64_t)beats * beat_bytes;
+		const uint64_t bytes = base + span - o.araddr;
+		if (beat_bytes > n->bus_bytes)
+			fatal(w, "NIC %u DMA read with beats of %u bytes on a %u-byte bus", n->index, beat_bytes,
+			      n->bus_bytes);
+		if ((base & 0xfff) + span > 4096)
+			fatal(w, "NIC %u DMA read at 0x%llx of %llu bytes crosses a 4 KiB boundary", n->index,
+			      (unsigned long long)o.araddr, (unsigned long long)bytes);
+		const Region *r = find_region(n, o.araddr, bytes);
+		if (!r)
+			fatal(w, "NIC %u DMA read of %llu bytes at 0x%llx: memory the driver did not allocate",
+			      n->index, (unsigned long long)bytes, (unsigned long long)o.araddr);
+		DmaRead rd;
+		rd.id = o.arid;
+		rd.base = base;
+		rd.beats = beats;
+		rd.beat_bytes = beat_bytes;
+		rd.sent = 0;
+		rd.data.assign(span, 0);
+		std::memcpy(rd.data.data() + (o.araddr - base), r->va + (o.araddr - r->logical), bytes);
+		// fixed round trip, then the payload at the link's bandwidth, one read after another
+		const uint64_t xfer = (uint64_t)(bytes / w->bytes_per_cycle + 0.999999);
+		uint64_t start = now + w->dma_read_cycles;
+		if (start < n->pcie_rd_free)
+			start = n->pcie_rd_free;
+		rd.ready = start + xfer;
+		n->pcie_rd_free = rd.ready;
+		n->reads.push_back(std::move(rd));
+		n->stats.dma_reads++;
+		n->stats.dma_read_bytes += bytes;
+		if (r->kind == NICSIM_MEM_SQ) {
+			n->stats.wqe_fetch_reads++;
+			n->stats.wqes_fetched += bytes / NIC_WQE_BYTES;
+		}
+	}
+	if (hs_r) {
+		DmaRead &rd = n->reads.front();
+		if (++rd.sent == rd.beats)
+			n->reads.pop_front();
+	}
+
+	// ---- DMA writes
+	if (hs_aw) {
+		DmaWrite wr;
+		wr.beat_bytes = 1u << o.awsize;
+		wr.beats = o.awlen + 1;
+		wr.addr = o.awaddr;
+		wr.base = o.awaddr & ~(uint64_t)(wr.beat_bytes - 1);
+		wr.got = 0;
+		wr.id = o.awid;
+		const uint64_t span = (uint64_t)wr.beats * wr.beat_bytes;
+		wr.data.assign(span, 0);
+		wr.strb.assign(span, 0);
+		if (wr.beat_bytes > n->bus_bytes)
+			fatal(w, "NIC %u DMA write with beats of %u bytes on a %u-byte bus", n->index,
+			      wr.beat_bytes, n->bus_bytes);
+		if ((wr.base & 0xfff) + span > 4096)
+			fatal(w, "NIC %u DMA write at 0x%llx of %llu bytes crosses a 4 KiB boundary", n->index,
+			      (unsigned long long)wr.addr, (unsigned long long)span);
+		if (!is_msix(wr.addr) && !find_region(n, wr.addr, wr.base + span - wr.addr))
+			fatal(w, "NIC %u DMA write of %llu bytes at 0x%llx: memory the driver did not allocate",
+			      n->index, (unsigned long long)(wr.base + span - wr.addr), (unsigned long long)wr.addr);
+		n->writes.push_back(std::move(wr));
+	}
+	if (hs_w) {
+		if (n->writes.empty())
+			fatal(w, "NIC %u W beat before its AW (this harness needs AW first)", n->index);
+		DmaWrite &wr = n->writes.front();
+		const uint64_t beat_addr = wr.base + (uint64_t)wr.got * wr.beat_bytes;
+		const unsigned lane0 = (unsigned)(beat_addr % n->bus_bytes);
+		for (unsigned i = 0; i < wr.beat_bytes; i++) {
+			const unsigned lane = lane0 + i;
+			const size_t k = (size_t)wr.got * wr.beat_bytes + i;
+			if ((o.wstrb >> lane & 1) && wr.base + k >= wr.addr) {
+				wr.data[k] = o.wdata[lane];
+				wr.strb[k] = 1;
+			}
+		}
+		if (o.wstrb & ~(((1ull << wr.beat_bytes) - 1) << lane0))
+			fatal(w, "NIC %u write strobes 0x%x outside the lanes of a %u-byte beat at 0x%llx", n->index,
+			      o.wstrb, wr.beat_bytes, (unsigned long long)beat_addr);
+		wr.got++;
+		if (o.wlast != (wr.got == wr.beats))
+			fatal(w, "NIC %u WLAST on beat %u of a %u-beat burst", n->index, wr.got, wr.beats);
+		if (wr.got == wr.beats) {
+			const uint64_t bytes = (uint64_t)wr.beats * wr.beat_bytes;
+			const uint64_t xfer = (uint64_t)(bytes / w->bytes_per_cycle + 0.999999);
+			uint64_t start = now;
+			if (start < n->pcie_wr_free)
+				start = n->pcie_wr_free;
+			n->pcie_wr_free = start + xfer;
+			wr.visible = start + xfer + w->dma_write_cycles;
+			n->b_ids.push_back(wr.id);
+			n->posted.push_back(std::move(wr));
+			n->writes.pop_front();
+		}
+	}
+	if (hs_b)
+		n->b_ids.pop_front();
+	// writes land in host memory in order; an MSI-X message becomes an interrupt then
+	while (!n->posted.empty() && n->posted.front().visible <= now) {
+		DmaWrite wr = std::move(n->posted.front());
+		n->posted.pop_front();
+		uint64_t bytes = 0;
+		for (uint8_t s : wr.strb)
+			bytes += s;
+		if (is_msix(wr.addr)) {
+			uint32_t data = 0;
+			unsigned k = 0;
+			for (size_t i = 0; i < wr.data.size() && k < 4; i++)
+				if (wr.strb[i])
+					data |= (uint32_t)wr.data[i] << (8 * k++);
+			n->stats.interrupts++;
+			if (w->irq_fn)
+				w->irq_fn(w->irq_ctx, n->index, wr.addr, data);
+			continue;
+		}
+		const uint64_t end = wr.base + wr.data.size();
+		const Region *r = find_region(n, wr.addr, end - wr.addr);
+		if (!r) // freed while the write was in flight
+			fatal(w, "NIC %u DMA write at 0x%llx landed in memory freed meanwhile", n->index,
+			      (unsigned long long)wr.addr);
+		for (uint64_t a = wr.addr; a < end; a++)
+			if (wr.strb[a - wr.base])
+				r->va[a - r->logical] = wr.data[a - wr.base];
+		n->stats.dma_writes++;
+		n->stats.dma_write_bytes += bytes;
+		// a CQ region is its ring followed by one 32-byte error record (formats/nic.toml)
+		if (r->kind == NICSIM_MEM_CQ && end != r->logical + r->length)
+			n->stats.cqes_written += (end - wr.addr) / NIC_CQE_BYTES;
+	}
+	if (hs_tx && o.tx_tlast)
+		n->stats.frames_sent++;
+
+	// ---- next inputs
+	in.rst = now < kResetCycles;
+	// MMIO write: present the head of the queue once it is due
+	const bool mmio_write_active = !n->mmio_queue.empty() && n->mmio_queue.front().due <= now && !n->mmio_wait_b;
+	in.axil_awvalid = mmio_write_active && !n->mmio_aw_done;
+	in.axil_wvalid = mmio_write_active && !n->mmio_w_done;
+	if (mmio_write_active) {
+		in.axil_awaddr = n->mmio_queue.front().offset;
+		in.axil_wdata = n->mmio_queue.front().value;
+	}
+	in.axil_bready = true;
+	in.axil_arvalid = n->mmio_read_pending;
+	in.axil_araddr = n->mmio_read_offset;
+	in.axil_rready = true;
+
+	in.arready = n->reads.size() < kMaxReadsInFlight;
+	in.rvalid = false;
+	if (!n->reads.empty() && n->reads.front().ready <= now) {
+		const DmaRead &rd = n->reads.front();
+		in.rvalid = true;
+		in.rid = rd.id;
+		in.rresp = 0;
+		in.rlast = rd.sent + 1 == rd.beats;
+		const unsigned lane0 = (unsigned)((rd.base + (uint64_t)rd.sent * rd.beat_bytes) % n->bus_bytes);
+		std::memset(in.rdata, 0, sizeof(in.rdata));
+		std::memcpy(in.rdata + lane0, rd.data.data() + (size_t)rd.sent * rd.beat_bytes, rd.beat_bytes);
+	}
+	in.awready = n->writes.size() < 4;
+	in.wready = !n->writes.empty();
+	in.bvalid = !n->b_ids.empty();
+	in.bid = in.bvalid ? n->b_ids.front() : 0;
+	in.tx_tready = true;
+}
+
+void world_cycle(nicsim *w)
+{
+	if (w->cycle >= w->cfg.cycle_limit)
+		fatal(w, "cycle limit %llu reached (a hang?); raise it with NDK_SIM_CYCLE_LIMIT",
+		      (unsigned long long)w->cfg.cycle_limit);
+	// outputs as they stand before the edge decide this edge's handshakes
+	for (auto &n : w->nics)
+		n->model->sample(n->out);
+	w->ctx->timeInc(1);
+	for (auto &n : w->nics) {
+		n->model->edge(true);
+		n->model->trace_dump(2 * w->cycle + 1);
+	}
+	if (w->ctx->gotError())
+		fatal(w, "RTL assertion failed (message above)");
+	for (auto &n : w->nics)
+		host_cycle(w, n.get());
+	w->ctx->timeInc(1);
+	for (auto &n : w->nics) {
+		n->model->drive(n->in);
+		n->model->edge(false);
+		n->model->trace_dump(2 * w->cycle + 2);
+	}
+	w->cycle++;
+}
+
+} // namespace
+
+extern "C" {
+
+int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
+{
+	if (!config || !world || config->nics < 1 || config->nics > 64 || !config->clock_mhz ||
+	    !config->pcie_mbps || (config->data_width != 64 && config->data_width != 256))
+		return -EINVAL;
+	auto w = std::make_unique<nicsim>();
+	w->cfg = *config;
+	if (w->cfg.cycle_limit == 0)
+		w->cfg.cycle_limit = ~0ull;
+	if (config->trace_path && config->trace_path[0])
+		w->trace_path = config->trace_path;
+	w->ctx = std::make_unique<VerilatedContext>();
+	w->ctx->fatalOnError(false); // an assertion fails the run through fatal(), with its cycle
+	w->ctx->assertOn(true);
+	if (!w->trace_path.empty())
+		w->ctx->traceEverOn(true);
+	w->bytes_per_cycle = (double)config->pcie_mbps / config->clock_mhz;
+	w->dma_read_cycles = nicsim_ns_to_cycles(w.get(), config->dma_read_ns);
+	w->dma_write_cycles = nicsim_ns_to_cycles(w.get(), config->dma_write_ns);
+	w->mmio_write_cycles = nicsim_ns_to_cycles(w.get(), config->mmio_write_ns);
+	w->mmio_read_cycles = nicsim_ns_to_cycles(w.get(), config->mmio_read_ns);
+	for (unsigned i = 0; i < config->nics; i++) {
+		auto n = std::make_unique<nicsim_nic>();
+		n->index = i;
+		std::string name = "nic" + std::to_string(i);
+		if (config->data_width == 64)
+			n->model = std::make_unique<ModelOf<Vnic_core_w64, 64>>(w->ctx.get(), name.c_str());
+		else
+			n->model = std::make_unique<ModelOf<Vnic_core_w256, 256>>(w->ctx.get(), name.c_str());
+		if (!w->trace_path.empty()) {
+			std::string p = w->trace_path;
+			if (i > 0) {
+				size_t dot = p.rfind('.');
+				std::string suffix = ".nic" + std::to_string(i);
+				p = dot == std::string::npos ? p + suffix : p.substr(0, dot) + suffix + p.substr(dot);
+			}
+			n->model->trace_open(p.c_str());
+		}
+		n->bus_bytes = config->data_width / 8;
+		n->in.rst = true;
+		n->model->drive(n->in);
+		n->model->edge(false);
+		w->nics.push_back(std::move(n));
+	}
+	// reset: assertions are disabled by the RTL's `disable iff (rst_i)` while it is high
+	for (unsigned c = 0; c < kResetCycles + 2; c++)
+		world_cycle(w.get());
+	*world = w.release();
+	return 0;
+}
+
+void nicsim_destroy(struct nicsim *world)
+{
+	if (!world)
+		return;
+	for (auto &n : world->nics) {
+		n->model->trace_close();
+		for (auto &r : n->regions)
+			std::free(r.second.va);
+	}
+	delete world;
+}
+
+void nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx)
+{
+	world->irq_fn = fn;
+	world->irq_ctx = ctx;
+}
+
+uint64_t nicsim_cycle(const struct nicsim *world) { return world->cycle; }
+
+void nicsim_step(struct nicsim *world, uint64_t cycles)
+{
+	while (cycles--)
+		world_cycle(world);
+}
+
+uint64_t nicsim_ns_to_cycles(const struct nicsim *world, uint64_t ns)
+{
+	return ceil_div(ns * world->cfg.clock_mhz, 1000);
+}
+
+void nicsim_host_ns(struct nicsim *world, uint64_t ns)
+{
+	world->host_acc += ns * world->cfg.clock_mhz;
+	uint64_t cycles = world->host_acc / 1000;
+	world->host_acc %= 1000;
+	nicsim_step(world, cycles);
+}
+
+void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value)
+{
+	if (nic >= world->nics.size())
+		fatal(world, "MMIO write to NIC %u, which does not exist", nic);
+	nicsim_nic *n = world->nics[nic].get();
+	uint64_t due = world->cycle + world->mmio_write_cycles;
+	n->mmio_queue.push_back({due, offset, value});
+}
+
+uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
+{
+	if (nic >= world->nics.size())
+		fatal(world, "MMIO read from NIC %u, which does not exist", nic);
+	nicsim_nic *n = world->nics[nic].get();
+	const uint64_t start = world->cycle;
+	// a read does not pass the posted writes before it (PCIe ordering)
+	const uint64_t limit = world->cycle + 1000000;
+	while (!n->mmio_queue.empty() || n->mmio_wait_b) {
+		if (world->cycle > limit)
+			fatal(world, "NIC %u does not accept MMIO writes (AXI4-Lite hang at 0x%x)", nic,
+			      n->mmio_queue.empty() ? 0 : n->mmio_queue.front().offset);
+		world_cycle(world);
+	}
+	n->mmio_read_offset = offset;
+	n->mmio_read_pending = true;
+	n->mmio_read_done = false;
+	while (!n->mmio_read_done) {
+		if (world->cycle > limit)
+			fatal(world, "NIC %u does not answer an MMIO read of 0x%x", nic, offset);
+		world_cycle(world);
+	}
+	// the rest of the round trip the bus did not already take
+	const uint64_t spent = world->cycle - start;
+	if (spent < world->mmio_read_cycles)
+		nicsim_step(world, world->mmio_read_cycles - spent);
+	return n->mmio_read_value;
+}
+
+int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind, void **va,
+		     uint64_t *logical)
+{
+	if (nic >= world->nics.size() || !length || !va || !logical)
+		return -EINVAL;
+	nicsim_nic *n = world->nics[nic].get();
+	const size_t alloc_len = (length + 4095) & ~(size_t)4095;
+	if (n->allocated + alloc_len > world->cfg.host_memory_bytes)
+		return -ENOMEM;
+	void *p = std::aligned_alloc(4096, alloc_len);
+	if (!p)
+		return -ENOMEM;
+	std::memset(p, 0, alloc_len);
+	Region r{n->next_logical, length, alloc_len, kind, (uint8_t *)p};
+	n->regions[r.logical] = r;
+	n->last_hit = nullptr;
+	n->next_logical += alloc_len + kGuard;
+	n->allocated += alloc_len;
+	*va = p;
+	*logical = r.logical;
+	return 0;
+}
+
+void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical)
+{
+	if (nic >= world->nics.size())
+		return;
+	nicsim_nic *n = world->nics[nic].get();
+	auto it = n->regions.find(logical);
+	if (it == n->regions.end())
+		return;
+	n->allocated -= it->second.alloc_len;
+	std::free(it->second.va);
+	n->regions.erase(it);
+	n->last_hit = nullptr;
+}
+
+void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats)
+{
+	if (nic < world->nics.size())
+		*stats = world->nics[nic]->stats;
+	else
+		std::memset(stats, 0, sizeof(*stats));
+}
+
+} // extern "C"
