@@ -173,6 +173,13 @@ package nic_pkg;
     logic [31:0] status;
   } cqe_t;
 
+  // cq_error_record (32 bytes): Written by the NIC right after the last CQE slot of a CQ's ring, once, when the CQ enters error (overflow), before the notification that reports it. Zero while the CQ is healthy.
+  typedef struct packed {
+    logic [207:0] rsvd_6;
+    logic [15:0] producer_index;
+    logic [31:0] status;
+  } cq_error_record_t;
+
   // msix_entry (16 bytes): One MSI-X table entry in BAR0 (PCIe layout). A message is a 4-byte write of `data` to `addr`.
   typedef struct packed {
     logic [31:0] control;

@@ -214,6 +214,16 @@ static_assert(offsetof(struct nic_cqe, op_type) == 16, "cqe.op_type");
 static_assert(offsetof(struct nic_cqe, flags) == 18, "cqe.flags");
 static_assert(offsetof(struct nic_cqe, owner) == 31, "cqe.owner");
 
+/* Written by the NIC right after the last CQE slot of a CQ's ring, once, when the CQ enters error (overflow), before the notification that reports it. Zero while the CQ is healthy. */
+struct nic_cq_error_record {
+	uint32_t status;
+	uint16_t producer_index;
+	uint8_t rsvd_6[26];
+} __attribute__((packed));
+static_assert(sizeof(struct nic_cq_error_record) == 32, "cq_error_record size");
+static_assert(offsetof(struct nic_cq_error_record, status) == 0, "cq_error_record.status");
+static_assert(offsetof(struct nic_cq_error_record, producer_index) == 4, "cq_error_record.producer_index");
+
 /* One MSI-X table entry in BAR0 (PCIe layout). A message is a 4-byte write of `data` to `addr`. */
 struct nic_msix_entry {
 	uint32_t addr_lo;
