@@ -714,6 +714,14 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 			fatal(world, "NIC %u does not answer an MMIO read of 0x%x", nic, offset);
 		world_cycle(world);
 	}
+	// PCIe ordering: the read's completion does not pass the NIC's posted writes issued before
+	// it, so once the read returns, every earlier DMA write is visible (drivers rely on this
+	// before freeing memory the NIC may still write)
+	while (!n->writes.empty() || !n->posted.empty()) {
+		if (world->cycle > limit)
+			fatal(world, "NIC %u DMA writes never complete", nic);
+		world_cycle(world);
+	}
 	// the rest of the round trip the bus did not already take
 	const uint64_t spent = world->cycle - start;
 	if (spent < world->mmio_read_cycles)

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the simulated world itself (sim/nicsim.h) and of nic_core's register interface,
+ * below the driver: BAR0 ID block, scratch register, the DMA firewall.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "nic_hw.h"
+#include "nicsim.h"
+
+static unsigned width(void)
+{
+	const char *e = getenv("NDK_SIM_WIDTH");
+	return e && atoi(e) == 256 ? 256 : 64;
+}
+
+static struct nicsim *make_world(void)
+{
+	struct nicsim_config c = {
+		.nics = 1,
+		.data_width = width(),
+		.clock_mhz = 250,
+		.mmio_write_ns = 300,
+		.mmio_read_ns = 1000,
+		.dma_read_ns = 500,
+		.dma_write_ns = 300,
+		.pcie_mbps = 7000,
+		.host_memory_bytes = 1 << 24,
+		.cycle_limit = 10000000,
+	};
+	struct nicsim *w;
+	cr_assert_eq(nicsim_create(&c, &w), 0);
+	return w;
+}
+
+Test(bar0, id_block_comes_first_and_names_the_device)
+{
+	struct nicsim *w = make_world();
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_VERSION) >> 16, NIC_VERSION_MAJOR);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_IDS), NIC_DEVICE_ID << 16 | NIC_VENDOR_ID);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_CAP_DATA_WIDTH), width());
+	cr_expect_neq(nicsim_mmio_read32(w, 0, NIC_REG_CAP_QUEUES), 0);
+	nicsim_destroy(w);
+}
+
+Test(bar0, scratch_register_reads_back_after_posted_writes)
+{
+	struct nicsim *w = make_world();
+	nicsim_mmio_write32(w, 0, NIC_REG_SCRATCH, 0xdeadbeef);
+	nicsim_mmio_write32(w, 0, NIC_REG_SCRATCH, 0x12345678);
+	/* a read does not pass the posted writes before it */
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_SCRATCH), 0x12345678);
+	struct nicsim_stats s;
+	nicsim_get_stats(w, 0, &s);
+	cr_expect_eq(s.mmio_writes, 2);
+	cr_expect_eq(s.mmio_reads, 1);
+	nicsim_destroy(w);
+}
+
+Test(bar0, mmio_read_takes_its_round_trip)
+{
+	struct nicsim *w = make_world();
+	uint64_t t0 = nicsim_cycle(w);
+	(void)nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC);
+	cr_expect_geq(nicsim_cycle(w) - t0, nicsim_ns_to_cycles(w, 1000));
+	nicsim_destroy(w);
+}
+
+Test(bar0, writes_to_unknown_queues_are_ignored)
+{
+	struct nicsim *w = make_world();
+	/* a doorbell for a QP and a CQ that do not exist, and a command for one */
+	nicsim_mmio_write32(w, 0, NIC_REG_QP_DB_BASE + (255u << NIC_DB_PAGE_SHIFT), 5);
+	nicsim_mmio_write32(w, 0, NIC_REG_CQ_DB_BASE + (255u << NIC_DB_PAGE_SHIFT), 1u << 16);
+	nicsim_mmio_write32(w, 0, NIC_REG_CMD, 0xffff00u | NIC_CMD_QP_FLUSH);
+	nicsim_step(w, 2000);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC, "the NIC still answers");
+	struct nicsim_stats s;
+	nicsim_get_stats(w, 0, &s);
+	cr_expect_eq(s.dma_reads + s.dma_writes, 0, "no DMA for queues that do not exist");
+	nicsim_destroy(w);
+}
+
+Test(dma, host_memory_is_zeroed_page_aligned_and_exact)
+{
+	struct nicsim *w = make_world();
+	void *va;
+	uint64_t la;
+	cr_assert_eq(nicsim_dma_alloc(w, 0, 100, NICSIM_MEM_DATA, &va, &la), 0);
+	cr_expect_eq(la % 4096, 0);
+	cr_expect_eq((uintptr_t)va % 4096, 0);
+	for (int i = 0; i < 100; i++)
+		cr_expect_eq(((unsigned char *)va)[i], 0);
+	cr_expect_neq(nicsim_dma_alloc(w, 0, (size_t)1 << 30, NICSIM_MEM_DATA, &va, &la), 0,
+		      "over host_memory_bytes");
+	nicsim_destroy(w);
+}
+
+/* A QP whose send ring points at memory the driver never allocated: the WQE fetch hits the
+ * DMA firewall, which ends the run naming the address and the cycle. */
+Test(dma, firewall_stops_dma_to_unallocated_memory, .signal = SIGABRT)
+{
+	struct nicsim *w = make_world();
+	void *va;
+	uint64_t cq;
+	cr_assert_eq(nicsim_dma_alloc(w, 0, 17 * 32, NICSIM_MEM_CQ, &va, &cq), 0);
+	const uint64_t bogus = 0x7700000000ull;
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 0, (uint32_t)cq);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 4, (uint32_t)(cq >> 32));
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 8, 4);
+	nicsim_mmio_write32(w, 0, NIC_REG_CMD, NIC_CMD_CQ_CREATE);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 0, (uint32_t)bogus);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 4, (uint32_t)(bogus >> 32));
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 8, 0);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 12, 3);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 16, 0);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 20, 0);
+	nicsim_mmio_write32(w, 0, NIC_REG_CMD, NIC_CMD_QP_CREATE);
+	nicsim_mmio_write32(w, 0, NIC_REG_QP_DB_BASE + NIC_DB_SQ_PI, 1);
+	nicsim_step(w, 100000);
+	cr_fail("the firewall did not stop the fetch");
+}
