@@ -568,6 +568,9 @@ void world_cycle(nicsim *w)
 	if (w->cycle >= w->cfg.cycle_limit)
 		fatal(w, "cycle limit %llu reached (a hang?); raise it with NDK_SIM_CYCLE_LIMIT",
 		      (unsigned long long)w->cfg.cycle_limit);
+	// Verilated's per-thread "current context" receives $stop / assertion failures: with
+	// several worlds in one process it must be this world's before its models run
+	Verilated::threadContextp(w->ctx.get());
 	// outputs as they stand before the edge decide this edge's handshakes
 	for (auto &n : w->nics)
 		n->model->sample(n->out);
@@ -605,6 +608,7 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	if (config->trace_path && config->trace_path[0])
 		w->trace_path = config->trace_path;
 	w->ctx = std::make_unique<VerilatedContext>();
+	Verilated::threadContextp(w->ctx.get());
 	w->ctx->fatalOnError(false); // an assertion fails the run through fatal(), with its cycle
 	w->ctx->assertOn(true);
 	if (!w->trace_path.empty())
@@ -648,11 +652,14 @@ void nicsim_destroy(struct nicsim *world)
 {
 	if (!world)
 		return;
+	// the models' destructors unregister their scopes from the thread's current context
+	Verilated::threadContextp(world->ctx.get());
 	for (auto &n : world->nics) {
 		n->model->trace_close();
 		for (auto &r : n->regions)
 			std::free(r.second.va);
 	}
+	world->nics.clear();
 	delete world;
 }
 

@@ -29,7 +29,7 @@ struct world {
 
 /* fail with the simulated cycle in the message */
 #define sim_fail(w, fmt, ...)                                                                          \
-	cr_fatal("cycle %" PRIu64 ": " fmt " (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst and "       \
+	cr_assert_fail("cycle %" PRIu64 ": " fmt " (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst and "       \
 		 "--filter)",                                                                          \
 		 ndk_sim_cycle((w)->sim), ##__VA_ARGS__)
 

@@ -121,5 +121,5 @@ Test(dma, firewall_stops_dma_to_unallocated_memory, .signal = SIGABRT)
 	nicsim_mmio_write32(w, 0, NIC_REG_CMD, NIC_CMD_QP_CREATE);
 	nicsim_mmio_write32(w, 0, NIC_REG_QP_DB_BASE + NIC_DB_SQ_PI, 1);
 	nicsim_step(w, 100000);
-	cr_fail("the firewall did not stop the fetch");
+	cr_assert_fail("the firewall did not stop the fetch");
 }

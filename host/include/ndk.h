@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libndk: the host library of ndknic, an FPGA RDMA NIC whose queue-pair and completion engines
+ * implement the NDK (Network Direct Kernel) request and completion rules.
+ *
+ * The interface follows NDKPI: the same objects (adapter, PD, CQ, QP, MR, MW), the same request
+ * calls and flags, the same NTSTATUS numbering. The normative rules are Microsoft's "NDKPI
+ * deferred processing scheme" and "NDKPI completion handling requirements"; where NDK leaves a
+ * choice open, the comment on the call says what this library does.
+ *
+ * Threading. The library takes no lock on the fast path. As NDK requires, the caller serialises
+ * the posts of one queue (the initiator queue and the receive queue of a QP may be used from two
+ * threads), and serialises ndk_get_cq_results, ndk_get_cq_results_ex and ndk_arm_cq on one CQ.
+ * Creating and closing objects may happen from any thread (the adapter serialises those). A
+ * simulated adapter (ndk_sim.h) belongs to its world, which is driven from one thread at a time.
+ *
+ * Statuses: every call that can fail returns an ndk_status; a call returns NDK_STATUS_SUCCESS
+ * or one of the statuses its comment lists (plus NDK_STATUS_INVALID_PARAMETER for NULL
+ * pointers where a pointer is required).
+ */
+#ifndef NDK_H
+#define NDK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t ndk_status; /* NTSTATUS numbering */
+#define NDK_STATUS_SUCCESS		  ((ndk_status)0x00000000)
+#define NDK_STATUS_PENDING		  ((ndk_status)0x00000103)
+#define NDK_STATUS_BUFFER_OVERFLOW	  ((ndk_status)0x80000005) /* CQ overrun (callback status) */
+#define NDK_STATUS_NO_MORE_ENTRIES	  ((ndk_status)0x8000001A) /* queue full, inline */
+#define NDK_STATUS_ACCESS_VIOLATION	  ((ndk_status)0xC0000005)
+#define NDK_STATUS_INVALID_PARAMETER	  ((ndk_status)0xC000000D)
+#define NDK_STATUS_INVALID_PARAMETER_MIX  ((ndk_status)0xC0000030)
+#define NDK_STATUS_DATA_OVERRUN		  ((ndk_status)0xC000003C) /* too many SGEs, inline */
+#define NDK_STATUS_INSUFFICIENT_RESOURCES ((ndk_status)0xC000009A)
+#define NDK_STATUS_IO_TIMEOUT		  ((ndk_status)0xC00000B5)
+#define NDK_STATUS_NOT_SUPPORTED	  ((ndk_status)0xC00000BB)
+#define NDK_STATUS_INTERNAL_ERROR	  ((ndk_status)0xC00000E5)
+#define NDK_STATUS_CANCELLED		  ((ndk_status)0xC0000120) /* flushed */
+#define NDK_STATUS_REMOTE_ERROR		  ((ndk_status)0xC000013D)
+#define NDK_STATUS_INVALID_DEVICE_STATE	  ((ndk_status)0xC0000184)
+#define NDK_STATUS_CONNECTION_INVALID	  ((ndk_status)0xC000023A)
+/* Addition: ndk_open_adapter found no such device (STATUS_NO_SUCH_DEVICE). */
+#define NDK_STATUS_NO_SUCH_DEVICE ((ndk_status)0xC000000E)
+
+/*
+ * The name of a status as NTSTATUS spells it ("STATUS_CANCELLED", ...). Never NULL: a value
+ * this library does not know gives "STATUS_UNKNOWN".
+ */
+const char *ndk_status_name(ndk_status status);
+
+/* request flags: the values of ndkpi.h */
+#define NDK_OP_FLAG_SILENT_SUCCESS	       0x0001
+#define NDK_OP_FLAG_READ_FENCE		       0x0002
+#define NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT     0x0004
+#define NDK_OP_FLAG_ALLOW_REMOTE_READ	       0x0008
+#define NDK_OP_FLAG_ALLOW_LOCAL_WRITE	       0x0010
+#define NDK_OP_FLAG_ALLOW_REMOTE_WRITE	       0x0030
+#define NDK_OP_FLAG_INLINE		       0x0040
+#define NDK_OP_FLAG_RDMA_READ_SINK	       0x0080
+#define NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE 0x0100
+/*
+ * DEFER is a hint (NDKPI deferred processing scheme): the request's WQE is written to the ring
+ * but the doorbell is not rung; the next post without DEFER on that queue rings once for the
+ * whole chain. The provider may process a deferred request at any time: this library rings by
+ * itself when the deferred WQEs of a queue reach half of its ring, when a post fails inline
+ * (every earlier deferred request is indicated to the hardware before the failure is returned)
+ * and on ndk_flush. The caller ends every chain with a post without DEFER.
+ */
+#define NDK_OP_FLAG_DEFER 0x0200
+
+enum ndk_operation_type {
+	NDK_OP_RECEIVE = 1,
+	NDK_OP_SEND = 2,
+	NDK_OP_FAST_REGISTER = 4,
+	NDK_OP_BIND = 8,
+	NDK_OP_INVALIDATE = 16,
+	NDK_OP_READ = 32,
+	NDK_OP_WRITE = 64,
+	NDK_OP_RECEIVE_AND_INVALIDATE = 0x8001,
+};
+enum ndk_cq_notify_type {
+	NDK_CQ_NOTIFY_ERRORS = 0,
+	NDK_CQ_NOTIFY_ANY = 1,
+	NDK_CQ_NOTIFY_SOLICITED = 2,
+};
+
+/* ndk_adapter_info.adapter_flags: the values of ndkinfo.h */
+#define NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED		      0x00000001
+#define NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED	      0x00000002
+#define NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED    0x00000004
+#define NDK_ADAPTER_FLAG_MULTI_ENGINE_SUPPORTED		      0x00000008
+#define NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED 0x00000010
+#define NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED		      0x00000100
+#define NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED	      0x00010000
+
+#define NDK_PAGE_SIZE 4096u
+
+struct ndk_adapter;
+struct ndk_pd;
+struct ndk_cq;
+struct ndk_qp;
+struct ndk_mr;
+struct ndk_mw;
+
+/* address: a virtual address inside a registered MR (token = that MR's local token) or a
+ * logical (device) address (token = the PD's privileged token) */
+struct ndk_sge {
+	uint64_t address;
+	uint32_t length;
+	uint32_t token;
+};
+
+/* memory the device can reach: va for the CPU, logical for the device; page aligned */
+struct ndk_buffer {
+	void *va;
+	uint64_t logical;
+	size_t length;
+};
+
+struct ndk_result {
+	ndk_status status;
+	uint32_t bytes_transferred; /* defined for receives */
+	void *qp_context;
+	void *request_context;
+};
+struct ndk_result_ex {
+	ndk_status status;
+	uint32_t bytes_transferred;
+	void *qp_context;
+	void *request_context;
+	uint32_t type;		/* enum ndk_operation_type */
+	uint64_t type_specific; /* RECEIVE_AND_INVALIDATE: the invalidated token */
+};
+
+struct ndk_adapter_info {
+	uint16_t version_major, version_minor;
+	uint32_t vendor_id, device_id;
+	uint64_t max_registration_size, max_window_size;
+	uint32_t frmr_page_count;
+	uint32_t max_initiator_request_sge, max_receive_request_sge, max_read_request_sge;
+	uint32_t max_transfer_length, max_inline_data_size;
+	uint32_t max_inbound_read_limit, max_outbound_read_limit;
+	uint32_t max_receive_queue_depth, max_initiator_queue_depth, max_cq_depth;
+	uint32_t max_qp_count, max_cq_count, max_mr_count;
+	uint32_t adapter_flags;
+};
+
+/*
+ * Called when an armed CQ's notification condition is met, once per arm. cq_status is
+ * NDK_STATUS_SUCCESS, or the CQ's error (NDK_STATUS_BUFFER_OVERFLOW for an overrun,
+ * NDK_STATUS_INTERNAL_ERROR) once the CQ is in error: it and its QPs are then unusable.
+ * Callbacks of one CQ never run concurrently and never re-enter: a notification that becomes
+ * due while that CQ's callback runs (for example through ndk_arm_cq inside it) is delivered
+ * right after the callback returns.
+ */
+typedef void (*ndk_cq_notification_fn)(void *context, ndk_status cq_status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Adapter
+ */
+
+/*
+ * Open an adapter.
+ * uri: "sim" = a private simulated world with one NIC whose port is looped back to itself
+ *      (defaults of ndk_sim_default_config with nics = 1; the adapter owns the world and
+ *      destroys it on close; ndk_sim_of() returns it);
+ *      "pci" = the first ndknic device (vendor/device id of the register map) on the PCI bus;
+ *      "pci:DDDD:BB:DD.F" (or "pci:BB:DD.F", domain 0) = the device at that address.
+ * The driver checks the device's ID block: a magic other than "NDKN", or a register-interface
+ * major version other than the one this library was built for, is refused.
+ * The pci backend is polling-only: libpciaccess gives no interrupts (no VFIO), so CQ
+ * notification callbacks never run on it. It needs 2 MiB hugepages and /proc/self/pagemap
+ * (root) for DMA memory, and no IOMMU translation (logical address = physical address).
+ * Returns: NDK_STATUS_SUCCESS;
+ *   NDK_STATUS_INVALID_PARAMETER (NULL or malformed uri);
+ *   NDK_STATUS_NO_SUCH_DEVICE (pci: no PCI bus access, no ndknic device, or nothing at that
+ *   address);
+ *   NDK_STATUS_NOT_SUPPORTED (the device is not an ndknic: wrong PCI ids, ID_MAGIC mismatch,
+ *   incompatible VERSION major, BAR0 too small, or capabilities this driver cannot use);
+ *   NDK_STATUS_ACCESS_VIOLATION (pci: no permission to map BAR0);
+ *   NDK_STATUS_INSUFFICIENT_RESOURCES (out of memory).
+ */
+ndk_status ndk_open_adapter(const char *uri, struct ndk_adapter **adapter);
+/*
+ * Close an adapter. Objects still open on it (QPs, MRs, MWs, CQs, PDs) are closed first, in
+ * that order; no notification callback runs after this returns. Buffers from ndk_alloc_buffer
+ * should be freed before; the backend releases any that remain (freeing them afterwards is an
+ * error). Not to be called from inside a notification callback of the adapter's CQs.
+ */
+void ndk_close_adapter(struct ndk_adapter *adapter);
+/*
+ * The adapter's limits, from its capability registers (read once, at open). Transport limits
+ * describe what the transport supports: until it lands, 4 SGEs, no inline data, read limits 0
+ * and receive queue depth 0 (so receives cannot be posted).
+ * Returns NDK_STATUS_SUCCESS or NDK_STATUS_INVALID_PARAMETER.
+ */
+ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info);
+
+/*
+ * Allocate memory the device can reach (page aligned, zeroed, length rounded up to whole
+ * pages in buffer->length). Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER (length 0)
+ * or NDK_STATUS_INSUFFICIENT_RESOURCES.
+ */
+ndk_status ndk_alloc_buffer(struct ndk_adapter *adapter, size_t length, struct ndk_buffer *buffer);
+/* Free a buffer from ndk_alloc_buffer; the struct is zeroed. NULL or an empty buffer: no-op. */
+void ndk_free_buffer(struct ndk_adapter *adapter, struct ndk_buffer *buffer);
+
+/* ---------------------------------------------------------------------------------------------
+ * Protection domains and memory
+ */
+
+/*
+ * Create a protection domain (a 16-bit PD number the device checks on every MR, MW and QP).
+ * Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER or
+ * NDK_STATUS_INSUFFICIENT_RESOURCES (all PD numbers in use).
+ */
+ndk_status ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **pd);
+/*
+ * Close a PD. If MRs, MWs or QPs of it are still open, its number stays reserved until the
+ * last of them closes (so no new PD can reach their memory).
+ */
+void ndk_close_pd(struct ndk_pd *pd);
+/*
+ * The PD's privileged token: SGEs carrying it address logical (device) memory directly, with
+ * local read/write rights only, for QPs of this PD. Encoding: 0xFF000000 | pd << 8 | 0xFF,
+ * i.e. an MR index of 0xFF0000 | pd, which the MR table (at most 65535 entries) never hands
+ * out. 0 for a NULL pd.
+ */
+uint32_t ndk_get_privileged_token(struct ndk_pd *pd);
+
+/*
+ * Create a fast-register MR: reserves an MR/MW table index (MRs and MWs share the table).
+ * Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER or
+ * NDK_STATUS_INSUFFICIENT_RESOURCES (table full).
+ */
+ndk_status ndk_create_mr(struct ndk_pd *pd, struct ndk_mr **mr); /* fast-register MR */
+/*
+ * Prepare an MR for ndk_fast_register of at most adapter_page_count pages: allocates that many
+ * translation (MTT) entries and a page-list buffer, and initialises the table entry. An MR
+ * initialised without remote_access refuses registrations that ask for remote access.
+ * Returns NDK_STATUS_SUCCESS;
+ *   NDK_STATUS_INVALID_PARAMETER (NULL mr, page count 0 or above the adapter's MTT size);
+ *   NDK_STATUS_INVALID_DEVICE_STATE (the MR was already initialised);
+ *   NDK_STATUS_INSUFFICIENT_RESOURCES (no free MTT range of that size, or no memory).
+ */
+ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_page_count,
+					   bool remote_access);
+/*
+ * Tokens are {table index << 8 | key}; the key changes at every registration, so tokens of an
+ * earlier registration stop working. These return the token of the latest registration posted
+ * (successful or still pending); the local and remote tokens are the same value. 0 for NULL.
+ */
+uint32_t ndk_get_local_token_from_mr(struct ndk_mr *mr);
+uint32_t ndk_get_remote_token_from_mr(struct ndk_mr *mr);
+/* Close an MR: frees its table entry, MTT range and page list. No request may still use it. */
+void ndk_close_mr(struct ndk_mr *mr);
+/*
+ * Create a memory window (a table index initialised as a window of the PD).
+ * Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER or
+ * NDK_STATUS_INSUFFICIENT_RESOURCES (table full).
+ */
+ndk_status ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **mw);
+/* The token of the MW's latest bind (successful or pending); 0 for NULL. */
+uint32_t ndk_get_remote_token_from_mw(struct ndk_mw *mw);
+/* Close an MW: frees its table entry. No request may still use it. */
+void ndk_close_mw(struct ndk_mw *mw);
+
+/* ---------------------------------------------------------------------------------------------
+ * Completion queues
+ */
+
+/*
+ * Create a CQ that holds at least `depth` completions (the ring has 2^ceil(log2(depth))
+ * entries). fn may be NULL (a CQ that is only polled). The CQ's interrupt vector is its
+ * number modulo the adapter's MSI-X vectors.
+ * The consumer index reaches the device through CQ doorbells: one when more than
+ * (ring - depth) consumed entries are unpublished at the end of a poll, and at least every
+ * ring/2 entries; a depth below a power of two therefore batches those doorbells.
+ * Returns NDK_STATUS_SUCCESS;
+ *   NDK_STATUS_INVALID_PARAMETER (depth 0 or above max_cq_depth, NULL adapter or cq);
+ *   NDK_STATUS_INSUFFICIENT_RESOURCES (all CQs in use, or no memory).
+ */
+ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_notification_fn fn,
+			 void *context, struct ndk_cq **cq);
+/*
+ * Close a CQ. No callback of it runs after this returns (closing it from inside its own
+ * callback is allowed). If QPs still use it, the device object stays until the last of them
+ * closes (NDK's "pending" close).
+ */
+void ndk_close_cq(struct ndk_cq *cq);
+/*
+ * Dequeue up to `count` completions, in the order the device wrote them; returns how many.
+ * Each carries the status, bytes transferred (receives), the QP's context and the request's
+ * context, as given when posting. A poll that finds nothing lets a simulated world advance
+ * (ndk_sim_config.poll_cycles), so a polling loop makes progress.
+ * The consumer serialises ndk_get_cq_results, ndk_get_cq_results_ex and ndk_arm_cq on one CQ
+ * (the NDKPI completion handling rule), so this path takes no lock.
+ */
+size_t ndk_get_cq_results(struct ndk_cq *cq, struct ndk_result *results, size_t count);
+/*
+ * As ndk_get_cq_results, also giving the operation type (enum ndk_operation_type) and the
+ * type-specific output (RECEIVE_AND_INVALIDATE: the token the peer invalidated).
+ * Serialised by the consumer with ndk_get_cq_results and ndk_arm_cq on the same CQ: no lock.
+ */
+size_t ndk_get_cq_results_ex(struct ndk_cq *cq, struct ndk_result_ex *results, size_t count);
+/*
+ * Arm the CQ's notification: the callback runs once when a completion of the type arrives
+ * (ANY: any completion; SOLICITED: a solicited receive or any error; ERRORS: a CQ error only),
+ * at once if completions that were not notified yet are already in the CQ. Arming again before
+ * it fires merges to the stronger type (ANY > SOLICITED > ERRORS). One doorbell, which also
+ * publishes the consumer index. An unknown type is ignored.
+ * Serialised by the consumer with ndk_get_cq_results(_ex) on the same CQ: no lock.
+ */
+void ndk_arm_cq(struct ndk_cq *cq, enum ndk_cq_notify_type type);
+/*
+ * Interrupt moderation (NdkControlCqInterruptModeration): interval_us 0 = off, 0xFFFFFFFF =
+ * count only; count 0xFFFFFFFF or above the CQ depth = interval only.
+ * Returns NDK_STATUS_INVALID_PARAMETER (NULL cq), NDK_STATUS_INVALID_PARAMETER_MIX (both
+ * interval and count "infinite"), else NDK_STATUS_NOT_SUPPORTED: the hardware support lands
+ * later (adapter_flags lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED).
+ */
+ndk_status ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
+					       uint32_t count);
+
+/* ---------------------------------------------------------------------------------------------
+ * Queue pairs
+ */
+
+struct ndk_qp_attr {
+	struct ndk_cq *receive_cq;
+	struct ndk_cq *initiator_cq;
+	void *qp_context;
+	uint32_t receive_queue_depth, initiator_queue_depth;
+	uint32_t max_receive_request_sge, max_initiator_request_sge;
+	uint32_t inline_data_size;
+};
+struct ndk_qp_address {
+	uint8_t mac[6];
+	uint32_t ipv4;
+	uint32_t qp_number;
+};
+
+/*
+ * Create a QP. The initiator (send) queue holds at least initiator_queue_depth requests (its
+ * ring has 2^ceil(log2(depth)) 64-byte WQEs). Both CQs must belong to the adapter of the PD;
+ * they may be the same CQ.
+ * Returns NDK_STATUS_SUCCESS;
+ *   NDK_STATUS_INVALID_PARAMETER (NULL pointers, initiator depth 0, any value over its
+ *   ndk_adapter_info limit, a CQ of another adapter or a closed one);
+ *   NDK_STATUS_INSUFFICIENT_RESOURCES (all QPs in use, or no memory).
+ */
+ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, struct ndk_qp **qp);
+/* Destroy a QP: the device stops it; requests still outstanding produce no more completions. */
+void ndk_close_qp(struct ndk_qp *qp);
+/*
+ * The QP's address for a peer. Until the transport lands the NIC has no network address:
+ * qp_number is filled, mac and ipv4 are zero, and the call returns NDK_STATUS_NOT_SUPPORTED
+ * (NDK_STATUS_INVALID_PARAMETER for NULL pointers).
+ */
+ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address);
+/* Connect to a peer QP. NDK_STATUS_NOT_SUPPORTED until the transport lands. */
+ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+			  uint32_t inbound_read_limit, uint32_t outbound_read_limit);
+/*
+ * Flush: the QP enters the error state; every outstanding request (deferred ones included:
+ * they are indicated to the device first) and every later one completes with
+ * NDK_STATUS_CANCELLED, in posting order.
+ */
+void ndk_flush(struct ndk_qp *qp);
+
+/*
+ * Posting. Common rules of every post below:
+ * - NDK_STATUS_SUCCESS: exactly one completion follows (none for a successful
+ *   SILENT_SUCCESS request), carrying request_context; completions of a queue come in posting
+ *   order. Any other status: no completion, ever, and the request never reaches the device.
+ * - Inline failures (checked in this order): NDK_STATUS_INVALID_PARAMETER (NULL pointers, a
+ *   flag the request type does not take, malformed arguments), NDK_STATUS_ACCESS_VIOLATION,
+ *   NDK_STATUS_DATA_OVERRUN (more SGEs than the QP was created for),
+ *   NDK_STATUS_INVALID_DEVICE_STATE (the queue's CQ is in error), NDK_STATUS_NO_MORE_ENTRIES
+ *   (the queue is full: as many requests outstanding as its ring holds; a silently
+ *   successful request's slot is freed when a later completion of the QP is dequeued).
+ * - Before returning any inline failure, every earlier deferred request of that queue is
+ *   indicated to the device (the NDKPI deferred processing rule).
+ * - NDK_OP_FLAG_DEFER: see its definition above.
+ */
+
+/*
+ * Post a receive (no flags). NDK_STATUS_NOT_SUPPORTED until the transport lands, after the
+ * argument checks (INVALID_PARAMETER, DATA_OVERRUN).
+ */
+ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		       uint32_t nsge);
+/*
+ * Send / SendAndInvalidate (flags: SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT,
+ * INLINE, DEFER), Write (SILENT_SUCCESS, READ_FENCE, INLINE, DEFER), Read (SILENT_SUCCESS,
+ * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE (ignored: not supported by the adapter), DEFER).
+ * INLINE data is limited by the QP's inline_data_size (over it: INVALID_PARAMETER), not by its
+ * SGE count. They return NDK_STATUS_NOT_SUPPORTED until the transport lands, through the
+ * inline-failure path (earlier deferred requests are indicated first).
+ */
+ndk_status ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		    uint32_t nsge, uint32_t flags);
+ndk_status ndk_send_and_invalidate(struct ndk_qp *qp, void *request_context,
+				   const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags,
+				   uint32_t remote_token);
+ndk_status ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		     uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags);
+ndk_status ndk_read(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		    uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags);
+/*
+ * FastRegister `length` bytes starting first_byte_offset into the first of
+ * adapter_page_count pages (4 KiB aligned logical addresses, copied before returning) at
+ * base_virtual_address; the MR gets a new token (ndk_get_*_token_from_mr return it at once).
+ * Flags: SILENT_SUCCESS, READ_FENCE, ALLOW_REMOTE_READ, ALLOW_LOCAL_WRITE, ALLOW_REMOTE_WRITE,
+ * RDMA_READ_SINK (accepted and ignored: NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED), DEFER.
+ * Inline failures: INVALID_PARAMETER (page count 0 or over the count the MR was initialised
+ * with, an MR not initialised, a page not 4 KiB aligned, first_byte_offset >= 4096, length 0
+ * or beyond the pages, base_virtual_address not first_byte_offset + n * 4096);
+ * ACCESS_VIOLATION (remote access asked on an MR initialised without remote access); and the
+ * common ones. Each registration of an MR still outstanding keeps its own copy of the page
+ * list (the device reads it when it executes the request); when every copy is in use another
+ * is allocated, and failing that the post returns INSUFFICIENT_RESOURCES.
+ */
+ndk_status ndk_fast_register(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+			     uint32_t adapter_page_count, const uint64_t *adapter_page_array,
+			     uint32_t first_byte_offset, uint64_t length,
+			     uint64_t base_virtual_address, uint32_t flags);
+/*
+ * Bind mw to [virtual_address, virtual_address + length) of mr's current registration; the MW
+ * gets a new token. Flags: SILENT_SUCCESS, READ_FENCE, ALLOW_REMOTE_READ, ALLOW_REMOTE_WRITE,
+ * DEFER. INVALID_PARAMETER also for length 0, an MR or MW of another adapter. The device
+ * checks rights and ranges (errors come as completions).
+ */
+ndk_status ndk_bind(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr, struct ndk_mw *mw,
+		    uint64_t virtual_address, uint64_t length, uint32_t flags);
+/*
+ * Invalidate the current token of a fast-registered MR / a bound MW.
+ * Flags: SILENT_SUCCESS, READ_FENCE, DEFER.
+ */
+ndk_status ndk_invalidate_mr(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+			     uint32_t flags);
+ndk_status ndk_invalidate_mw(struct ndk_qp *qp, void *request_context, struct ndk_mw *mw,
+			     uint32_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NDK_H */

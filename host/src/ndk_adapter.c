@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Adapter: probing the device, its limits, device memory, protection domains and slow-path
+ * commands (interrupt dispatch lives with the CQs, in ndk_cq.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndk_internal.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Commands
+ */
+
+void ndk_cmd(struct ndk_adapter *adapter, uint32_t op, uint32_t index, const uint32_t *args,
+	     unsigned nargs)
+{
+	unsigned i;
+
+	for (i = 0; i < nargs; i++)
+		adapter->ops->mmio_write32(adapter->dev, NIC_REG_ARG0 + 4 * i, args[i]);
+	adapter->ops->mmio_write32(adapter->dev, NIC_REG_CMD, index << 8 | (op & 0xffu));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Probe
+ */
+
+static uint32_t rd(struct ndk_adapter *adapter, uint32_t offset)
+{
+	return adapter->ops->mmio_read32(adapter->dev, offset);
+}
+
+static void msix_mask_all(struct ndk_adapter *adapter)
+{
+	uint32_t v;
+
+	for (v = 0; v < adapter->msix_vectors; v++)
+		adapter->ops->mmio_write32(
+			adapter->dev,
+			NIC_REG_MSIX_TABLE + 16 * v + offsetof(struct nic_msix_entry, control), 1);
+}
+
+/* Objects a previous owner of a real device left behind would keep reading and writing
+ * memory that is no longer theirs: stop them all before handing the device out. */
+static void reset_objects(struct ndk_adapter *adapter)
+{
+	uint32_t i;
+
+	for (i = 0; i < adapter->num_qps; i++)
+		ndk_cmd(adapter, NIC_CMD_QP_DESTROY, i, NULL, 0);
+	for (i = 0; i < adapter->num_cqs; i++)
+		ndk_cmd(adapter, NIC_CMD_CQ_DESTROY, i, NULL, 0);
+	for (i = 0; i < adapter->num_mrs; i++)
+		ndk_cmd(adapter, NIC_CMD_MR_FREE, i, NULL, 0);
+	/* the read drains the posted writes before the device is used */
+	(void)rd(adapter, NIC_REG_ID_MAGIC);
+}
+
+static int probe(struct ndk_adapter *adapter)
+{
+	struct ndk_adapter_info *info = &adapter->info;
+	uint32_t version, ids, queues, memory, sq, cq;
+	unsigned log_sq, log_cq;
+
+	if (rd(adapter, NIC_REG_ID_MAGIC) != NIC_MAGIC)
+		return -EOPNOTSUPP;
+	version = rd(adapter, NIC_REG_VERSION);
+	if (version >> 16 != NIC_VERSION_MAJOR)
+		return -EOPNOTSUPP;
+	ids = rd(adapter, NIC_REG_IDS);
+	adapter->data_width = rd(adapter, NIC_REG_CAP_DATA_WIDTH);
+	queues = rd(adapter, NIC_REG_CAP_QUEUES);
+	memory = rd(adapter, NIC_REG_CAP_MEMORY);
+	adapter->msix_vectors = rd(adapter, NIC_REG_CAP_MSIX);
+	sq = rd(adapter, NIC_REG_CAP_SQ);
+	cq = rd(adapter, NIC_REG_CAP_CQ);
+
+	adapter->num_qps = queues & 0xffff;
+	adapter->num_cqs = queues >> 16;
+	adapter->num_mrs = memory & 0xffff;
+	adapter->mtt_entries = memory >> 16;
+	log_sq = sq & 0xff;
+	log_cq = cq & 0xff;
+	/*
+	 * What this driver can drive: CQ numbers travel in 8-bit QP_CREATE fields, ring indices
+	 * are 16 bits (so the owner phase needs log depth <= 15), and NDK promises at least 16
+	 * pages per fast-register MR.
+	 */
+	if (adapter->num_qps == 0 || adapter->num_cqs == 0 || adapter->num_cqs > 256 ||
+	    adapter->num_mrs == 0 || adapter->mtt_entries < 16 || log_sq > NDK_MAX_LOG_DEPTH ||
+	    log_cq > NDK_MAX_LOG_DEPTH || adapter->msix_vectors > 2048)
+		return -EOPNOTSUPP;
+
+	memset(info, 0, sizeof(*info));
+	info->version_major = (uint16_t)(version >> 16);
+	info->version_minor = (uint16_t)version;
+	info->vendor_id = ids & 0xffff;
+	info->device_id = ids >> 16;
+	info->max_registration_size = (uint64_t)adapter->mtt_entries * NDK_PAGE_SIZE;
+	info->max_window_size = info->max_registration_size;
+	/* the size with which the most FRMRs fit: the MTT shared evenly by the table */
+	info->frmr_page_count = adapter->mtt_entries / adapter->num_mrs;
+	if (info->frmr_page_count < 16)
+		info->frmr_page_count = 16;
+	info->max_initiator_request_sge = NDK_TRANSPORT_MAX_SGE;
+	info->max_receive_request_sge = NDK_TRANSPORT_MAX_SGE;
+	info->max_read_request_sge = NDK_TRANSPORT_MAX_SGE;
+	info->max_transfer_length = NDK_TRANSPORT_MAX_TRANSFER;
+	info->max_inline_data_size = 0;
+	info->max_inbound_read_limit = 0;
+	info->max_outbound_read_limit = 0;
+	info->max_receive_queue_depth = 0;
+	info->max_initiator_queue_depth = 1u << log_sq;
+	info->max_cq_depth = 1u << log_cq;
+	info->max_qp_count = adapter->num_qps;
+	info->max_cq_count = adapter->num_cqs;
+	info->max_mr_count = adapter->num_mrs;
+	/* the device has no separate read-sink right: the flag is accepted and ignored */
+	info->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
+	return 0;
+}
+
+static int alloc_tables(struct ndk_adapter *adapter)
+{
+	int err;
+
+	adapter->qps = calloc(adapter->num_qps, sizeof(*adapter->qps));
+	adapter->cqs = calloc(adapter->num_cqs, sizeof(*adapter->cqs));
+	adapter->mrs = calloc(adapter->num_mrs, sizeof(*adapter->mrs));
+	adapter->mws = calloc(adapter->num_mrs, sizeof(*adapter->mws));
+	if (!adapter->qps || !adapter->cqs || !adapter->mrs || !adapter->mws)
+		return -ENOMEM;
+	err = ndk_bitmap_init(&adapter->pd_ids, 1u << 16);
+	if (err)
+		return err;
+	/* PD 0 is never handed out: a zeroed table entry then matches no live PD */
+	ndk_bitmap_reserve(&adapter->pd_ids, 0);
+	err = ndk_bitmap_init(&adapter->qp_ids, adapter->num_qps);
+	if (err)
+		return err;
+	err = ndk_bitmap_init(&adapter->cq_ids, adapter->num_cqs);
+	if (err)
+		return err;
+	err = ndk_bitmap_init(&adapter->mr_ids, adapter->num_mrs);
+	if (err)
+		return err;
+	return ndk_range_init(&adapter->mtt, adapter->mtt_entries);
+}
+
+/* frees what alloc_tables made (each part may be missing) */
+static void free_tables(struct ndk_adapter *adapter)
+{
+	ndk_range_destroy(&adapter->mtt);
+	ndk_bitmap_destroy(&adapter->mr_ids);
+	ndk_bitmap_destroy(&adapter->cq_ids);
+	ndk_bitmap_destroy(&adapter->qp_ids);
+	ndk_bitmap_destroy(&adapter->pd_ids);
+	free(adapter->mws);
+	free(adapter->mrs);
+	free(adapter->cqs);
+	free(adapter->qps);
+}
+
+int ndk_adapter_create(const struct ndk_backend_ops *ops, void *dev, unsigned flags,
+		       struct ndk_adapter **out)
+{
+	struct ndk_adapter *adapter;
+	int err;
+
+	adapter = calloc(1, sizeof(*adapter));
+	if (!adapter)
+		return -ENOMEM;
+	adapter->ops = ops;
+	adapter->dev = dev;
+	adapter->flags = flags;
+	err = probe(adapter);
+	if (err)
+		goto out_free_adapter;
+	err = alloc_tables(adapter);
+	if (err)
+		goto out_free_tables;
+	err = -pthread_mutex_init(&adapter->lock, NULL);
+	if (err)
+		goto out_free_tables;
+	if (flags & NDK_ADAPTER_F_POLLING_ONLY)
+		msix_mask_all(adapter);
+	if (flags & NDK_ADAPTER_F_RESET_OBJECTS)
+		reset_objects(adapter);
+	*out = adapter;
+	return 0;
+
+out_free_tables:
+	free_tables(adapter);
+out_free_adapter:
+	free(adapter);
+	return err;
+}
+
+void ndk_close_adapter(struct ndk_adapter *adapter)
+{
+	struct ndk_pd *pd, *next;
+	uint32_t i;
+
+	if (!adapter)
+		return;
+	/* children before parents: QPs hold CQs and PDs, MRs and MWs hold PDs */
+	for (i = 0; i < adapter->num_qps; i++)
+		if (adapter->qps[i])
+			ndk_close_qp(adapter->qps[i]);
+	for (i = 0; i < adapter->num_mrs; i++) {
+		if (adapter->mws[i])
+			ndk_close_mw(adapter->mws[i]);
+		if (adapter->mrs[i])
+			ndk_close_mr(adapter->mrs[i]);
+	}
+	for (i = 0; i < adapter->num_cqs; i++)
+		if (adapter->cqs[i])
+			ndk_close_cq(adapter->cqs[i]);
+	for (pd = adapter->pds; pd; pd = next) {
+		next = pd->next;
+		ndk_close_pd(pd);
+	}
+	adapter->ops->close(adapter->dev);
+	pthread_mutex_destroy(&adapter->lock);
+	free_tables(adapter);
+	free(adapter);
+}
+
+ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info)
+{
+	if (!adapter || !info)
+		return NDK_STATUS_INVALID_PARAMETER;
+	*info = adapter->info;
+	return NDK_STATUS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Device memory
+ */
+
+ndk_status ndk_alloc_buffer(struct ndk_adapter *adapter, size_t length, struct ndk_buffer *buffer)
+{
+	size_t len;
+	void *va;
+	uint64_t logical;
+	int err;
+
+	if (!adapter || !buffer || length == 0 || length > SIZE_MAX - NDK_PAGE_SIZE)
+		return NDK_STATUS_INVALID_PARAMETER;
+	len = (length + NDK_PAGE_SIZE - 1) & ~(size_t)(NDK_PAGE_SIZE - 1);
+	err = adapter->ops->dma_alloc(adapter->dev, len, NDK_DMA_DATA, &va, &logical);
+	if (err)
+		return ndk_status_from_errno(err);
+	buffer->va = va;
+	buffer->logical = logical;
+	buffer->length = len;
+	return NDK_STATUS_SUCCESS;
+}
+
+void ndk_free_buffer(struct ndk_adapter *adapter, struct ndk_buffer *buffer)
+{
+	if (!adapter || !buffer || !buffer->va)
+		return;
+	adapter->ops->dma_free(adapter->dev, buffer->va, buffer->logical, buffer->length);
+	memset(buffer, 0, sizeof(*buffer));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Protection domains
+ */
+
+ndk_status ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **out)
+{
+	struct ndk_pd *pd;
+	uint32_t pdn;
+	int err;
+
+	if (!adapter || !out)
+		return NDK_STATUS_INVALID_PARAMETER;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	pthread_mutex_lock(&adapter->lock);
+	err = ndk_bitmap_alloc(&adapter->pd_ids, &pdn);
+	if (err)
+		goto out_unlock;
+	pd->adapter = adapter;
+	pd->pdn = (uint16_t)pdn;
+	pd->next = adapter->pds;
+	if (adapter->pds)
+		adapter->pds->prev = pd;
+	adapter->pds = pd;
+	pthread_mutex_unlock(&adapter->lock);
+	*out = pd;
+	return NDK_STATUS_SUCCESS;
+
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	free(pd);
+	return ndk_status_from_errno(err);
+}
+
+/* caller holds the lock */
+static void pd_release(struct ndk_pd *pd)
+{
+	struct ndk_adapter *adapter = pd->adapter;
+
+	if (!pd->closed || pd->refs)
+		return;
+	if (pd->prev)
+		pd->prev->next = pd->next;
+	else
+		adapter->pds = pd->next;
+	if (pd->next)
+		pd->next->prev = pd->prev;
+	ndk_bitmap_free(&adapter->pd_ids, pd->pdn);
+	free(pd);
+}
+
+void ndk_pd_get(struct ndk_pd *pd)
+{
+	pd->refs++;
+}
+
+void ndk_pd_put(struct ndk_pd *pd)
+{
+	pd->refs--;
+	pd_release(pd);
+}
+
+void ndk_close_pd(struct ndk_pd *pd)
+{
+	struct ndk_adapter *adapter;
+
+	if (!pd || pd->closed)
+		return;
+	adapter = pd->adapter;
+	pthread_mutex_lock(&adapter->lock);
+	pd->closed = true;
+	pd_release(pd);
+	pthread_mutex_unlock(&adapter->lock);
+}
+
+uint32_t ndk_get_privileged_token(struct ndk_pd *pd)
+{
+	return pd ? ndk_privileged_token(pd->pdn) : 0;
+}

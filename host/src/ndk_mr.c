@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory regions (fast-register MRs) and memory windows: table indices, MTT ranges, page-list
+ * buffers and the MR_INIT / MR_FREE commands. The registrations themselves are requests
+ * (ndk_fast_register, ndk_bind, ndk_invalidate_*: ndk_qp.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndk_internal.h"
+
+/* MR_INIT ARG3 bits */
+#define MR_INIT_REMOTE_ACCESS_OK 0x1u
+#define MR_INIT_IS_MW		 0x2u
+
+/* an MR/MW table index, held by `pd`; caller holds the lock */
+static int index_alloc(struct ndk_pd *pd, uint32_t *index)
+{
+	int err;
+
+	if (pd->closed)
+		return -EINVAL;
+	err = ndk_bitmap_alloc(&pd->adapter->mr_ids, index);
+	if (err)
+		return err;
+	ndk_pd_get(pd);
+	return 0;
+}
+
+/* caller holds the lock */
+static void index_free(struct ndk_pd *pd, uint32_t index)
+{
+	struct ndk_adapter *adapter = pd->adapter;
+
+	ndk_cmd(adapter, NIC_CMD_MR_FREE, index, NULL, 0);
+	ndk_bitmap_free(&adapter->mr_ids, index);
+	ndk_pd_put(pd);
+}
+
+ndk_status ndk_create_mr(struct ndk_pd *pd, struct ndk_mr **out)
+{
+	struct ndk_adapter *adapter;
+	struct ndk_mr *mr;
+	int err;
+
+	if (!pd || !out)
+		return NDK_STATUS_INVALID_PARAMETER;
+	adapter = pd->adapter;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	mr->adapter = adapter;
+	mr->pd = pd;
+	pthread_mutex_lock(&adapter->lock);
+	err = index_alloc(pd, &mr->index);
+	if (err)
+		goto out_unlock;
+	adapter->mrs[mr->index] = mr;
+	pthread_mutex_unlock(&adapter->lock);
+	*out = mr;
+	return NDK_STATUS_SUCCESS;
+
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	free(mr);
+	return ndk_status_from_errno(err);
+}
+
+/* a new page-list buffer, at the head of the MR's list */
+static int page_list_add(struct ndk_mr *mr, struct ndk_page_list **out)
+{
+	struct ndk_adapter *adapter = mr->adapter;
+	struct ndk_page_list *pl;
+	int err;
+
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	err = adapter->ops->dma_alloc(adapter->dev, mr->page_list_bytes, NDK_DMA_DATA, &pl->va,
+				      &pl->logical);
+	if (err) {
+		free(pl);
+		return err;
+	}
+	pl->next = mr->page_lists;
+	mr->page_lists = pl;
+	*out = pl;
+	return 0;
+}
+
+static void page_lists_free(struct ndk_mr *mr)
+{
+	struct ndk_adapter *adapter = mr->adapter;
+	struct ndk_page_list *pl;
+
+	while ((pl = mr->page_lists)) {
+		mr->page_lists = pl->next;
+		adapter->ops->dma_free(adapter->dev, pl->va, pl->logical, mr->page_list_bytes);
+		free(pl);
+	}
+}
+
+/* Could the device still read this buffer (its registration's WQE not yet completed)? */
+static bool page_list_busy(const struct ndk_page_list *pl)
+{
+	if (!pl->qp)
+		return false;
+	return __atomic_load_n(&pl->qp->sq.completed, __ATOMIC_ACQUIRE) <= pl->index;
+}
+
+int ndk_mr_page_list(struct ndk_mr *mr, struct ndk_page_list **out)
+{
+	struct ndk_page_list *pl;
+
+	for (pl = mr->page_lists; pl; pl = pl->next) {
+		if (!page_list_busy(pl)) {
+			*out = pl;
+			return 0;
+		}
+	}
+	return page_list_add(mr, out);
+}
+
+ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_page_count,
+					   bool remote_access)
+{
+	struct ndk_adapter *adapter;
+	struct ndk_page_list *pl;
+	uint32_t mtt_offset, args[4];
+	int err;
+
+	if (!mr || adapter_page_count == 0 || adapter_page_count > mr->adapter->mtt_entries)
+		return NDK_STATUS_INVALID_PARAMETER;
+	adapter = mr->adapter;
+	if (mr->max_pages)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	/* the first page-list buffer now, so most MRs never allocate while posting */
+	mr->page_list_bytes = ((size_t)adapter_page_count * 8 + 63) & ~(size_t)63;
+	err = page_list_add(mr, &pl);
+	if (err)
+		return ndk_status_from_errno(err);
+
+	pthread_mutex_lock(&adapter->lock);
+	err = ndk_range_alloc(&adapter->mtt, adapter_page_count, &mtt_offset);
+	if (err)
+		goto out_unlock;
+	mr->mtt_offset = mtt_offset;
+	mr->remote_access = remote_access;
+	mr->max_pages = adapter_page_count;
+	args[0] = mr->pd->pdn;
+	args[1] = adapter_page_count;
+	args[2] = mtt_offset;
+	args[3] = remote_access ? MR_INIT_REMOTE_ACCESS_OK : 0;
+	ndk_cmd(adapter, NIC_CMD_MR_INIT, mr->index, args, 4);
+	pthread_mutex_unlock(&adapter->lock);
+	return NDK_STATUS_SUCCESS;
+
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	page_lists_free(mr);
+	return ndk_status_from_errno(err);
+}
+
+uint32_t ndk_get_local_token_from_mr(struct ndk_mr *mr)
+{
+	return mr ? ndk_token(mr->index, mr->key) : 0;
+}
+
+uint32_t ndk_get_remote_token_from_mr(struct ndk_mr *mr)
+{
+	/* one token serves both: the device checks rights per access, not per token kind */
+	return ndk_get_local_token_from_mr(mr);
+}
+
+void ndk_close_mr(struct ndk_mr *mr)
+{
+	struct ndk_adapter *adapter;
+
+	if (!mr)
+		return;
+	adapter = mr->adapter;
+	pthread_mutex_lock(&adapter->lock);
+	adapter->mrs[mr->index] = NULL;
+	index_free(mr->pd, mr->index);
+	if (mr->max_pages)
+		ndk_range_free(&adapter->mtt, mr->mtt_offset, mr->max_pages);
+	pthread_mutex_unlock(&adapter->lock);
+	page_lists_free(mr);
+	free(mr);
+}
+
+void ndk_mr_forget_qp(struct ndk_adapter *adapter, struct ndk_qp *qp)
+{
+	struct ndk_page_list *pl;
+	uint32_t i;
+
+	/* a destroyed QP executes nothing more: its registrations' page lists are free */
+	for (i = 0; i < adapter->num_mrs; i++) {
+		struct ndk_mr *mr = adapter->mrs[i];
+
+		if (!mr)
+			continue;
+		for (pl = mr->page_lists; pl; pl = pl->next)
+			if (pl->qp == qp)
+				pl->qp = NULL;
+	}
+}
+
+ndk_status ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **out)
+{
+	struct ndk_adapter *adapter;
+	struct ndk_mw *mw;
+	uint32_t args[4];
+	int err;
+
+	if (!pd || !out)
+		return NDK_STATUS_INVALID_PARAMETER;
+	adapter = pd->adapter;
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	mw->adapter = adapter;
+	mw->pd = pd;
+	pthread_mutex_lock(&adapter->lock);
+	err = index_alloc(pd, &mw->index);
+	if (err)
+		goto out_unlock;
+	adapter->mws[mw->index] = mw;
+	args[0] = pd->pdn;
+	args[1] = 0;
+	args[2] = 0;
+	/* a window exists to be reached remotely; the bind's flags say which rights */
+	args[3] = MR_INIT_IS_MW | MR_INIT_REMOTE_ACCESS_OK;
+	ndk_cmd(adapter, NIC_CMD_MR_INIT, mw->index, args, 4);
+	pthread_mutex_unlock(&adapter->lock);
+	*out = mw;
+	return NDK_STATUS_SUCCESS;
+
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	free(mw);
+	return ndk_status_from_errno(err);
+}
+
+uint32_t ndk_get_remote_token_from_mw(struct ndk_mw *mw)
+{
+	return mw ? ndk_token(mw->index, mw->key) : 0;
+}
+
+void ndk_close_mw(struct ndk_mw *mw)
+{
+	struct ndk_adapter *adapter;
+
+	if (!mw)
+		return;
+	adapter = mw->adapter;
+	pthread_mutex_lock(&adapter->lock);
+	adapter->mws[mw->index] = NULL;
+	index_free(mw->pd, mw->index);
+	pthread_mutex_unlock(&adapter->lock);
+	free(mw);
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Queue pairs and posting: WQEs are built in the send-queue ring in host memory; a doorbell
+ * (an MMIO write of the newest producer index) tells the device, unless NDK_OP_FLAG_DEFER
+ * holds it back for a chain. No lock on this path: the consumer serialises posts per queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndk_internal.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Create / close
+ */
+
+static int qp_check_attr(const struct ndk_adapter *adapter, const struct ndk_qp_attr *attr)
+{
+	const struct ndk_adapter_info *info = &adapter->info;
+
+	if (!attr->initiator_cq || !attr->receive_cq || attr->initiator_cq->adapter != adapter ||
+	    attr->receive_cq->adapter != adapter || attr->initiator_cq->closed ||
+	    attr->receive_cq->closed)
+		return -EINVAL;
+	if (attr->initiator_queue_depth == 0 ||
+	    attr->initiator_queue_depth > info->max_initiator_queue_depth ||
+	    attr->receive_queue_depth > info->max_receive_queue_depth ||
+	    attr->max_initiator_request_sge > info->max_initiator_request_sge ||
+	    attr->max_receive_request_sge > info->max_receive_request_sge ||
+	    attr->inline_data_size > info->max_inline_data_size)
+		return -EINVAL;
+	return 0;
+}
+
+static int wq_alloc(struct ndk_adapter *adapter, struct ndk_wq *wq, uint32_t depth,
+		    enum ndk_dma_kind kind)
+{
+	void *va;
+	int err;
+
+	memset(wq, 0, sizeof(*wq));
+	if (depth == 0)
+		return 0;
+	wq->log_depth = ndk_log2_ceil(depth);
+	wq->depth = 1u << wq->log_depth;
+	/* whole pages, so the ring is 4 KiB aligned and the device's bursts never cross into
+	 * memory that is not the ring */
+	wq->ring_bytes = ((size_t)wq->depth * NIC_WQE_BYTES + NDK_PAGE_SIZE - 1) &
+			 ~(size_t)(NDK_PAGE_SIZE - 1);
+	wq->ctx = calloc(wq->depth, sizeof(*wq->ctx));
+	if (!wq->ctx)
+		return -ENOMEM;
+	err = adapter->ops->dma_alloc(adapter->dev, wq->ring_bytes, kind, &va, &wq->ring_logical);
+	if (err) {
+		free(wq->ctx);
+		wq->ctx = NULL;
+		return err;
+	}
+	wq->ring = va;
+	return 0;
+}
+
+static void wq_free(struct ndk_adapter *adapter, struct ndk_wq *wq)
+{
+	if (wq->ring)
+		adapter->ops->dma_free(adapter->dev, wq->ring, wq->ring_logical, wq->ring_bytes);
+	free(wq->ctx);
+	memset(wq, 0, sizeof(*wq));
+}
+
+ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, struct ndk_qp **out)
+{
+	struct ndk_adapter *adapter;
+	struct ndk_qp *qp;
+	uint32_t qpn, args[6];
+	int err;
+
+	if (!pd || !attr || !out)
+		return NDK_STATUS_INVALID_PARAMETER;
+	adapter = pd->adapter;
+	err = qp_check_attr(adapter, attr);
+	if (err)
+		return ndk_status_from_errno(err);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	qp->adapter = adapter;
+	qp->pd = pd;
+	qp->icq = attr->initiator_cq;
+	qp->rcq = attr->receive_cq;
+	qp->qp_context = attr->qp_context;
+	qp->max_initiator_sge = attr->max_initiator_request_sge;
+	qp->max_receive_sge = attr->max_receive_request_sge;
+	qp->inline_size = attr->inline_data_size;
+	err = wq_alloc(adapter, &qp->sq, attr->initiator_queue_depth, NDK_DMA_SQ);
+	if (err)
+		goto out_free_qp;
+	err = wq_alloc(adapter, &qp->rq, attr->receive_queue_depth, NDK_DMA_RQ);
+	if (err)
+		goto out_free_sq;
+
+	pthread_mutex_lock(&adapter->lock);
+	/* re-checked under the lock: they may have been closed meanwhile */
+	if (pd->closed || qp->icq->closed || qp->rcq->closed) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	err = ndk_bitmap_alloc(&adapter->qp_ids, &qpn);
+	if (err)
+		goto out_unlock;
+	qp->qpn = qpn;
+	qp->db = NIC_REG_QP_DB_BASE + (qpn << NIC_DB_PAGE_SHIFT);
+	ndk_pd_get(pd);
+	ndk_cq_get(qp->icq);
+	ndk_cq_get(qp->rcq);
+	args[0] = (uint32_t)qp->sq.ring_logical;
+	args[1] = (uint32_t)(qp->sq.ring_logical >> 32);
+	args[2] = qp->rcq->cqn << 24 | qp->icq->cqn << 16 | pd->pdn;
+	args[3] = qp->rq.log_depth << 8 | qp->sq.log_depth;
+	args[4] = (uint32_t)qp->rq.ring_logical;
+	args[5] = (uint32_t)(qp->rq.ring_logical >> 32);
+	ndk_cmd(adapter, NIC_CMD_QP_CREATE, qpn, args, 6);
+	__atomic_store_n(&adapter->qps[qpn], qp, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&adapter->lock);
+	*out = qp;
+	return NDK_STATUS_SUCCESS;
+
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	wq_free(adapter, &qp->rq);
+out_free_sq:
+	wq_free(adapter, &qp->sq);
+out_free_qp:
+	free(qp);
+	return ndk_status_from_errno(err);
+}
+
+void ndk_close_qp(struct ndk_qp *qp)
+{
+	struct ndk_adapter *adapter;
+
+	if (!qp)
+		return;
+	adapter = qp->adapter;
+	pthread_mutex_lock(&adapter->lock);
+	ndk_cmd(adapter, NIC_CMD_QP_DESTROY, qp->qpn, NULL, 0);
+	/*
+	 * The read returns once the destroy took effect and, by PCIe ordering, after the writes
+	 * (CQEs) the device issued before it; from then on the device does not touch the rings.
+	 */
+	(void)adapter->ops->mmio_read32(adapter->dev, NIC_REG_QP_STATE_BASE + 4 * qp->qpn);
+	__atomic_store_n(&adapter->qps[qp->qpn], NULL, __ATOMIC_RELEASE);
+	ndk_bitmap_free(&adapter->qp_ids, qp->qpn);
+	ndk_mr_forget_qp(adapter, qp);
+	ndk_cq_put(qp->icq);
+	ndk_cq_put(qp->rcq);
+	ndk_pd_put(qp->pd);
+	pthread_mutex_unlock(&adapter->lock);
+	wq_free(adapter, &qp->rq);
+	wq_free(adapter, &qp->sq);
+	free(qp);
+}
+
+ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
+{
+	if (!qp || !address)
+		return NDK_STATUS_INVALID_PARAMETER;
+	memset(address, 0, sizeof(*address));
+	address->qp_number = qp->qpn;
+	/* no MAC / IPv4 address until the transport lands */
+	return NDK_STATUS_NOT_SUPPORTED;
+}
+
+ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+			  uint32_t inbound_read_limit, uint32_t outbound_read_limit)
+{
+	(void)inbound_read_limit;
+	(void)outbound_read_limit;
+	if (!qp || !peer)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return NDK_STATUS_NOT_SUPPORTED;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Send-queue doorbells
+ */
+
+/* Tell the device about every WQE written so far (nothing if it knows them all). */
+static void sq_ring(struct ndk_qp *qp)
+{
+	struct ndk_adapter *adapter = qp->adapter;
+	uint64_t pi = qp->sq.pi;
+
+	if (pi == qp->sq.rung)
+		return;
+	adapter->ops->host_cost(adapter->dev, NDK_COST_DOORBELL, 1);
+	ndk_to_device_barrier();
+	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_SQ_PI, (uint16_t)pi);
+	qp->sq.rung = pi;
+}
+
+/*
+ * Every inline failure goes through here: the requests deferred before it are indicated to
+ * the device first (NDKPI deferred processing rule), then the failure is returned. The failed
+ * request itself never reached the ring.
+ */
+static ndk_status sq_fail(struct ndk_qp *qp, int err)
+{
+	sq_ring(qp);
+	return ndk_status_from_errno(err);
+}
+
+/* the checks every initiator post makes after its own: CQ state, then room in the ring */
+static int sq_check_room(struct ndk_qp *qp)
+{
+	if (ndk_cq_error(qp->icq))
+		return -EBADFD;
+	if (ndk_wq_full(qp->sq.pi, __atomic_load_n(&qp->sq.completed, __ATOMIC_ACQUIRE),
+			qp->sq.depth))
+		return -ENOSPC;
+	return 0;
+}
+
+/* the ring slot of the next WQE, zeroed, with its header; charges the CPU's work */
+static void *sq_wqe_begin(struct ndk_qp *qp, uint8_t opcode, uint32_t flags)
+{
+	struct ndk_adapter *adapter = qp->adapter;
+	struct nic_wqe_hdr *hdr;
+
+	adapter->ops->host_cost(adapter->dev, NDK_COST_WQE, 1);
+	hdr = (struct nic_wqe_hdr *)((char *)qp->sq.ring +
+				     (qp->sq.pi & (qp->sq.depth - 1)) * NIC_WQE_BYTES);
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->opcode = opcode;
+	hdr->nsge = 0;
+	hdr->flags = htole16((uint16_t)(flags & NDK_FLAGS_TO_WQE));
+	/* the device checks it, so a stale slot is never executed as a new request */
+	hdr->index = htole16((uint16_t)qp->sq.pi);
+	return hdr;
+}
+
+/* the WQE is complete: publish it, and ring unless deferred (or too much is deferred) */
+static void sq_wqe_commit(struct ndk_qp *qp, void *request_context, uint32_t flags)
+{
+	struct ndk_wq *sq = &qp->sq;
+
+	sq->ctx[sq->pi & (sq->depth - 1)] = request_context;
+	__atomic_store_n(&sq->pi, sq->pi + 1, __ATOMIC_RELEASE);
+	if (!(flags & NDK_OP_FLAG_DEFER) || sq->pi - sq->rung >= ndk_defer_limit(sq->depth))
+		sq_ring(qp);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory requests
+ */
+
+ndk_status ndk_fast_register(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+			     uint32_t adapter_page_count, const uint64_t *adapter_page_array,
+			     uint32_t first_byte_offset, uint64_t length,
+			     uint64_t base_virtual_address, uint32_t flags)
+{
+	struct nic_wqe_fast_reg *wqe;
+	struct ndk_page_list *pl;
+	uint64_t *list;
+	uint32_t i;
+	uint8_t key;
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = ndk_check_flags(flags, NDK_FLAGS_FAST_REG);
+	if (err)
+		return sq_fail(qp, err);
+	if (!mr || mr->adapter != qp->adapter || mr->max_pages == 0 || adapter_page_count == 0 ||
+	    adapter_page_count > mr->max_pages || !adapter_page_array ||
+	    first_byte_offset >= NDK_PAGE_SIZE || length == 0 ||
+	    length > (uint64_t)adapter_page_count * NDK_PAGE_SIZE - first_byte_offset ||
+	    (base_virtual_address & (NDK_PAGE_SIZE - 1)) != first_byte_offset)
+		return sq_fail(qp, -EINVAL);
+	for (i = 0; i < adapter_page_count; i++)
+		if (adapter_page_array[i] & (NDK_PAGE_SIZE - 1))
+			return sq_fail(qp, -EINVAL);
+	if ((flags & NDK_FLAGS_REMOTE_ACCESS) && !mr->remote_access)
+		return sq_fail(qp, -EACCES);
+	err = sq_check_room(qp);
+	if (err)
+		return sq_fail(qp, err);
+	/* a page-list buffer the device is done with (or a new one) */
+	err = ndk_mr_page_list(mr, &pl);
+	if (err)
+		return sq_fail(qp, err);
+
+	list = pl->va;
+	for (i = 0; i < adapter_page_count; i++)
+		list[i] = htole64(adapter_page_array[i]);
+	key = (uint8_t)(mr->key + 1);
+	wqe = sq_wqe_begin(qp, NIC_WQE_OP_FAST_REG, flags);
+	wqe->mr_token = htole32(ndk_token(mr->index, key));
+	wqe->page_count = htole32(adapter_page_count);
+	wqe->page_list_addr = htole64(pl->logical);
+	wqe->length = htole64(length);
+	wqe->base_va = htole64(base_virtual_address);
+	wqe->fbo = htole32(first_byte_offset);
+	mr->key = key;
+	pl->qp = qp;
+	pl->index = qp->sq.pi;
+	sq_wqe_commit(qp, request_context, flags);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_bind(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr, struct ndk_mw *mw,
+		    uint64_t virtual_address, uint64_t length, uint32_t flags)
+{
+	struct nic_wqe_bind *wqe;
+	uint8_t key;
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = ndk_check_flags(flags, NDK_FLAGS_BIND);
+	/* LOCAL_WRITE alone is no window right (it is only part of REMOTE_WRITE) */
+	if (!err && (flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_LOCAL_WRITE)
+		err = -EINVAL;
+	if (err)
+		return sq_fail(qp, err);
+	if (!mr || !mw || mr->adapter != qp->adapter || mw->adapter != qp->adapter || length == 0)
+		return sq_fail(qp, -EINVAL);
+	err = sq_check_room(qp);
+	if (err)
+		return sq_fail(qp, err);
+
+	key = (uint8_t)(mw->key + 1);
+	wqe = sq_wqe_begin(qp, NIC_WQE_OP_BIND, flags);
+	wqe->mr_token = htole32(ndk_token(mr->index, mr->key));
+	wqe->mw_token = htole32(ndk_token(mw->index, key));
+	wqe->va = htole64(virtual_address);
+	wqe->length = htole64(length);
+	mw->key = key;
+	sq_wqe_commit(qp, request_context, flags);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status post_invalidate(struct ndk_qp *qp, void *request_context, uint32_t token,
+				  uint32_t flags)
+{
+	struct nic_wqe_invalidate *wqe;
+	int err;
+
+	err = sq_check_room(qp);
+	if (err)
+		return sq_fail(qp, err);
+	wqe = sq_wqe_begin(qp, NIC_WQE_OP_INVALIDATE, flags);
+	wqe->token = htole32(token);
+	sq_wqe_commit(qp, request_context, flags);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_invalidate_mr(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+			     uint32_t flags)
+{
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = ndk_check_flags(flags, NDK_FLAGS_INVALIDATE);
+	if (err)
+		return sq_fail(qp, err);
+	/* only fast-register MRs can be invalidated, and only initialised ones were ever valid */
+	if (!mr || mr->adapter != qp->adapter || mr->max_pages == 0)
+		return sq_fail(qp, -EINVAL);
+	return post_invalidate(qp, request_context, ndk_token(mr->index, mr->key), flags);
+}
+
+ndk_status ndk_invalidate_mw(struct ndk_qp *qp, void *request_context, struct ndk_mw *mw,
+			     uint32_t flags)
+{
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = ndk_check_flags(flags, NDK_FLAGS_INVALIDATE);
+	if (err)
+		return sq_fail(qp, err);
+	if (!mw || mw->adapter != qp->adapter)
+		return sq_fail(qp, -EINVAL);
+	return post_invalidate(qp, request_context, ndk_token(mw->index, mw->key), flags);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Transport requests: checked like any request, then refused until the transport lands
+ */
+
+static int check_sgl(const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags, uint32_t max_sge,
+		     uint32_t inline_size)
+{
+	uint64_t bytes = 0;
+	uint32_t i;
+
+	if (nsge && !sgl)
+		return -EINVAL;
+	if (flags & NDK_OP_FLAG_INLINE) {
+		/* inline data is bounded by bytes, not by SGE count */
+		for (i = 0; i < nsge; i++)
+			bytes += sgl[i].length;
+		return bytes > inline_size ? -EINVAL : 0;
+	}
+	return nsge > max_sge ? -E2BIG : 0;
+}
+
+static ndk_status post_transport(struct ndk_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
+				 uint32_t flags, uint32_t allowed)
+{
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = ndk_check_flags(flags, allowed);
+	if (!err)
+		err = check_sgl(sgl, nsge, flags, qp->max_initiator_sge, qp->inline_size);
+	if (!err)
+		err = -EOPNOTSUPP;
+	return sq_fail(qp, err);
+}
+
+ndk_status ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		    uint32_t nsge, uint32_t flags)
+{
+	(void)request_context;
+	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_SEND);
+}
+
+ndk_status ndk_send_and_invalidate(struct ndk_qp *qp, void *request_context,
+				   const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags,
+				   uint32_t remote_token)
+{
+	(void)request_context;
+	(void)remote_token;
+	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_SEND);
+}
+
+ndk_status ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		     uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags)
+{
+	(void)request_context;
+	(void)remote_address;
+	(void)remote_token;
+	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_WRITE);
+}
+
+ndk_status ndk_read(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		    uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags)
+{
+	(void)request_context;
+	(void)remote_address;
+	(void)remote_token;
+	/* a read's SGEs are its sink: INLINE is not among its flags, the check refuses it */
+	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_READ);
+}
+
+ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+		       uint32_t nsge)
+{
+	int err;
+
+	(void)request_context;
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	/* receives are never deferred, so there is nothing to indicate before failing */
+	err = check_sgl(sgl, nsge, 0, qp->max_receive_sge, 0);
+	if (!err)
+		err = -EOPNOTSUPP;
+	return ndk_status_from_errno(err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Flush
+ */
+
+void ndk_flush(struct ndk_qp *qp)
+{
+	struct ndk_adapter *adapter;
+
+	if (!qp)
+		return;
+	adapter = qp->adapter;
+	/*
+	 * Deferred requests were posted successfully: the device must know them to cancel them.
+	 * (NDK lets a flush race a post of the same queue; this doorbell is then not ordered with
+	 * the poster's. The usual flush comes after the posts, at teardown or on an error.)
+	 */
+	sq_ring(qp);
+	pthread_mutex_lock(&adapter->lock);
+	ndk_cmd(adapter, NIC_CMD_QP_FLUSH, qp->qpn, NULL, 0);
+	pthread_mutex_unlock(&adapter->lock);
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulated world of ndk_sim.h over sim/nicsim.h: configuration, time, and the delivery of
+ * interrupts as notification callbacks (only here, never inside a driver call).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndk_internal.h"
+#include "nicsim.h"
+
+#define IRQ_DROPPED UINT32_MAX
+
+void ndk_sim_default_config(struct ndk_sim_config *config)
+{
+	const char *env;
+
+	if (!config)
+		return;
+	memset(config, 0, sizeof(*config));
+	config->nics = 2;
+	config->clock_mhz = 250;
+	config->mmio_write_ns = 300;
+	config->dma_read_ns = 500;
+	config->dma_write_ns = 300;
+	config->pcie_mbps = 7000;
+	config->link_ns = 500;
+	config->host_wqe_ns = 30;
+	config->host_doorbell_ns = 150;
+	config->poll_cycles = 16;
+	config->host_memory_bytes = 256ull << 20;
+	config->seed = 1;
+	config->trace_path = getenv("NDK_SIM_TRACE");
+	config->data_width = 64;
+	config->mmio_read_ns = 1000;
+	config->cycle_limit = 2000000000ull;
+	/* an unparsable value is kept as 0, so ndk_sim_create refuses it loudly */
+	env = getenv("NDK_SIM_WIDTH");
+	if (env && *env)
+		config->data_width = (unsigned)strtoul(env, NULL, 0);
+	env = getenv("NDK_SIM_CYCLE_LIMIT");
+	if (env && *env)
+		config->cycle_limit = strtoull(env, NULL, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Interrupts: queued by nicsim's handler (inside any nicsim call, driver calls included),
+ * delivered in order by sim_deliver (only from ndk_sim_step / ndk_sim_run_until).
+ */
+
+static void sim_irq(void *ctx, unsigned nic, uint64_t address, uint32_t data)
+{
+	struct ndk_sim *sim = ctx;
+	struct ndk_sim_irq *irqs;
+	size_t cap;
+
+	if (sim->irq_tail == sim->irq_cap) {
+		cap = sim->irq_cap ? 2 * sim->irq_cap : 64;
+		irqs = realloc(sim->irqs, cap * sizeof(*irqs));
+		if (!irqs) {
+			/* cannot be reported from inside the clock; a lost interrupt would hang
+			 * the test silently instead */
+			fprintf(stderr, "ndk_sim: out of memory queueing an interrupt\n");
+			abort();
+		}
+		sim->irqs = irqs;
+		sim->irq_cap = cap;
+	}
+	sim->irqs[sim->irq_tail].nic = nic;
+	sim->irqs[sim->irq_tail].address = address;
+	sim->irqs[sim->irq_tail].data = data;
+	sim->irq_tail++;
+}
+
+static void sim_deliver(struct ndk_sim *sim)
+{
+	while (sim->irq_head != sim->irq_tail) {
+		struct ndk_sim_irq irq = sim->irqs[sim->irq_head++];
+		struct ndk_adapter *adapter;
+
+		if (sim->irq_head == sim->irq_tail)
+			sim->irq_head = sim->irq_tail = 0;
+		if (irq.nic >= sim->config.nics)
+			continue;
+		adapter = sim->adapters[irq.nic];
+		/* the driver programs vector v to write v at NIC_MSIX_WINDOW + 4 * v */
+		if (!adapter || irq.address < NIC_MSIX_WINDOW ||
+		    irq.address >= (uint64_t)NIC_MSIX_WINDOW + NIC_MSIX_WINDOW_BYTES)
+			continue;
+		/* callbacks may step the world: this loop picks up what they raise */
+		ndk_adapter_interrupt(adapter, irq.data);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * World
+ */
+
+ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **out)
+{
+	struct nicsim_config nc;
+	struct ndk_sim *sim;
+	const char *trace;
+	int err;
+
+	if (!config || !out || config->nics == 0 || config->clock_mhz == 0 ||
+	    (config->data_width != 64 && config->data_width != 256))
+		return NDK_STATUS_INVALID_PARAMETER;
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	sim->config = *config;
+	sim->adapters = calloc(config->nics, sizeof(*sim->adapters));
+	if (!sim->adapters) {
+		err = -ENOMEM;
+		goto out_free_sim;
+	}
+	/* NDK_SIM_TRACE wins, so any test can be rerun with waves without editing it */
+	trace = getenv("NDK_SIM_TRACE");
+	if (!trace || !*trace)
+		trace = config->trace_path;
+	if (trace) {
+		sim->trace_path = strdup(trace);
+		if (!sim->trace_path) {
+			err = -ENOMEM;
+			goto out_free_adapters;
+		}
+	}
+	sim->config.trace_path = sim->trace_path;
+
+	memset(&nc, 0, sizeof(nc));
+	nc.nics = config->nics;
+	nc.data_width = config->data_width;
+	nc.clock_mhz = config->clock_mhz;
+	nc.mmio_write_ns = config->mmio_write_ns;
+	nc.mmio_read_ns = config->mmio_read_ns;
+	nc.dma_read_ns = config->dma_read_ns;
+	nc.dma_write_ns = config->dma_write_ns;
+	nc.pcie_mbps = config->pcie_mbps;
+	nc.link_ns = config->link_ns;
+	nc.host_memory_bytes = config->host_memory_bytes;
+	nc.seed = config->seed;
+	nc.cycle_limit = config->cycle_limit;
+	nc.trace_path = sim->trace_path;
+	err = nicsim_create(&nc, &sim->world);
+	if (err)
+		goto out_free_trace;
+	nicsim_set_irq_handler(sim->world, sim_irq, sim);
+	*out = sim;
+	return NDK_STATUS_SUCCESS;
+
+out_free_trace:
+	free(sim->trace_path);
+out_free_adapters:
+	free(sim->adapters);
+out_free_sim:
+	free(sim);
+	return ndk_status_from_errno(err);
+}
+
+void ndk_sim_destroy(struct ndk_sim *sim)
+{
+	unsigned i;
+
+	if (!sim)
+		return;
+	/* closing the adapters must not destroy the world a second time */
+	sim->destroying = true;
+	for (i = 0; i < sim->config.nics; i++)
+		if (sim->adapters[i])
+			ndk_close_adapter(sim->adapters[i]);
+	nicsim_destroy(sim->world);
+	free(sim->irqs);
+	free(sim->trace_path);
+	free(sim->adapters);
+	free(sim);
+}
+
+ndk_status ndk_sim_open_adapter(struct ndk_sim *sim, unsigned nic, struct ndk_adapter **out)
+{
+	const struct ndk_backend_ops *ops;
+	struct ndk_adapter *adapter;
+	void *dev;
+	int err;
+
+	if (!sim || !out || nic >= sim->config.nics)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (sim->adapters[nic])
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	err = ndk_sim_backend_open(sim, nic, &ops, &dev);
+	if (err)
+		return ndk_status_from_errno(err);
+	err = ndk_adapter_create(ops, dev, 0, &adapter);
+	if (err) {
+		ops->close(dev);
+		return ndk_status_from_errno(err);
+	}
+	adapter->sim = sim;
+	adapter->sim_nic = nic;
+	sim->adapters[nic] = adapter;
+	*out = adapter;
+	return NDK_STATUS_SUCCESS;
+}
+
+struct ndk_sim *ndk_sim_of(struct ndk_adapter *adapter)
+{
+	return adapter ? adapter->sim : NULL;
+}
+
+uint64_t ndk_sim_cycle(const struct ndk_sim *sim)
+{
+	return sim ? nicsim_cycle(sim->world) : 0;
+}
+
+void ndk_sim_step(struct ndk_sim *sim, uint64_t cycles)
+{
+	uint64_t i;
+
+	if (!sim)
+		return;
+	sim_deliver(sim);
+	/* one cycle at a time: a callback runs in the cycle its interrupt arrived */
+	for (i = 0; i < cycles; i++) {
+		nicsim_step(sim->world, 1);
+		sim_deliver(sim);
+	}
+}
+
+bool ndk_sim_run_until(struct ndk_sim *sim, bool (*done)(void *arg), void *arg, uint64_t max_cycles)
+{
+	uint64_t i;
+
+	if (!sim || !done)
+		return false;
+	sim_deliver(sim);
+	if (done(arg))
+		return true;
+	for (i = 0; i < max_cycles; i++) {
+		nicsim_step(sim->world, 1);
+		sim_deliver(sim);
+		if (done(arg))
+			return true;
+	}
+	return false;
+}
+
+void ndk_sim_get_stats(const struct ndk_sim *sim, unsigned nic, struct ndk_sim_stats *stats)
+{
+	struct nicsim_stats s;
+
+	if (!stats)
+		return;
+	memset(stats, 0, sizeof(*stats));
+	if (!sim || nic >= sim->config.nics)
+		return;
+	nicsim_get_stats(sim->world, nic, &s);
+	stats->mmio_writes = s.mmio_writes;
+	stats->mmio_reads = s.mmio_reads;
+	stats->sq_doorbells = s.sq_doorbells;
+	stats->rq_doorbells = s.rq_doorbells;
+	stats->cq_doorbells = s.cq_doorbells;
+	stats->dma_reads = s.dma_reads;
+	stats->dma_read_bytes = s.dma_read_bytes;
+	stats->dma_writes = s.dma_writes;
+	stats->dma_write_bytes = s.dma_write_bytes;
+	stats->wqe_fetch_reads = s.wqe_fetch_reads;
+	stats->wqes_fetched = s.wqes_fetched;
+	stats->cqes_written = s.cqes_written;
+	stats->interrupts = s.interrupts;
+	stats->frames_sent = s.frames_sent;
+	stats->frames_received = s.frames_received;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Called by the sim backend when its adapter closes
+ */
+
+void ndk_sim_detach(struct ndk_sim *sim, unsigned nic)
+{
+	size_t i;
+
+	sim->adapters[nic] = NULL;
+	/* queued interrupts of that NIC belong to no one now (a later adapter would take them
+	 * as its own) */
+	for (i = sim->irq_head; i < sim->irq_tail; i++)
+		if (sim->irqs[i].nic == nic)
+			sim->irqs[i].nic = IRQ_DROPPED;
+	if (sim->owned && !sim->destroying)
+		ndk_sim_destroy(sim);
+}

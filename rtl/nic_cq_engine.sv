@@ -1,0 +1,616 @@
+`default_nettype none
+// nic_cq_engine: completion queues. It owns the CQ contexts, writes each completion as a 32-byte
+// CQE into the CQ's ring in host memory (through nic_dma_wr), detects overflow from the consumer
+// index, and turns arms into MSI-X interrupt requests (through nic_msix).
+//
+// Ports (besides clock and reset):
+//   cmd_*   one-cycle command broadcast from nic_csr; this engine applies CQ_CREATE (ARG0/1 ring
+//           base, 4 KiB aligned; ARG2 {msix_vector[31:16], log_depth[7:0]}) and CQ_DESTROY in the
+//           cycle they arrive. A CQ_CREATE with cqn >= NumCqs, log_depth > LogMaxCqDepth,
+//           msix_vector >= MsixVectors or an unaligned base is ignored (the CQ stays as it was).
+//   db_*    one-cycle CQ doorbell from nic_csr: db_moderation_i = 0 for the CI_ARM word
+//           {arm_type[18:17], arm[16], consumer_index[15:0]}, 1 for the MODERATION word.
+//   cpl_*   completion requests from nic_sq_engine (valid/ready; cpl_cqe_i.owner is ignored).
+//   wr_*    32-byte record writes to nic_dma_wr port 0 (valid/ready; stable until accepted).
+//   irq_*   interrupt requests to nic_msix (valid/ready; stable until accepted).
+//   cq_error_o[n]            CQ n is in error (overflowed).
+//   state_rd_cqn_i -> state_rd_data_o   combinational CSR read-back {error[31], pi[15:0]}.
+//
+// Per CQ: producer index pi and consumer index ci (16-bit free running), error, arm state, and
+// since_sol: how many CQEs were written after the latest solicited or error one (saturating).
+// The ring holds 2^log_depth CQEs; the cq_error_record sits right after the last slot.
+//
+// A completion for a CQ that is not created or already in error is accepted and dropped. If
+// pi - ci == depth the CQ overflows: it enters error and the error record (BUFFER_OVERFLOW,
+// producer_index = pi) is written instead of the CQE; no CQE is ever written over an entry the
+// consumer has not released. Otherwise the CQE goes to slot pi mod depth with
+// owner = ((pi >> log_depth) & 1) ^ 1 and pi advances.
+//
+// pi, error and since_sol change only when nic_dma_wr accepts the write, so everything the arm
+// logic looks at is already ahead of the interrupt on the single-ID write channel: the MSI-X
+// message always follows the CQE (or error record) that caused it.
+//
+// Consumer index: a CI_ARM word whose consumer_index would move ci backwards or past pi is a
+// driver bug; the engine keeps the old ci (the arm bit still counts), so ci stays in [ci, pi]
+// and the "never overwrite an unreleased entry" guarantee cannot be broken from the host.
+//
+// Arming (seed-completion-handling.md): an arm is one-shot; the engine clears it when it fires.
+// A second arm before the first fired merges to the stronger (ANY > SOLICITED > ERRORS, the
+// seed's table); arm_type 3 is not defined and is taken as ANY, so that a malformed arm can at
+// worst cause a spurious interrupt, never a lost one. ANY is satisfied by any entry in [ci, pi),
+// SOLICITED by an entry that is solicited or has an error status (since_sol < pi - ci), ERRORS
+// only by a CQ error; a CQ error satisfies every type.
+// Our choice for the seed's "may" case: the fire condition is a level over [ci, pi), not an edge
+// on new entries, so an arm with entries present fires at once whether or not they were newly
+// placed since the last notification (the seed's "must" case) or already notified (the "may"
+// case). mlx5 and Corundum do the same; it closes the lost-wake-up race in which the consumer
+// arms just after its last poll missed an entry. An arm on a CQ in error fires at once.
+// A CQ fires again only after its previous interrupt request went to nic_msix, so every arm
+// gets its own request.
+//
+// The MODERATION word is latched per CQ for the interrupt-moderation issue still to come; it
+// ends in a named sink until then.
+module nic_cq_engine #(
+  parameter int NumCqs        = 16,  // completion queues, 1..256
+  parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15 (16-bit indices)
+  parameter int MsixVectors   = 16   // MSI-X vectors a CQ may name, 1..2048
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_i,
+  // commands
+  input  logic                 cmd_valid_i,
+  input  logic [7:0]           cmd_op_i,
+  input  logic [15:0]          cmd_index_i,
+  input  logic [255:0]         cmd_args_i,
+  // CQ doorbells
+  input  logic                 db_valid_i,
+  input  logic [7:0]           db_cqn_i,
+  input  logic                 db_moderation_i,
+  input  logic [31:0]          db_data_i,
+  // completion requests
+  input  logic                 cpl_valid_i,
+  input  logic [7:0]           cpl_cqn_i,
+  input  nic_pkg::cqe_t        cpl_cqe_i,
+  output logic                 cpl_ready_o,
+  // record writes (nic_dma_wr port 0)
+  output logic                 wr_valid_o,
+  output logic [63:0]          wr_addr_o,
+  output logic [255:0]         wr_data_o,
+  input  logic                 wr_ready_i,
+  // interrupt requests (nic_msix)
+  output logic                 irq_valid_o,
+  output logic [15:0]          irq_vector_o,
+  input  logic                 irq_ready_i,
+  // status
+  output logic [NumCqs-1:0]    cq_error_o,
+  input  logic [7:0]           state_rd_cqn_i,
+  output logic [31:0]          state_rd_data_o
+);
+
+  localparam int CqBits   = (NumCqs > 1) ? $clog2(NumCqs) : 1;
+  localparam int BaseBits = 52;                    // ring base address [63:12] (4 KiB aligned)
+
+  if (NumCqs < 1 || NumCqs > 256) begin : gen_bad_num_cqs
+    $fatal(1, "nic_cq_engine: NumCqs must be 1..256");
+  end
+  if (LogMaxCqDepth < 0 || LogMaxCqDepth > 15) begin : gen_bad_log_depth
+    $fatal(1, "nic_cq_engine: LogMaxCqDepth must be 0..15 (indices are 16 bits)");
+  end
+  if (MsixVectors < 1 || MsixVectors > 2048) begin : gen_bad_vectors
+    $fatal(1, "nic_cq_engine: MsixVectors must be 1..2048");
+  end
+
+  // ---- CQ contexts: flat vectors, entry n in [W*n +: W] ----
+  logic [NumCqs-1:0]          valid_q, valid_d;
+  logic [NumCqs*BaseBits-1:0] base_q, base_d;
+  logic [NumCqs*4-1:0]        logd_q, logd_d;      // log2(depth)
+  logic [NumCqs*16-1:0]       vec_q, vec_d;        // MSI-X vector
+  logic [NumCqs*16-1:0]       pi_q, pi_d;
+  logic [NumCqs*16-1:0]       ci_q, ci_d;
+  logic [NumCqs*16-1:0]       ss_q, ss_d;          // since_sol
+  logic [NumCqs-1:0]          error_q, error_d;
+  logic [NumCqs-1:0]          armed_q, armed_d;
+  logic [NumCqs*2-1:0]        atype_q, atype_d;    // arm type (nic_pkg::ARM_*) while armed
+  logic [NumCqs-1:0]          npend_q, npend_d;    // fired, interrupt request not yet issued
+  logic [NumCqs-1:0]          nonempty_q, nonempty_d;  // pi != ci
+  logic [NumCqs-1:0]          solp_q, solp_d;      // a solicited/error entry is in [ci, pi)
+  logic [NumCqs*32-1:0]       mod_q, mod_d;        // moderation word (not used yet)
+
+  // ---- completion FSM ----
+  typedef enum logic [0:0] {
+    S_IDLE,   // ready for a completion request
+    S_WRITE   // a record is offered to nic_dma_wr
+  } state_e;
+
+  state_e              state_q, state_d;
+  logic [63:0]         wr_addr_q, wr_addr_d;
+  logic [255:0]        wr_data_q, wr_data_d;
+  logic [CqBits-1:0]   wr_cqn_q, wr_cqn_d;
+  logic                wr_is_err_q, wr_is_err_d;  // the record is the CQ error record
+  logic                wr_sol_q, wr_sol_d;        // the CQE is solicited or has an error status
+  logic                stale_q, stale_d;          // the CQ was created/destroyed meanwhile
+
+  // ---- interrupt request register ----
+  logic                irq_valid_q, irq_valid_d;
+  logic [15:0]         irq_vector_q, irq_vector_d;
+  logic [CqBits-1:0]   irq_cqn_q, irq_cqn_d;
+  logic [CqBits-1:0]   rr_q, rr_d;                // round-robin start among fired CQs
+
+  // ---- helpers ----
+  function automatic logic [1:0] arm_merge(input logic [1:0] a, input logic [1:0] b);
+    // the seed's table: ANY beats everything, SOLICITED beats ERRORS
+    if (a == nic_pkg::ARM_ANY || b == nic_pkg::ARM_ANY) begin
+      arm_merge = nic_pkg::ARM_ANY;
+    end else if (a == nic_pkg::ARM_SOLICITED || b == nic_pkg::ARM_SOLICITED) begin
+      arm_merge = nic_pkg::ARM_SOLICITED;
+    end else begin
+      arm_merge = nic_pkg::ARM_ERRORS;
+    end
+  endfunction
+
+  function automatic logic [16:0] depth_of(input logic [3:0] logd);
+    depth_of = 17'd1 << logd;
+  endfunction
+
+  // ---- command decode ----
+  logic              cmd_in_range, cmd_create, cmd_destroy;
+  logic [CqBits-1:0] cmd_cqn;
+  logic [63:0]       cmd_base;
+  logic [7:0]        cmd_logd;
+  logic [15:0]       cmd_vec;
+
+  always_comb begin
+    cmd_in_range = cmd_index_i < 16'(NumCqs);
+    cmd_cqn      = CqBits'(cmd_index_i);
+    cmd_base     = cmd_args_i[63:0];
+    cmd_logd     = cmd_args_i[71:64];
+    cmd_vec      = cmd_args_i[95:80];
+    cmd_create   = cmd_valid_i && cmd_op_i == nic_pkg::CMD_CQ_CREATE && cmd_in_range
+                   && 32'(cmd_logd) <= LogMaxCqDepth && 32'(cmd_vec) < MsixVectors
+                   && cmd_base[11:0] == 12'd0;
+    cmd_destroy  = cmd_valid_i && cmd_op_i == nic_pkg::CMD_CQ_DESTROY && cmd_in_range;
+  end
+
+  // ---- doorbell decode ----
+  logic              db_in_range, db_ci, db_arm, db_mod, db_ci_ok;
+  logic [CqBits-1:0] db_cqn;
+  logic [15:0]       db_new_ci, db_old_ci, db_pi;
+  logic [1:0]        db_type;
+
+  always_comb begin
+    db_in_range = {1'b0, db_cqn_i} < 9'(NumCqs);
+    db_cqn      = CqBits'(db_cqn_i);
+    db_ci       = db_valid_i && !db_moderation_i && db_in_range && valid_q[db_cqn];
+    db_arm      = db_ci && db_data_i[16];
+    db_mod      = db_valid_i && db_moderation_i && db_in_range && valid_q[db_cqn];
+    db_new_ci   = db_data_i[15:0];
+    db_old_ci   = ci_q[16*db_cqn +: 16];
+    db_pi       = pi_q[16*db_cqn +: 16];
+    // ci may only move forward, and not past pi (see the header)
+    db_ci_ok    = (db_new_ci - db_old_ci) <= (db_pi - db_old_ci);
+    db_type     = (db_data_i[18:17] == 2'd3) ? nic_pkg::ARM_ANY : db_data_i[18:17];
+  end
+
+  // ---- completion request decode (the context as it is now; see S_IDLE) ----
+  logic                      acc_in_range, acc_live, acc_full;
+  logic [CqBits-1:0]         acc_cqn;
+  logic [15:0]               acc_pi, acc_ci, acc_occ, acc_slot;
+  logic [3:0]                acc_logd;
+  logic [16:0]               acc_depth;
+  logic [63:0]               acc_ring;
+  nic_pkg::cqe_t             acc_cqe;
+  nic_pkg::cq_error_record_t acc_rec;
+  logic                      acc_sol;
+
+  always_comb begin
+    acc_in_range = {1'b0, cpl_cqn_i} < 9'(NumCqs);
+    acc_cqn      = CqBits'(cpl_cqn_i);
+    acc_live     = acc_in_range && valid_q[acc_cqn] && !error_q[acc_cqn];
+    acc_pi       = pi_q[16*acc_cqn +: 16];
+    acc_ci       = ci_q[16*acc_cqn +: 16];
+    acc_logd     = logd_q[4*acc_cqn +: 4];
+    acc_depth    = depth_of(acc_logd);
+    acc_occ      = acc_pi - acc_ci;
+    acc_full     = 17'(acc_occ) >= acc_depth;
+    acc_slot     = acc_pi & 16'(acc_depth - 17'd1);
+    acc_ring     = {base_q[BaseBits*acc_cqn +: BaseBits], 12'd0};
+
+    acc_cqe       = cpl_cqe_i;
+    acc_cqe.owner = {7'd0, ~acc_pi[acc_logd]};
+    acc_sol       = (cpl_cqe_i.flags & nic_pkg::CQE_FLAG_SOLICITED) != 8'd0
+                    || cpl_cqe_i.status != nic_pkg::STATUS_SUCCESS;
+
+    acc_rec                = '0;
+    acc_rec.status         = nic_pkg::STATUS_BUFFER_OVERFLOW;
+    acc_rec.producer_index = acc_pi;
+  end
+
+  // Control pulses cannot wait, so a completion is not taken in a cycle that carries one: the
+  // decision then always sees a settled context.
+  assign cpl_ready_o = (state_q == S_IDLE) && !cmd_valid_i && !db_valid_i;
+
+  // ---- the arm condition, for every CQ, from registered state ----
+  logic [NumCqs-1:0] fire;
+
+  always_comb begin
+    for (int c = 0; c < NumCqs; c++) begin
+      fire[c] = valid_q[c] && armed_q[c] && !npend_q[c]
+                && (error_q[c]
+                    || (atype_q[2*c +: 2] == nic_pkg::ARM_ANY && nonempty_q[c])
+                    || (atype_q[2*c +: 2] == nic_pkg::ARM_SOLICITED && solp_q[c]));
+    end
+  end
+
+  // ---- interrupt request pick: round robin over fired CQs ----
+  logic              pick_found;
+  logic [CqBits-1:0] pick_cqn;
+  logic              irq_free;
+
+  always_comb begin
+    pick_found = 1'b0;
+    pick_cqn   = '0;
+    for (int c = 0; c < NumCqs; c++) begin
+      if (!pick_found && npend_q[c] && c >= 32'(rr_q)) begin
+        pick_found = 1'b1;
+        pick_cqn   = CqBits'(c);
+      end
+    end
+    for (int c = 0; c < NumCqs; c++) begin
+      if (!pick_found && npend_q[c]) begin
+        pick_found = 1'b1;
+        pick_cqn   = CqBits'(c);
+      end
+    end
+  end
+
+  assign irq_free = !irq_valid_q || irq_ready_i;
+
+  // ---- next state ----
+  // Each event names one CQ; its new values are computed once, and written into the context
+  // through a one-hot select per CQ (constant slices: far smaller than indexed writes).
+  logic              commit;        // the record write is accepted and updates the context
+  logic              commit_cqe;    // ... and it is a CQE (not the error record)
+  logic [15:0]       wr_pi_now, wr_ci_now, wr_ss_now;
+  logic [15:0]       c_pi, c_ss, c_ci;      // commit CQ after this cycle
+  logic [15:0]       d_pi, d_ss, d_ci;      // doorbell CQ after this cycle
+  logic [1:0]        db_atype_now, db_atype_new;
+  logic              db_armed_after_fire;
+  logic              c_same_d;               // commit and doorbell name the same CQ
+  logic [NumCqs-1:0] commit_sel, db_sel, cmd_sel, pick_sel;
+
+  always_comb begin
+    state_d     = state_q;
+    wr_addr_d   = wr_addr_q;
+    wr_data_d   = wr_data_q;
+    wr_cqn_d    = wr_cqn_q;
+    wr_is_err_d = wr_is_err_q;
+    wr_sol_d    = wr_sol_q;
+    stale_d     = stale_q;
+    commit      = 1'b0;
+
+    // Completion FSM.
+    unique case (state_q)
+      S_IDLE: begin
+        if (cpl_valid_i && cpl_ready_o && acc_live) begin
+          state_d     = S_WRITE;
+          wr_cqn_d    = acc_cqn;
+          wr_sol_d    = acc_sol;
+          stale_d     = 1'b0;
+          wr_is_err_d = acc_full;
+          if (acc_full) begin
+            wr_addr_d = acc_ring + (64'(acc_depth) << 5);
+            wr_data_d = 256'(acc_rec);
+          end else begin
+            wr_addr_d = acc_ring + (64'(acc_slot) << 5);
+            wr_data_d = acc_cqe;
+          end
+        end
+      end
+      S_WRITE: begin
+        if (wr_ready_i) begin
+          state_d = S_IDLE;
+          commit  = !stale_q;
+        end
+      end
+      default: begin
+        state_d = S_IDLE;
+      end
+    endcase
+
+    // A CQ created or destroyed while its record is offered: the record still goes out (it
+    // cannot be withdrawn), but it no longer belongs to the CQ's new life, so it must not move
+    // its indices or raise its interrupt.
+    if ((cmd_create || cmd_destroy) && state_q == S_WRITE && wr_cqn_q == cmd_cqn) begin
+      stale_d = 1'b1;
+      commit  = 1'b0;
+    end
+    commit_cqe = commit && !wr_is_err_q;
+  end
+
+  always_comb begin
+    // The new indices of the commit CQ and of the doorbell CQ (they may be the same CQ).
+    wr_pi_now = pi_q[16*wr_cqn_q +: 16];
+    wr_ci_now = ci_q[16*wr_cqn_q +: 16];
+    wr_ss_now = ss_q[16*wr_cqn_q +: 16];
+    c_same_d  = db_ci && (db_cqn == wr_cqn_q);
+
+    c_pi = commit_cqe ? wr_pi_now + 16'd1 : wr_pi_now;
+    c_ss = !commit_cqe ? wr_ss_now
+         : wr_sol_q ? 16'd0
+         : (wr_ss_now == 16'hffff) ? 16'hffff : wr_ss_now + 16'd1;
+    c_ci = (c_same_d && db_ci_ok) ? db_new_ci : wr_ci_now;
+
+    d_pi = (c_same_d && commit_cqe) ? c_pi : db_pi;
+    d_ss = (c_same_d && commit_cqe) ? c_ss : ss_q[16*db_cqn +: 16];
+    d_ci = db_ci_ok ? db_new_ci : db_old_ci;
+
+    // An arm that lands in the cycle the previous one fired is a new arm, not a merge.
+    db_atype_now        = atype_q[2*db_cqn +: 2];
+    db_armed_after_fire = armed_q[db_cqn] && !fire[db_cqn];
+    db_atype_new        = db_armed_after_fire ? arm_merge(db_atype_now, db_type) : db_type;
+
+    for (int c = 0; c < NumCqs; c++) begin
+      commit_sel[c] = commit && (32'(wr_cqn_q) == c);
+      db_sel[c]     = (db_ci || db_mod) && (32'(db_cqn) == c);
+      cmd_sel[c]    = (cmd_create || cmd_destroy) && (32'(cmd_cqn) == c);
+      pick_sel[c]   = irq_free && pick_found && (32'(pick_cqn) == c);
+    end
+  end
+
+  always_comb begin
+    valid_d    = valid_q;
+    base_d     = base_q;
+    logd_d     = logd_q;
+    vec_d      = vec_q;
+    pi_d       = pi_q;
+    ci_d       = ci_q;
+    ss_d       = ss_q;
+    error_d    = error_q;
+    armed_d    = armed_q;
+    atype_d    = atype_q;
+    npend_d    = npend_q;
+    nonempty_d = nonempty_q;
+    solp_d     = solp_q;
+    mod_d      = mod_q;
+
+    for (int c = 0; c < NumCqs; c++) begin
+      // 1. Fire: the arm is used up; the interrupt request waits in npend until picked.
+      if (fire[c]) begin
+        armed_d[c] = 1'b0;
+        npend_d[c] = 1'b1;
+      end
+      if (pick_sel[c]) begin
+        npend_d[c] = 1'b0;
+      end
+
+      // 2. The accepted record: a CQE advances pi, the error record sets error.
+      if (commit_sel[c]) begin
+        if (wr_is_err_q) begin
+          error_d[c] = 1'b1;
+        end else begin
+          pi_d[16*c +: 16] = c_pi;
+          ss_d[16*c +: 16] = c_ss;
+          nonempty_d[c]    = c_pi != c_ci;
+          solp_d[c]        = c_ss < (c_pi - c_ci);
+        end
+      end
+
+      // 3. Doorbells.
+      if (db_sel[c] && db_ci) begin
+        ci_d[16*c +: 16] = d_ci;
+        nonempty_d[c]    = d_pi != d_ci;
+        solp_d[c]        = d_ss < (d_pi - d_ci);
+        if (db_arm) begin
+          armed_d[c]        = 1'b1;
+          atype_d[2*c +: 2] = db_atype_new;
+        end
+      end
+      if (db_sel[c] && db_mod) begin
+        mod_d[32*c +: 32] = db_data_i;
+      end
+
+      // 4. Commands override everything else for their CQ.
+      if (cmd_sel[c]) begin
+        valid_d[c]        = cmd_create;
+        pi_d[16*c +: 16]  = 16'd0;
+        ci_d[16*c +: 16]  = 16'd0;
+        ss_d[16*c +: 16]  = 16'hffff;   // no solicited entry yet
+        error_d[c]        = 1'b0;
+        armed_d[c]        = 1'b0;
+        atype_d[2*c +: 2] = nic_pkg::ARM_ERRORS;
+        npend_d[c]        = 1'b0;
+        nonempty_d[c]     = 1'b0;
+        solp_d[c]         = 1'b0;
+        mod_d[32*c +: 32] = 32'd0;
+        if (cmd_create) begin
+          base_d[BaseBits*c +: BaseBits] = cmd_base[63:12];
+          logd_d[4*c +: 4]               = cmd_logd[3:0];
+          vec_d[16*c +: 16]              = cmd_vec;
+        end
+      end
+    end
+  end
+
+  // Interrupt requests: one register, refilled from the fired CQs.
+  always_comb begin
+    irq_valid_d  = irq_valid_q;
+    irq_vector_d = irq_vector_q;
+    irq_cqn_d    = irq_cqn_q;
+    rr_d         = rr_q;
+    if (irq_valid_q && irq_ready_i) begin
+      irq_valid_d = 1'b0;
+    end
+    if (irq_free && pick_found) begin
+      irq_valid_d  = 1'b1;
+      irq_vector_d = vec_q[16*pick_cqn +: 16];
+      irq_cqn_d    = pick_cqn;
+      rr_d         = (32'(pick_cqn) == NumCqs - 1) ? '0 : pick_cqn + CqBits'(1);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      valid_q      <= '0;
+      pi_q         <= '0;
+      ci_q         <= '0;
+      ss_q         <= '0;
+      error_q      <= '0;
+      armed_q      <= '0;
+      atype_q      <= '0;
+      npend_q      <= '0;
+      nonempty_q   <= '0;
+      solp_q       <= '0;
+      state_q      <= S_IDLE;
+      wr_addr_q    <= '0;
+      wr_data_q    <= '0;
+      wr_cqn_q     <= '0;
+      wr_is_err_q  <= 1'b0;
+      wr_sol_q     <= 1'b0;
+      stale_q      <= 1'b0;
+      irq_valid_q  <= 1'b0;
+      irq_vector_q <= '0;
+      irq_cqn_q    <= '0;
+      rr_q         <= '0;
+    end else begin
+      valid_q      <= valid_d;
+      pi_q         <= pi_d;
+      ci_q         <= ci_d;
+      ss_q         <= ss_d;
+      error_q      <= error_d;
+      armed_q      <= armed_d;
+      atype_q      <= atype_d;
+      npend_q      <= npend_d;
+      nonempty_q   <= nonempty_d;
+      solp_q       <= solp_d;
+      state_q      <= state_d;
+      wr_addr_q    <= wr_addr_d;
+      wr_data_q    <= wr_data_d;
+      wr_cqn_q     <= wr_cqn_d;
+      wr_is_err_q  <= wr_is_err_d;
+      wr_sol_q     <= wr_sol_d;
+      stale_q      <= stale_d;
+      irq_valid_q  <= irq_valid_d;
+      irq_vector_q <= irq_vector_d;
+      irq_cqn_q    <= irq_cqn_d;
+      rr_q         <= rr_d;
+    end
+  end
+
+  // The static part of a context (ring base, depth, vector) and the moderation word are written
+  // by CQ_CREATE before any use, so they need no reset (they are RAM-like).
+  always_ff @(posedge clk_i) begin
+    base_q <= base_d;
+    logd_q <= logd_d;
+    vec_q  <= vec_d;
+    mod_q  <= mod_d;
+  end
+
+  assign wr_valid_o   = (state_q == S_WRITE);
+  assign wr_addr_o    = wr_addr_q;
+  assign wr_data_o    = wr_data_q;
+  assign irq_valid_o  = irq_valid_q;
+  assign irq_vector_o = irq_vector_q;
+  assign cq_error_o   = error_q;
+
+  logic              rd_in_range;
+  logic [CqBits-1:0] rd_cqn;
+  assign rd_in_range     = {1'b0, state_rd_cqn_i} < 9'(NumCqs);
+  assign rd_cqn          = CqBits'(state_rd_cqn_i);
+  assign state_rd_data_o = rd_in_range ? {error_q[rd_cqn], 15'd0, pi_q[16*rd_cqn +: 16]} : 32'd0;
+
+  // Interrupt moderation is a later issue: its per-CQ word is kept, and ends here until then.
+  logic unused_moderation;
+  assign unused_moderation = ^mod_q;
+  // irq_cqn_q names the CQ behind the request in flight, for waveforms and debugging.
+  logic unused_irq_cqn;
+  assign unused_irq_cqn = ^irq_cqn_q;
+  // The command arguments this engine does not read belong to the other commands' layouts.
+  logic unused_cmd_args;
+  assign unused_cmd_args = ^{cmd_args_i[255:96], cmd_args_i[79:72]};
+
+`ifndef SYNTHESIS
+  // The written record, seen as a CQE (for the owner-bit check).
+  nic_pkg::cqe_t wr_cqe_view;
+  assign wr_cqe_view = wr_data_q;
+
+  logic [16:0] wr_depth;
+  logic [15:0] wr_pi, wr_ci, wr_slot;
+  logic [63:0] wr_ring;
+  // Only the owner byte of the view is checked; the rest of the CQE is the SQ engine's.
+  logic        unused_wr_view;
+  assign unused_wr_view = ^wr_cqe_view;
+  assign wr_slot  = wr_pi & 16'(wr_depth - 17'd1);
+  assign wr_depth = depth_of(logd_q[4*wr_cqn_q +: 4]);
+  assign wr_pi    = pi_q[16*wr_cqn_q +: 16];
+  assign wr_ci    = ci_q[16*wr_cqn_q +: 16];
+  assign wr_ring  = {base_q[BaseBits*wr_cqn_q +: BaseBits], 12'd0};
+
+  // Shadow state for the checks: the owner bit of each CQ's last CQE, and whether the current
+  // arm of each CQ has already fired.
+  logic [NumCqs-1:0] last_owner_q, arm_used_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      last_owner_q <= '0;
+      arm_used_q   <= '0;
+    end else begin
+      for (int c = 0; c < NumCqs; c++) begin
+        if (fire[c]) begin
+          arm_used_q[c] <= 1'b1;
+        end
+      end
+      if (db_arm) begin
+        arm_used_q[db_cqn] <= 1'b0;
+      end
+      if (cmd_create || cmd_destroy) begin
+        arm_used_q[cmd_cqn] <= 1'b0;
+      end
+      if (commit && !wr_is_err_q) begin
+        last_owner_q[wr_cqn_q] <= wr_cqe_view.owner[0];
+      end
+    end
+  end
+
+  for (genvar g = 0; g < NumCqs; g++) begin : gen_cq_checks
+    // Pointers in range: the ring never holds more than depth entries.
+    a_ptr_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      valid_q[g] |-> {1'b0, pi_q[16*g +: 16] - ci_q[16*g +: 16]} <= depth_of(logd_q[4*g +: 4]));
+    a_log_depth_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      valid_q[g] |-> 32'(logd_q[4*g +: 4]) <= LogMaxCqDepth);
+    // The derived bits agree with the indices they summarise.
+    a_nonempty_matches: assert property (@(posedge clk_i) disable iff (rst_i)
+      valid_q[g] |-> nonempty_q[g] == (pi_q[16*g +: 16] != ci_q[16*g +: 16]));
+    // A notification only for an armed CQ, and at most one per arm.
+    a_fire_only_when_armed: assert property (@(posedge clk_i) disable iff (rst_i)
+      fire[g] |-> armed_q[g] && valid_q[g]);
+    a_one_notification_per_arm: assert property (@(posedge clk_i) disable iff (rst_i)
+      fire[g] |-> !arm_used_q[g]);
+    // An armed CQ in error fires at once (unless its previous interrupt is still waiting).
+    a_error_fires: assert property (@(posedge clk_i) disable iff (rst_i)
+      (valid_q[g] && armed_q[g] && error_q[g] && !npend_q[g]) |-> fire[g]);
+  end
+
+  // No CQE is written into a full ring; the error record is written once, at the ring's end.
+  a_no_cqe_when_full: assert property (@(posedge clk_i) disable iff (rst_i)
+    (commit && !wr_is_err_q) |-> {1'b0, wr_pi - wr_ci} < wr_depth);
+  a_error_record_once: assert property (@(posedge clk_i) disable iff (rst_i)
+    (commit && wr_is_err_q) |-> !error_q[wr_cqn_q] && wr_addr_q == wr_ring + (64'(wr_depth) << 5));
+  // The CQE goes to slot pi mod depth.
+  a_cqe_in_slot: assert property (@(posedge clk_i) disable iff (rst_i)
+    (commit && !wr_is_err_q) |->
+      wr_addr_q == wr_ring + (64'(wr_slot) << 5));
+  // Owner bit: 1 on the first pass, and it flips exactly when the slot wraps to 0.
+  a_owner_first_pass: assert property (@(posedge clk_i) disable iff (rst_i)
+    (commit && !wr_is_err_q && 17'(wr_pi) < wr_depth) |-> wr_cqe_view.owner == 8'd1);
+  a_owner_flips_on_wrap: assert property (@(posedge clk_i) disable iff (rst_i)
+    (commit && !wr_is_err_q && 17'(wr_pi) >= wr_depth) |->
+      ((wr_cqe_view.owner[0] != last_owner_q[wr_cqn_q])
+       == (wr_slot == 16'd0)));
+  // Records and interrupt requests hold still until taken.
+  a_wr_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (wr_valid_o && !wr_ready_i) |=> wr_valid_o && $stable(wr_addr_o) && $stable(wr_data_o));
+  a_irq_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (irq_valid_o && !irq_ready_i) |=> irq_valid_o && $stable(irq_vector_o));
+  a_irq_vector_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    irq_valid_o |-> 32'(irq_vector_o) < MsixVectors);
+`endif
+
+endmodule

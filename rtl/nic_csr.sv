@@ -1,0 +1,381 @@
+`default_nettype none
+// nic_csr: the BAR0 front end (AXI4-Lite slave, 22-bit byte address, 32-bit data).
+//
+// Handshake: a write is taken in the cycle AW and W are both valid (awready = wready = that
+// condition, while no B response is waiting or it is being taken); its B response (OKAY) follows
+// one cycle later. A read is taken when AR is valid (and no R response waits or it is being
+// taken); its data is registered and returned one cycle later with OKAY. Nothing ever waits on
+// the rest of the NIC, so the bus can never hang; SLVERR is never returned.
+//
+// Map (formats/nic.toml; offsets from nic_pkg::REG_*):
+//   ID block, CAP_*         read-only, from nic_pkg and the parameters
+//   SCRATCH, ARG0..ARG7     read/write (byte strobes honoured)
+//   CMD                     write: cmd_valid_o pulses for one cycle with cmd_op_o = wdata[7:0],
+//                           cmd_index_o = wdata[23:8] and cmd_args_o = {ARG7, ..., ARG0}
+//   QP_STATE_BASE + 4n      reads qp_state_i of QP n
+//   CQ_STATE_BASE + 4n      reads the CQ engine's {error[31], producer_index[15:0]} of CQ n
+//                           (cq_state_cqn_o -> cq_state_i, combinational)
+//   QP doorbell page n      DB_SQ_PI: sq_db pulse; DB_RQ_PI: rq_db pulse (pi = wdata[15:0])
+//   CQ doorbell page n      DB_CQ_CI_ARM / DB_CQ_MODERATION: cq_db pulse with the 32-bit word,
+//                           cq_db_moderation_o = 1 for the moderation word
+//   MSIX_TABLE .. MSIX_PBA + 4*ceil(MsixVectors/32)
+//                           forwarded to nic_msix: msix_wr_* in the cycle the write is taken,
+//                           msix_rd_addr_o -> msix_rd_data_i combinational (offsets from
+//                           MSIX_TABLE)
+// Command and doorbell pulses leave registered, one cycle after the write is taken; at most one
+// pulse of any kind per cycle. Trigger registers (CMD, doorbells) act on every write to them
+// whatever its strobes: a partial write to a trigger has no meaning, and dropping it would lose
+// a doorbell. Writes to read-only registers, to a queue number >= NumQps / NumCqs, to unknown
+// doorbell offsets or to unmapped addresses are ignored; reads of write-only or unmapped
+// addresses return 0.
+module nic_csr #(
+  parameter int DataWidth     = 64,    // reported in CAP_DATA_WIDTH
+  parameter int NumQps        = 16,    // queue pairs, 1..256
+  parameter int NumCqs        = 16,    // completion queues, 1..256
+  parameter int NumMrs        = 64,    // reported in CAP_MEMORY
+  parameter int MttEntries    = 1024,  // reported in CAP_MEMORY
+  parameter int MsixVectors   = 16,    // MSI-X table size, 1..2048
+  parameter int MaxBurstWqes  = 16,    // reported in CAP_SQ
+  parameter int WqeBufEntries = 32,    // reported in CAP_SQ
+  parameter int LogMaxSqDepth = 12,    // reported in CAP_SQ
+  parameter int LogMaxCqDepth = 14     // reported in CAP_CQ
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_i,
+  // AXI4-Lite slave
+  input  logic [21:0]           s_axil_awaddr_i,
+  input  logic                  s_axil_awvalid_i,
+  output logic                  s_axil_awready_o,
+  input  logic [31:0]           s_axil_wdata_i,
+  input  logic [3:0]            s_axil_wstrb_i,
+  input  logic                  s_axil_wvalid_i,
+  output logic                  s_axil_wready_o,
+  output logic [1:0]            s_axil_bresp_o,
+  output logic                  s_axil_bvalid_o,
+  input  logic                  s_axil_bready_i,
+  input  logic [21:0]           s_axil_araddr_i,
+  input  logic                  s_axil_arvalid_i,
+  output logic                  s_axil_arready_o,
+  output logic [31:0]           s_axil_rdata_o,
+  output logic [1:0]            s_axil_rresp_o,
+  output logic                  s_axil_rvalid_o,
+  input  logic                  s_axil_rready_i,
+  // commands
+  output logic                  cmd_valid_o,
+  output logic [7:0]            cmd_op_o,
+  output logic [15:0]           cmd_index_o,
+  output logic [255:0]          cmd_args_o,
+  // doorbells
+  output logic                  sq_db_valid_o,
+  output logic [7:0]            sq_db_qpn_o,
+  output logic [15:0]           sq_db_pi_o,
+  output logic                  rq_db_valid_o,
+  output logic [7:0]            rq_db_qpn_o,
+  output logic [15:0]           rq_db_pi_o,
+  output logic                  cq_db_valid_o,
+  output logic [7:0]            cq_db_cqn_o,
+  output logic                  cq_db_moderation_o,
+  output logic [31:0]           cq_db_data_o,
+  // state read-back
+  input  logic [2*NumQps-1:0]   qp_state_i,
+  output logic [7:0]            cq_state_cqn_o,
+  input  logic [31:0]           cq_state_i,
+  // MSI-X register port
+  output logic                  msix_wr_valid_o,
+  output logic [15:0]           msix_wr_addr_o,
+  output logic [31:0]           msix_wr_data_o,
+  output logic [3:0]            msix_wr_strb_o,
+  output logic [15:0]           msix_rd_addr_o,
+  input  logic [31:0]           msix_rd_data_i
+);
+
+  localparam int PbaWords = (MsixVectors + 31) / 32;
+  localparam logic [21:0] PbaOffset = nic_pkg::REG_MSIX_PBA - nic_pkg::REG_MSIX_TABLE;
+  localparam logic [21:0] QpDbEnd   = nic_pkg::REG_QP_DB_BASE + 22'(NumQps << nic_pkg::DB_PAGE_SHIFT);
+  localparam logic [21:0] CqDbEnd   = nic_pkg::REG_CQ_DB_BASE + 22'(NumCqs << nic_pkg::DB_PAGE_SHIFT);
+
+  if (NumQps < 1 || NumQps > 256 || NumCqs < 1 || NumCqs > 256) begin : gen_bad_queues
+    $fatal(1, "nic_csr: NumQps and NumCqs must be 1..256");
+  end
+  if (MsixVectors < 1 || MsixVectors * 16 > 32'(PbaOffset)) begin : gen_bad_vectors
+    $fatal(1, "nic_csr: MsixVectors must be 1..2048");
+  end
+
+  // ---- address decode (shared by reads and writes) ----
+  typedef enum logic [3:0] {
+    R_NONE,       // unmapped
+    R_CONST,      // an ID / capability register
+    R_SCRATCH,
+    R_ARG,
+    R_CMD,
+    R_QP_STATE,
+    R_CQ_STATE,
+    R_QP_DB,
+    R_CQ_DB,
+    R_MSIX
+  } region_e;
+
+  // wa: the word address (byte address [21:2])
+  function automatic region_e decode(input logic [19:0] wa);
+    logic [21:0] w;
+    w = {wa, 2'b00};
+    decode = R_NONE;
+    if (w <= nic_pkg::REG_CAP_CQ) begin
+      decode = R_CONST;
+    end else if (w == nic_pkg::REG_SCRATCH) begin
+      decode = R_SCRATCH;
+    end else if (w >= nic_pkg::REG_ARG0 && w < nic_pkg::REG_ARG0 + 22'd32) begin
+      decode = R_ARG;
+    end else if (w == nic_pkg::REG_CMD) begin
+      decode = R_CMD;
+    end else if (w >= nic_pkg::REG_QP_STATE_BASE
+                 && w < nic_pkg::REG_QP_STATE_BASE + 22'(4 * NumQps)) begin
+      decode = R_QP_STATE;
+    end else if (w >= nic_pkg::REG_CQ_STATE_BASE
+                 && w < nic_pkg::REG_CQ_STATE_BASE + 22'(4 * NumCqs)) begin
+      decode = R_CQ_STATE;
+    end else if (w >= nic_pkg::REG_QP_DB_BASE && w < QpDbEnd) begin
+      decode = R_QP_DB;
+    end else if (w >= nic_pkg::REG_CQ_DB_BASE && w < CqDbEnd) begin
+      decode = R_CQ_DB;
+    end else if ((w >= nic_pkg::REG_MSIX_TABLE
+                  && w < nic_pkg::REG_MSIX_TABLE + 22'(16 * MsixVectors))
+                 || (w >= nic_pkg::REG_MSIX_PBA
+                     && w < nic_pkg::REG_MSIX_PBA + 22'(4 * PbaWords))) begin
+      decode = R_MSIX;
+    end
+  endfunction
+
+  // ---- registers ----
+  logic           bvalid_q, bvalid_d;
+  logic           rvalid_q, rvalid_d;
+  logic [31:0]    rdata_q, rdata_d;
+  logic [31:0]    scratch_q, scratch_d;
+  logic [255:0]   args_q, args_d;
+
+  logic           cmd_valid_q, cmd_valid_d;
+  logic [7:0]     cmd_op_q, cmd_op_d;
+  logic [15:0]    cmd_index_q, cmd_index_d;
+  logic           sq_db_valid_q, sq_db_valid_d;
+  logic           rq_db_valid_q, rq_db_valid_d;
+  logic           cq_db_valid_q, cq_db_valid_d;
+  logic [7:0]     db_qn_q, db_qn_d;               // queue number of the doorbell pulse
+  logic [31:0]    db_data_q, db_data_d;           // the doorbell word
+  logic           cq_db_mod_q, cq_db_mod_d;
+
+  // ---- write channel ----
+  logic           wr_take;
+  region_e        wr_region;
+  logic [21:0]    wr_addr;                        // word-aligned write address
+  logic [9:0]     wr_qp_page, wr_cq_page;         // doorbell page number (queue number)
+  logic [11:0]    wr_db_off;
+  logic [31:0]    wr_mask;                        // byte strobes as a bit mask
+
+  assign wr_take          = s_axil_awvalid_i && s_axil_wvalid_i && (!bvalid_q || s_axil_bready_i);
+  assign s_axil_awready_o = wr_take;
+  assign s_axil_wready_o  = wr_take;
+
+  always_comb begin
+    wr_addr   = {s_axil_awaddr_i[21:2], 2'b00};
+    wr_region = decode(s_axil_awaddr_i[21:2]);
+    // the doorbell areas start on a page boundary
+    wr_qp_page = wr_addr[21:12] - nic_pkg::REG_QP_DB_BASE[21:12];
+    wr_cq_page = wr_addr[21:12] - nic_pkg::REG_CQ_DB_BASE[21:12];
+    wr_db_off = wr_addr[11:0];
+    for (int b = 0; b < 4; b++) begin
+      wr_mask[8*b +: 8] = {8{s_axil_wstrb_i[b]}};
+    end
+  end
+
+  always_comb begin
+    bvalid_d      = bvalid_q;
+    scratch_d     = scratch_q;
+    args_d        = args_q;
+    cmd_valid_d   = 1'b0;
+    cmd_op_d      = cmd_op_q;
+    cmd_index_d   = cmd_index_q;
+    sq_db_valid_d = 1'b0;
+    rq_db_valid_d = 1'b0;
+    cq_db_valid_d = 1'b0;
+    db_qn_d       = db_qn_q;
+    db_data_d     = db_data_q;
+    cq_db_mod_d   = cq_db_mod_q;
+
+    if (bvalid_q && s_axil_bready_i) begin
+      bvalid_d = 1'b0;
+    end
+    if (wr_take) begin
+      bvalid_d = 1'b1;
+      unique case (wr_region)
+        R_SCRATCH: begin
+          scratch_d = (scratch_q & ~wr_mask) | (s_axil_wdata_i & wr_mask);
+        end
+        R_ARG: begin
+          args_d[32*wr_addr[4:2] +: 32] = (args_q[32*wr_addr[4:2] +: 32] & ~wr_mask)
+                                          | (s_axil_wdata_i & wr_mask);
+        end
+        R_CMD: begin
+          cmd_valid_d = 1'b1;
+          cmd_op_d    = s_axil_wdata_i[7:0];
+          cmd_index_d = s_axil_wdata_i[23:8];
+        end
+        R_QP_DB: begin
+          db_qn_d       = wr_qp_page[7:0];
+          db_data_d     = s_axil_wdata_i;
+          sq_db_valid_d = (32'(wr_db_off) == nic_pkg::DB_SQ_PI);
+          rq_db_valid_d = (32'(wr_db_off) == nic_pkg::DB_RQ_PI);
+        end
+        R_CQ_DB: begin
+          db_qn_d       = wr_cq_page[7:0];
+          db_data_d     = s_axil_wdata_i;
+          cq_db_mod_d   = (32'(wr_db_off) == nic_pkg::DB_CQ_MODERATION);
+          cq_db_valid_d = (32'(wr_db_off) == nic_pkg::DB_CQ_CI_ARM)
+                          || (32'(wr_db_off) == nic_pkg::DB_CQ_MODERATION);
+        end
+        default: begin
+          // read-only, MSI-X (handled below) or unmapped: nothing to store here
+        end
+      endcase
+    end
+  end
+
+  // MSI-X writes go straight through, in the cycle the write is taken.
+  assign msix_wr_valid_o = wr_take && (wr_region == R_MSIX);
+  assign msix_wr_addr_o  = 16'(wr_addr - nic_pkg::REG_MSIX_TABLE);
+  assign msix_wr_data_o  = s_axil_wdata_i;
+  assign msix_wr_strb_o  = s_axil_wstrb_i;
+
+  // ---- read channel ----
+  logic           rd_take;
+  region_e        rd_region;
+  logic [21:0]    rd_addr;
+  logic [21:0]    rd_qp_idx, rd_cq_idx;
+  logic [31:0]    rd_const;
+
+  assign rd_take          = s_axil_arvalid_i && (!rvalid_q || s_axil_rready_i);
+  assign s_axil_arready_o = rd_take;
+
+  always_comb begin
+    rd_addr   = {s_axil_araddr_i[21:2], 2'b00};
+    rd_region = decode(s_axil_araddr_i[21:2]);
+    rd_qp_idx = (rd_addr - nic_pkg::REG_QP_STATE_BASE) >> 2;
+    rd_cq_idx = (rd_addr - nic_pkg::REG_CQ_STATE_BASE) >> 2;
+
+    unique case (rd_addr)
+      nic_pkg::REG_ID_MAGIC:       rd_const = nic_pkg::MAGIC;
+      nic_pkg::REG_VERSION:        rd_const = {nic_pkg::VERSION_MAJOR[15:0],
+                                               nic_pkg::VERSION_MINOR[15:0]};
+      nic_pkg::REG_IDS:            rd_const = {nic_pkg::DEVICE_ID[15:0], nic_pkg::VENDOR_ID[15:0]};
+      nic_pkg::REG_CAP_DATA_WIDTH: rd_const = 32'(DataWidth);
+      nic_pkg::REG_CAP_QUEUES:     rd_const = {16'(NumCqs), 16'(NumQps)};
+      nic_pkg::REG_CAP_MEMORY:     rd_const = {16'(MttEntries), 16'(NumMrs)};
+      nic_pkg::REG_CAP_MSIX:       rd_const = 32'(MsixVectors);
+      nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
+                                               8'(LogMaxSqDepth)};
+      nic_pkg::REG_CAP_CQ:         rd_const = {24'd0, 8'(LogMaxCqDepth)};
+      default:                     rd_const = 32'd0;
+    endcase
+  end
+
+  assign cq_state_cqn_o = rd_cq_idx[7:0];
+  assign msix_rd_addr_o = 16'(rd_addr - nic_pkg::REG_MSIX_TABLE);
+
+  always_comb begin
+    rvalid_d = rvalid_q;
+    rdata_d  = rdata_q;
+    if (rvalid_q && s_axil_rready_i) begin
+      rvalid_d = 1'b0;
+    end
+    if (rd_take) begin
+      rvalid_d = 1'b1;
+      unique case (rd_region)
+        R_CONST:    rdata_d = rd_const;
+        R_SCRATCH:  rdata_d = scratch_q;
+        R_ARG:      rdata_d = args_q[32*rd_addr[4:2] +: 32];
+        R_QP_STATE: rdata_d = {30'd0, qp_state_i[2*rd_qp_idx[7:0] +: 2]};
+        R_CQ_STATE: rdata_d = cq_state_i;
+        R_MSIX:     rdata_d = msix_rd_data_i;
+        default:    rdata_d = 32'd0;   // CMD, doorbells (write-only) and unmapped
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      bvalid_q      <= 1'b0;
+      rvalid_q      <= 1'b0;
+      rdata_q       <= '0;
+      scratch_q     <= '0;
+      args_q        <= '0;
+      cmd_valid_q   <= 1'b0;
+      cmd_op_q      <= '0;
+      cmd_index_q   <= '0;
+      sq_db_valid_q <= 1'b0;
+      rq_db_valid_q <= 1'b0;
+      cq_db_valid_q <= 1'b0;
+      db_qn_q       <= '0;
+      db_data_q     <= '0;
+      cq_db_mod_q   <= 1'b0;
+    end else begin
+      bvalid_q      <= bvalid_d;
+      rvalid_q      <= rvalid_d;
+      rdata_q       <= rdata_d;
+      scratch_q     <= scratch_d;
+      args_q        <= args_d;
+      cmd_valid_q   <= cmd_valid_d;
+      cmd_op_q      <= cmd_op_d;
+      cmd_index_q   <= cmd_index_d;
+      sq_db_valid_q <= sq_db_valid_d;
+      rq_db_valid_q <= rq_db_valid_d;
+      cq_db_valid_q <= cq_db_valid_d;
+      db_qn_q       <= db_qn_d;
+      db_data_q     <= db_data_d;
+      cq_db_mod_q   <= cq_db_mod_d;
+    end
+  end
+
+  assign s_axil_bvalid_o = bvalid_q;
+  assign s_axil_bresp_o  = 2'b00;   // OKAY
+  assign s_axil_rvalid_o = rvalid_q;
+  assign s_axil_rdata_o  = rdata_q;
+  assign s_axil_rresp_o  = 2'b00;   // OKAY
+
+  // ARGs are stable while the command pulse is out: the next write is taken at the earliest in
+  // the cycle of the pulse and lands after it.
+  assign cmd_valid_o        = cmd_valid_q;
+  assign cmd_op_o           = cmd_op_q;
+  assign cmd_index_o        = cmd_index_q;
+  assign cmd_args_o         = args_q;
+  assign sq_db_valid_o      = sq_db_valid_q;
+  assign sq_db_qpn_o        = db_qn_q;
+  assign sq_db_pi_o         = db_data_q[15:0];
+  assign rq_db_valid_o      = rq_db_valid_q;
+  assign rq_db_qpn_o        = db_qn_q;
+  assign rq_db_pi_o         = db_data_q[15:0];
+  assign cq_db_valid_o      = cq_db_valid_q;
+  assign cq_db_cqn_o        = db_qn_q;
+  assign cq_db_moderation_o = cq_db_mod_q;
+  assign cq_db_data_o       = db_data_q;
+
+  // Address bits below the word and above the decoded ranges carry no information here.
+  logic unused_addr;
+  assign unused_addr = ^{s_axil_awaddr_i[1:0], s_axil_araddr_i[1:0], wr_qp_page[9:8],
+                         wr_cq_page[9:8], rd_qp_idx[21:8], rd_cq_idx[21:8]};
+
+`ifndef SYNTHESIS
+  // At most one command or doorbell pulse per cycle (the engines rely on it).
+  a_one_pulse: assert property (@(posedge clk_i) disable iff (rst_i)
+    $onehot0({cmd_valid_o, sq_db_valid_o, rq_db_valid_o, cq_db_valid_o}));
+  // Doorbells name existing queues.
+  a_sq_db_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    (sq_db_valid_o || rq_db_valid_o) |-> 32'(sq_db_qpn_o) < NumQps);
+  a_cq_db_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    cq_db_valid_o |-> 32'(cq_db_cqn_o) < NumCqs);
+  // Responses hold still until taken (AXI rule).
+  a_b_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (s_axil_bvalid_o && !s_axil_bready_i) |=> s_axil_bvalid_o);
+  a_r_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (s_axil_rvalid_o && !s_axil_rready_i) |=> s_axil_rvalid_o && $stable(s_axil_rdata_o));
+`endif
+
+endmodule

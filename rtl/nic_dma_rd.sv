@@ -1,0 +1,168 @@
+`default_nettype none
+// nic_dma_rd: the send-queue engine's AXI4 read master. NumClients clients share AR and R:
+//   - AR: a round-robin arbiter feeds one output register. A client request (valid, addr, len)
+//     is taken in a cycle where valid and ready are both high; the client may change or drop an
+//     untaken request (the fetch engine recomputes its burst every cycle), so stability is the
+//     output register's job: m_axi_ar* hold until the slave takes them. Client c reads with
+//     ARID c. Bursts are INCR of full beats (arsize = log2(DataWidth/8)); keeping a burst inside
+//     one 4 KiB page and within 256 beats is the client's duty, checked here by assertion.
+//   - R: AXI only promises order per ID, so each beat is routed by RID to the client that owns
+//     the ID (valid/ready pass straight through). A RID no client owns is accepted and dropped
+//     so the bus never hangs (it cannot happen with a correct slave: an assertion says so).
+module nic_dma_rd #(
+  parameter int DataWidth  = 64,  // AXI data width in bits: 64..256, a power of two
+  parameter int NumClients = 2    // clients (ARIDs 0..NumClients-1), 2..16
+) (
+  input  logic                    clk_i,
+  input  logic                    rst_i,
+  // clients
+  input  logic [NumClients-1:0]    cl_ar_valid_i,
+  output logic [NumClients-1:0]    cl_ar_ready_o,
+  input  logic [NumClients*64-1:0] cl_ar_addr_i,     // client c in [64c+63:64c]
+  input  logic [NumClients*8-1:0]  cl_ar_len_i,      // client c in [8c+7:8c]
+  output logic [NumClients-1:0]    cl_r_valid_o,
+  input  logic [NumClients-1:0]    cl_r_ready_i,
+  output logic [DataWidth-1:0]     cl_r_data_o,      // shared by all clients
+  output logic [1:0]               cl_r_resp_o,
+  output logic                     cl_r_last_o,
+  // AXI4 read master
+  output logic [3:0]               m_axi_arid_o,
+  output logic [63:0]              m_axi_araddr_o,
+  output logic [7:0]               m_axi_arlen_o,
+  output logic [2:0]               m_axi_arsize_o,
+  output logic [1:0]               m_axi_arburst_o,
+  output logic                     m_axi_arvalid_o,
+  input  logic                     m_axi_arready_i,
+  input  logic [3:0]               m_axi_rid_i,
+  input  logic [DataWidth-1:0]     m_axi_rdata_i,
+  input  logic [1:0]               m_axi_rresp_i,
+  input  logic                     m_axi_rlast_i,
+  input  logic                     m_axi_rvalid_i,
+  output logic                     m_axi_rready_o
+);
+
+  localparam int BeatBytes = DataWidth / 8;
+  localparam int SizeLog2  = $clog2(BeatBytes);
+  localparam int BeatLast  = BeatBytes - 1;
+  localparam logic [63:0] BeatMask = 64'(BeatLast);   // address bits inside a beat
+
+  if (DataWidth < 64 || DataWidth > 256 || (DataWidth & (DataWidth - 1)) != 0) begin : gen_bad_width
+    $fatal(1, "nic_dma_rd: DataWidth must be 64, 128 or 256");
+  end
+  if (NumClients < 2 || NumClients > 16) begin : gen_bad_clients
+    $fatal(1, "nic_dma_rd: NumClients must be 2..16 (4-bit ARIDs)");
+  end
+
+  // ---- AR: round robin into one output register ----------------------------------------------
+  logic        ar_valid_q, ar_valid_d;
+  logic [3:0]  ar_id_q, ar_id_d;
+  logic [63:0] ar_addr_q, ar_addr_d;
+  logic [7:0]  ar_len_q, ar_len_d;
+  logic [3:0]  rr_q, rr_d;       // the client granted last
+  logic        load;             // the output register takes a request this cycle (if any)
+  logic        grant_valid;
+  logic [3:0]  grant;
+
+  // Round robin: the lowest requesting client above the last granted one, else the lowest one.
+  always_comb begin
+    grant_valid = 1'b0;
+    grant       = '0;
+    for (int c = NumClients - 1; c >= 0; c--) begin
+      if (cl_ar_valid_i[c]) begin
+        grant_valid = 1'b1;
+        grant       = 4'(c);
+      end
+    end
+    for (int c = NumClients - 1; c >= 0; c--) begin
+      if (cl_ar_valid_i[c] && 4'(c) > rr_q) begin
+        grant = 4'(c);
+      end
+    end
+  end
+
+  assign load = !ar_valid_q || m_axi_arready_i;
+
+  always_comb begin
+    ar_valid_d = ar_valid_q;
+    ar_id_d    = ar_id_q;
+    ar_addr_d  = ar_addr_q;
+    ar_len_d   = ar_len_q;
+    rr_d       = rr_q;
+    if (load) begin
+      ar_valid_d = grant_valid;
+      if (grant_valid) begin
+        ar_id_d   = grant;
+        ar_addr_d = cl_ar_addr_i[64*grant +: 64];
+        ar_len_d  = cl_ar_len_i[8*grant +: 8];
+        rr_d      = grant;
+      end
+    end
+  end
+
+  always_comb begin
+    cl_ar_ready_o = '0;
+    for (int c = 0; c < NumClients; c++) begin
+      cl_ar_ready_o[c] = load && grant_valid && grant == 4'(c);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ar_valid_q <= 1'b0;
+      ar_id_q    <= '0;
+      ar_addr_q  <= '0;
+      ar_len_q   <= '0;
+      rr_q       <= 4'(NumClients - 1);
+    end else begin
+      ar_valid_q <= ar_valid_d;
+      ar_id_q    <= ar_id_d;
+      ar_addr_q  <= ar_addr_d;
+      ar_len_q   <= ar_len_d;
+      rr_q       <= rr_d;
+    end
+  end
+
+  assign m_axi_arid_o    = ar_id_q;
+  assign m_axi_araddr_o  = ar_addr_q;
+  assign m_axi_arlen_o   = ar_len_q;
+  assign m_axi_arsize_o  = 3'(SizeLog2);
+  assign m_axi_arburst_o = 2'b01;          // INCR
+  assign m_axi_arvalid_o = ar_valid_q;
+
+  // ---- R: routed by RID ---------------------------------------------------------------------
+  logic        rid_known;
+  logic [15:0] r_ready_all;      // one bit per possible RID (no client: 0)
+
+  assign rid_known   = 32'(m_axi_rid_i) < NumClients;
+  assign r_ready_all = 16'(cl_r_ready_i);
+
+  always_comb begin
+    cl_r_valid_o = '0;
+    for (int c = 0; c < NumClients; c++) begin
+      cl_r_valid_o[c] = m_axi_rvalid_i && m_axi_rid_i == 4'(c);
+    end
+  end
+
+  assign cl_r_data_o    = m_axi_rdata_i;
+  assign cl_r_resp_o    = m_axi_rresp_i;
+  assign cl_r_last_o    = m_axi_rlast_i;
+  assign m_axi_rready_o = rid_known ? r_ready_all[m_axi_rid_i] : 1'b1;
+
+`ifndef SYNTHESIS
+  // AXI: an offered AR stays, unchanged, until the slave takes it.
+  a_ar_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+      m_axi_arvalid_o && !m_axi_arready_i |=>
+      m_axi_arvalid_o && $stable(m_axi_arid_o) && $stable(m_axi_araddr_o) && $stable(m_axi_arlen_o));
+  // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
+  a_ar_no_4k_cross: assert property (@(posedge clk_i) disable iff (rst_i)
+      m_axi_arvalid_o |->
+      (32'(m_axi_araddr_o[11:0]) + ((32'(m_axi_arlen_o) + 1) << SizeLog2)) <= 4096);
+  // Clients ask for whole, aligned beats.
+  a_ar_beat_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
+      m_axi_arvalid_o |-> (m_axi_araddr_o & BeatMask) == '0);
+  // Every read data beat belongs to a client.
+  a_r_known_id: assert property (@(posedge clk_i) disable iff (rst_i)
+      m_axi_rvalid_i |-> rid_known);
+`endif
+
+endmodule

@@ -1,0 +1,192 @@
+`default_nettype none
+// nic_dma_wr: the NIC's only AXI4 write master. It serialises two request ports onto AW/W/B,
+// one request at a time, in the order the requests were accepted:
+//   port 0 (req0_*): a 32-byte record (CQE or CQ error record) to a 32-byte aligned address;
+//                    req0_data_i byte 0 is bits [7:0] (the little-endian memory image).
+//   port 1 (req1_*): an MSI-X message: a 4-byte write of req1_data_i to a 4-byte aligned address.
+// Both ports are valid/ready: a request is accepted in a cycle with valid and ready high, and its
+// fields must stay stable while valid is high and ready is low.
+//
+// Every write uses AXI ID 0: one ID keeps the interconnect from reordering, which is how a CQE
+// and the MSI-X message that announces it stay in PCIe posted-write order. Bursts are INCR; a
+// 32-byte record at a 32-byte aligned address and a 4-byte message never cross 4 KiB.
+// DataWidth 64: a record is one 4-beat burst (awsize 3); DataWidth 256: one beat (awsize 5).
+// A message is one beat, awsize 2, with only the 4 strobes of its byte lanes set.
+// B responses are always accepted; their status is not reported anywhere yet (a DMA write error
+// has no consumer until the error path for host-memory faults exists).
+module nic_dma_wr #(
+  parameter int DataWidth = 64  // AXI data width in bits: 64 or 256 (the CQE spans 1..4 beats)
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_i,
+  // port 0: 32-byte records
+  input  logic                   req0_valid_i,
+  input  logic [63:0]            req0_addr_i,
+  input  logic [255:0]           req0_data_i,
+  output logic                   req0_ready_o,
+  // port 1: MSI-X messages
+  input  logic                   req1_valid_i,
+  input  logic [63:0]            req1_addr_i,
+  input  logic [31:0]            req1_data_i,
+  output logic                   req1_ready_o,
+  // AXI4 write channels
+  output logic [3:0]             m_axi_awid_o,
+  output logic [63:0]            m_axi_awaddr_o,
+  output logic [7:0]             m_axi_awlen_o,
+  output logic [2:0]             m_axi_awsize_o,
+  output logic [1:0]             m_axi_awburst_o,
+  output logic                   m_axi_awvalid_o,
+  input  logic                   m_axi_awready_i,
+  output logic [DataWidth-1:0]   m_axi_wdata_o,
+  output logic [DataWidth/8-1:0] m_axi_wstrb_o,
+  output logic                   m_axi_wlast_o,
+  output logic                   m_axi_wvalid_o,
+  input  logic                   m_axi_wready_i,
+  input  logic [3:0]             m_axi_bid_i,
+  input  logic [1:0]             m_axi_bresp_i,
+  input  logic                   m_axi_bvalid_i,
+  output logic                   m_axi_bready_o
+);
+
+  localparam int BeatBytes  = DataWidth / 8;
+  localparam int LaneBits   = $clog2(BeatBytes);          // address bits that select a byte lane
+  localparam int RecBeats   = 32 / BeatBytes;             // beats of one 32-byte record
+  localparam int BeatBits   = (RecBeats > 1) ? $clog2(RecBeats) : 1;
+
+  if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
+    $fatal(1, "nic_dma_wr: DataWidth must be 64 or 256");
+  end
+
+  // The request being written. aw_pend: its AW is not yet accepted; w_pend: beats remain.
+  logic                 aw_pend_q, aw_pend_d;
+  logic                 w_pend_q, w_pend_d;
+  logic                 is_msg_q, is_msg_d;
+  logic [63:0]          addr_q, addr_d;
+  logic [255:0]         data_q, data_d;                   // record, or the message in [31:0]
+  logic [BeatBits-1:0]  beat_q, beat_d;
+
+  logic                 idle;                             // no request in progress after this cycle
+  logic                 aw_fire, w_fire, w_last;
+  logic [DataWidth-1:0]   msg_wdata;
+  logic [BeatBytes-1:0]   msg_wstrb;
+
+  assign aw_fire = m_axi_awvalid_o && m_axi_awready_i;
+  assign w_fire  = m_axi_wvalid_o && m_axi_wready_i;
+  assign w_last  = is_msg_q || (beat_q == BeatBits'(RecBeats - 1));
+
+  // The request slot frees in the cycle its last handshake happens, so a new request can be
+  // accepted back to back.
+  assign idle = (!aw_pend_q || aw_fire) && (!w_pend_q || (w_fire && w_last));
+
+  // MSI-X requests win the arbitration: they are rare, and a CQE stream must not delay an
+  // interrupt. Order between the two ports is the order of acceptance, which is what the CQ
+  // engine relies on (it raises the interrupt only after its record was accepted here).
+  assign req1_ready_o = idle;
+  assign req0_ready_o = idle && !req1_valid_i;
+
+  always_comb begin
+    aw_pend_d = aw_pend_q;
+    w_pend_d  = w_pend_q;
+    is_msg_d  = is_msg_q;
+    addr_d    = addr_q;
+    data_d    = data_q;
+    beat_d    = beat_q;
+
+    if (aw_fire) begin
+      aw_pend_d = 1'b0;
+    end
+    if (w_fire) begin
+      if (w_last) begin
+        w_pend_d = 1'b0;
+      end else begin
+        beat_d = beat_q + BeatBits'(1);
+      end
+    end
+
+    if (req1_valid_i && req1_ready_o) begin
+      aw_pend_d = 1'b1;
+      w_pend_d  = 1'b1;
+      is_msg_d  = 1'b1;
+      addr_d    = req1_addr_i;
+      data_d    = {224'b0, req1_data_i};
+      beat_d    = '0;
+    end else if (req0_valid_i && req0_ready_o) begin
+      aw_pend_d = 1'b1;
+      w_pend_d  = 1'b1;
+      is_msg_d  = 1'b0;
+      addr_d    = req0_addr_i;
+      data_d    = req0_data_i;
+      beat_d    = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      aw_pend_q <= 1'b0;
+      w_pend_q  <= 1'b0;
+      is_msg_q  <= 1'b0;
+      addr_q    <= '0;
+      data_q    <= '0;
+      beat_q    <= '0;
+    end else begin
+      aw_pend_q <= aw_pend_d;
+      w_pend_q  <= w_pend_d;
+      is_msg_q  <= is_msg_d;
+      addr_q    <= addr_d;
+      data_q    <= data_d;
+      beat_q    <= beat_d;
+    end
+  end
+
+  // A message sits on the byte lanes its address selects (AXI narrow transfer). The address is
+  // 4-byte aligned, so it selects one of the beat's 32-bit words.
+  always_comb begin
+    msg_wdata = '0;
+    msg_wstrb = '0;
+    msg_wdata[32*addr_q[LaneBits-1:2] +: 32] = data_q[31:0];
+    msg_wstrb[4*addr_q[LaneBits-1:2] +: 4]   = 4'hf;
+  end
+
+  assign m_axi_awid_o    = 4'd0;
+  assign m_axi_awaddr_o  = addr_q;
+  assign m_axi_awlen_o   = is_msg_q ? 8'd0 : 8'(RecBeats - 1);
+  assign m_axi_awsize_o  = is_msg_q ? 3'd2 : 3'(LaneBits);
+  assign m_axi_awburst_o = 2'b01;  // INCR
+  assign m_axi_awvalid_o = aw_pend_q;
+
+  assign m_axi_wdata_o  = is_msg_q ? msg_wdata : data_q[DataWidth*beat_q +: DataWidth];
+  assign m_axi_wstrb_o  = is_msg_q ? msg_wstrb : {BeatBytes{1'b1}};
+  assign m_axi_wlast_o  = w_last;
+  assign m_axi_wvalid_o = w_pend_q;
+
+  assign m_axi_bready_o = 1'b1;
+
+  // Write responses carry nothing the NIC acts on yet (see the header).
+  logic unused_b;
+  assign unused_b = ^{m_axi_bid_i, m_axi_bresp_i, m_axi_bvalid_i};
+
+`ifndef SYNTHESIS
+  // Records are 32-byte aligned, messages 4-byte aligned: both fit in one 4 KiB page.
+  a_req0_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
+    req0_valid_i |-> (req0_addr_i[4:0] == 5'd0));
+  a_req1_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
+    req1_valid_i |-> (req1_addr_i[1:0] == 2'd0));
+  // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
+  a_no_4k_cross: assert property (@(posedge clk_i) disable iff (rst_i)
+    m_axi_awvalid_o |-> ({1'b0, m_axi_awaddr_o[11:0]}
+                         + ((13'(m_axi_awlen_o) + 13'd1) << m_axi_awsize_o)) <= 13'h1000);
+  // AW and W hold still until accepted (AXI valid/ready rule).
+  a_aw_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (m_axi_awvalid_o && !m_axi_awready_i) |=>
+      (m_axi_awvalid_o && $stable(m_axi_awaddr_o) && $stable(m_axi_awlen_o)
+       && $stable(m_axi_awsize_o)));
+  a_w_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (m_axi_wvalid_o && !m_axi_wready_i) |=>
+      (m_axi_wvalid_o && $stable(m_axi_wdata_o) && $stable(m_axi_wstrb_o)
+       && $stable(m_axi_wlast_o)));
+  // Every record burst has exactly RecBeats beats: the beat counter never passes the last beat.
+  a_beat_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    m_axi_wvalid_o |-> (is_msg_q ? (beat_q == '0) : (32'(beat_q) < RecBeats)));
+`endif
+
+endmodule

@@ -1,0 +1,304 @@
+`default_nettype none
+// nic_mr_table: the MR/MW table and the MTT (memory translation table).
+//
+// MRs and MWs share NumMrs entries; a token is {index[31:8], key[7:0]}. Each entry has
+//   - a state (FREE / INVALID / VALID), in flops: every reader sees it current, and both the
+//     slow-path commands and the executor write it (a command wins a same-cycle clash);
+//   - init fields from MR_INIT (pd, is_mw, remote_access_ok, max_pages, mtt_offset), in RAM,
+//     written only by commands;
+//   - registration fields (key, base_va, length, byte_off, access, mtt_base, parent), in RAM,
+//     written only by the executor (FastRegister for an MR, Bind for an MW).
+// An entry's pages are MTT[mtt_base + ((va - base_va + byte_off) >> 12)]. For an MR,
+// mtt_base = mtt_offset and byte_off = the first-byte offset; a bound MW copies its parent MR's
+// mtt_base and stores the offset of its own first byte within the parent's pages, so MRs and MWs
+// translate the same way. The MTT holds page frame numbers (address >> 12).
+//
+// Read ports (RAM latency one cycle, so each is "present an index with re, use the data from the
+// next cycle on"): the data is kept current with later writes to the same entry (the RAMs
+// forward), so a reader may hold an entry across stall cycles.
+//   A: the executor's token (FastRegister / Bind MR / Invalidate): all fields.
+//   B: the executor's Bind MW: pd and is_mw.
+//   xl: translation for the transport (RDMA Read/Write/Send data placement), a fixed two-cycle
+//       pipeline: a request {token, va, len, pd, needed access} gives {status, pfn, page offset}
+//       of the page holding va: ACCESS_VIOLATION unless the token is VALID with that key and pd,
+//       grants the access, [va, va + len) lies inside it and, for an MW, its parent MR is VALID.
+//       A transfer that spans pages asks once per page.
+module nic_mr_table #(
+  parameter int NumMrs     = 64,    // table entries, 2..2^24
+  parameter int MttEntries = 1024   // MTT entries (4 KiB pages), >= 2
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_i,
+  // slow-path commands (one-cycle pulses, cmd_idx_i < NumMrs)
+  input  logic                      init_i,             // MR_INIT: state := INVALID
+  input  logic                      free_i,             // MR_FREE: state := FREE
+  input  logic [$clog2(NumMrs)-1:0] cmd_idx_i,
+  input  logic [15:0]               init_pd_i,
+  input  logic [31:0]               init_max_pages_i,
+  input  logic [31:0]               init_mtt_offset_i,
+  input  logic                      init_is_mw_i,
+  input  logic                      init_remote_ok_i,
+  // every entry's state (nic_pkg::MR_STATE_*), entry n in [2n+1:2n]
+  output logic [2*NumMrs-1:0]       state_o,
+  // read port A
+  input  logic                      a_re_i,
+  input  logic [$clog2(NumMrs)-1:0] a_idx_i,
+  output logic [15:0]               a_pd_o,
+  output logic                      a_is_mw_o,
+  output logic                      a_remote_ok_o,
+  output logic [31:0]               a_max_pages_o,
+  output logic [31:0]               a_mtt_offset_o,
+  output logic [7:0]                a_key_o,
+  output logic [63:0]               a_base_va_o,
+  output logic [63:0]               a_length_o,
+  output logic [63:0]               a_byte_off_o,
+  output logic [15:0]               a_access_o,
+  output logic [$clog2(MttEntries)-1:0] a_mtt_base_o,
+  // read port B
+  input  logic                      b_re_i,
+  input  logic [$clog2(NumMrs)-1:0] b_idx_i,
+  output logic [15:0]               b_pd_o,
+  output logic                      b_is_mw_o,
+  // executor write port: state, and with wr_reg_i the registration fields
+  input  logic                      wr_i,
+  input  logic [$clog2(NumMrs)-1:0] wr_idx_i,
+  input  logic [1:0]                wr_state_i,
+  input  logic                      wr_reg_i,
+  input  logic [7:0]                wr_key_i,
+  input  logic [63:0]               wr_base_va_i,
+  input  logic [63:0]               wr_length_i,
+  input  logic [63:0]               wr_byte_off_i,
+  input  logic [15:0]               wr_access_i,
+  input  logic [$clog2(MttEntries)-1:0] wr_mtt_base_i,
+  input  logic [$clog2(NumMrs)-1:0] wr_parent_i,
+  // MTT write port (FastRegister page lists)
+  input  logic                      mtt_we_i,
+  input  logic [$clog2(MttEntries)-1:0] mtt_idx_i,
+  input  logic [51:0]               mtt_pfn_i,
+  // translation port (two-cycle latency, one request per cycle)
+  input  logic                      xl_valid_i,
+  input  logic [31:0]               xl_token_i,
+  input  logic [63:0]               xl_va_i,
+  input  logic [31:0]               xl_len_i,
+  input  logic [15:0]               xl_pd_i,
+  input  logic [15:0]               xl_access_i,        // nic_pkg::FLAG_ALLOW_* bits needed
+  output logic                      xl_valid_o,
+  output logic [31:0]               xl_status_o,        // SUCCESS or ACCESS_VIOLATION
+  output logic [51:0]               xl_pfn_o,           // page frame of va (0 unless SUCCESS)
+  output logic [11:0]               xl_page_off_o       // va's offset in that page
+);
+
+  localparam int MrW   = $clog2(NumMrs);
+  localparam int MttAW = $clog2(MttEntries);
+  localparam logic [15:0] AccessMask = nic_pkg::FLAG_ALLOW_REMOTE_READ |
+                                       nic_pkg::FLAG_ALLOW_LOCAL_WRITE |
+                                       nic_pkg::FLAG_ALLOW_REMOTE_WRITE;
+
+  if (NumMrs < 2 || NumMrs > (1 << 24)) begin : gen_bad_mrs
+    $fatal(1, "nic_mr_table: NumMrs must be 2..2^24 (24-bit token index)");
+  end
+  if (MttEntries < 2) begin : gen_bad_mtt
+    $fatal(1, "nic_mr_table: MttEntries must be at least 2");
+  end
+
+  // ---- word layouts ---------------------------------------------------------------------------
+  // init word: {mtt_offset, max_pages, remote_ok, is_mw, pd}; id word: {is_mw, pd}
+  localparam int InitW = 16 + 1 + 1 + 32 + 32;
+  localparam int IdW   = 16 + 1;
+  // registration word: {parent, mtt_base, access, byte_off, length, base_va, key}
+  localparam int RegW  = 8 + 64 + 64 + 64 + 16 + MttAW + MrW;
+
+  logic [InitW-1:0] init_wdata, a_init;
+  logic [IdW-1:0]   id_wdata, b_id, xl_id;
+  logic [RegW-1:0]  reg_wdata, a_reg, xl_reg;
+  logic             reg_we;
+
+  assign init_wdata = {init_mtt_offset_i, init_max_pages_i, init_remote_ok_i, init_is_mw_i,
+                       init_pd_i};
+  assign id_wdata   = {init_is_mw_i, init_pd_i};
+  assign reg_we     = wr_i && wr_reg_i;
+  assign reg_wdata  = {wr_parent_i, wr_mtt_base_i, wr_access_i, wr_byte_off_i, wr_length_i,
+                       wr_base_va_i, wr_key_i};
+
+  // ---- entry states ---------------------------------------------------------------------------
+  for (genvar e = 0; e < NumMrs; e++) begin : gen_entry
+    logic [1:0] state_q, state_d;
+
+    always_comb begin
+      state_d = state_q;
+      if (wr_i && wr_idx_i == MrW'(e)) begin
+        state_d = wr_state_i;
+      end
+      if (init_i && cmd_idx_i == MrW'(e)) begin
+        state_d = nic_pkg::MR_STATE_INVALID;
+      end
+      if (free_i && cmd_idx_i == MrW'(e)) begin
+        state_d = nic_pkg::MR_STATE_FREE;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        state_q <= nic_pkg::MR_STATE_FREE;
+      end else begin
+        state_q <= state_d;
+      end
+    end
+
+    assign state_o[2*e +: 2] = state_q;
+
+`ifndef SYNTHESIS
+    a_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
+        state_q != 2'd3);
+`endif
+  end
+
+  // ---- RAMs: one copy per read port -------------------------------------------------------------
+  nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (init_wdata),
+    .re_i (a_re_i), .raddr_i (a_idx_i), .rdata_o (a_init)
+  );
+  nic_ram_1r1w #(.Width(IdW), .Depth(NumMrs), .Forward(1'b1)) u_id_b (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (id_wdata),
+    .re_i (b_re_i), .raddr_i (b_idx_i), .rdata_o (b_id)
+  );
+  nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_a (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata),
+    .re_i (a_re_i), .raddr_i (a_idx_i), .rdata_o (a_reg)
+  );
+
+  assign a_pd_o         = a_init[15:0];
+  assign a_is_mw_o      = a_init[16];
+  assign a_remote_ok_o  = a_init[17];
+  assign a_max_pages_o  = a_init[49:18];
+  assign a_mtt_offset_o = a_init[81:50];
+  assign a_key_o        = a_reg[7:0];
+  assign a_base_va_o    = a_reg[71:8];
+  assign a_length_o     = a_reg[135:72];
+  assign a_byte_off_o   = a_reg[199:136];
+  assign a_access_o     = a_reg[215:200];
+  assign a_mtt_base_o   = a_reg[216 +: MttAW];
+  assign b_pd_o         = b_id[15:0];
+  assign b_is_mw_o      = b_id[16];
+
+  logic unused_a_parent;
+  assign unused_a_parent = ^a_reg[216+MttAW +: MrW];   // the executor never needs A's parent
+
+  // ---- translation port -----------------------------------------------------------------------
+  // stage 0: read the entry; stage 1: check it and read the MTT; stage 2: answer.
+  logic             x1_valid_q, x1_valid_d;
+  logic [31:0]      x1_token_q, x1_token_d;
+  logic [63:0]      x1_va_q, x1_va_d;
+  logic [31:0]      x1_len_q, x1_len_d;
+  logic [15:0]      x1_pd_q, x1_pd_d;
+  logic [15:0]      x1_access_q, x1_access_d;
+  logic             x2_valid_q, x2_valid_d;
+  logic             x2_ok_q, x2_ok_d;
+  logic [11:0]      x2_page_off_q, x2_page_off_d;
+  logic [51:0]      mtt_rdata;
+
+  nic_ram_1r1w #(.Width(IdW), .Depth(NumMrs), .Forward(1'b1)) u_id_xl (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (id_wdata),
+    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_id)
+  );
+  nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_xl (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata),
+    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_reg)
+  );
+
+  logic             x1_in_range, x1_entry_ok, x1_access_ok, x1_range_ok, x1_parent_ok, x1_ok;
+  logic [1:0]       x1_state, x1_parent_state;
+  logic [MrW-1:0]   x1_idx, x1_parent;
+  logic [63:0]      x1_base_va, x1_length, x1_byte_off, x1_off;
+  logic [15:0]      x1_entry_access;
+  logic [MttAW-1:0] x1_mtt_base, x1_mtt_idx;
+
+  assign x1_idx          = x1_token_q[8 +: MrW];
+  assign x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
+  assign x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
+  assign x1_base_va      = xl_reg[71:8];
+  assign x1_length       = xl_reg[135:72];
+  assign x1_byte_off     = xl_reg[199:136];
+  assign x1_entry_access = xl_reg[215:200];
+  assign x1_mtt_base     = xl_reg[216 +: MttAW];
+  assign x1_parent       = xl_reg[216+MttAW +: MrW];
+  assign x1_parent_state = state_o[2*x1_parent +: 2];
+  assign x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
+                           xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
+  assign x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
+  assign x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
+                           {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
+  assign x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
+  assign x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
+  assign x1_off          = x1_va_q - x1_base_va + x1_byte_off;
+  assign x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
+
+  always_comb begin
+    x1_valid_d    = xl_valid_i;
+    x1_token_d    = xl_valid_i ? xl_token_i : x1_token_q;
+    x1_va_d       = xl_valid_i ? xl_va_i : x1_va_q;
+    x1_len_d      = xl_valid_i ? xl_len_i : x1_len_q;
+    x1_pd_d       = xl_valid_i ? xl_pd_i : x1_pd_q;
+    x1_access_d   = xl_valid_i ? xl_access_i : x1_access_q;
+    x2_valid_d    = x1_valid_q;
+    x2_ok_d       = x1_valid_q ? x1_ok : x2_ok_q;
+    x2_page_off_d = x1_valid_q ? x1_off[11:0] : x2_page_off_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      x1_valid_q    <= 1'b0;
+      x1_token_q    <= '0;
+      x1_va_q       <= '0;
+      x1_len_q      <= '0;
+      x1_pd_q       <= '0;
+      x1_access_q   <= '0;
+      x2_valid_q    <= 1'b0;
+      x2_ok_q       <= 1'b0;
+      x2_page_off_q <= '0;
+    end else begin
+      x1_valid_q    <= x1_valid_d;
+      x1_token_q    <= x1_token_d;
+      x1_va_q       <= x1_va_d;
+      x1_len_q      <= x1_len_d;
+      x1_pd_q       <= x1_pd_d;
+      x1_access_q   <= x1_access_d;
+      x2_valid_q    <= x2_valid_d;
+      x2_ok_q       <= x2_ok_d;
+      x2_page_off_q <= x2_page_off_d;
+    end
+  end
+
+  // The MTT: written by FastRegister page-list loads, read by translation. A page-list load only
+  // writes entries of an MR that is not VALID, which translation never reads: no forwarding.
+  nic_ram_1r1w #(.Width(52), .Depth(MttEntries), .Forward(1'b0)) u_mtt (
+    .clk_i (clk_i), .rst_i (rst_i),
+    .we_i (mtt_we_i), .waddr_i (mtt_idx_i), .wdata_i (mtt_pfn_i),
+    .re_i (x1_valid_q), .raddr_i (x1_mtt_idx), .rdata_o (mtt_rdata)
+  );
+
+  assign xl_valid_o    = x2_valid_q;
+  assign xl_status_o   = x2_ok_q ? nic_pkg::STATUS_SUCCESS : nic_pkg::STATUS_ACCESS_VIOLATION;
+  assign xl_pfn_o      = x2_ok_q ? mtt_rdata : '0;
+  assign xl_page_off_o = x2_page_off_q;
+
+`ifndef SYNTHESIS
+  a_cmd_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      init_i || free_i |-> 32'(cmd_idx_i) < NumMrs);
+  a_wr_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      wr_i |-> 32'(wr_idx_i) < NumMrs);
+  a_mtt_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      mtt_we_i |-> 32'(mtt_idx_i) < MttEntries);
+  a_wr_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
+      wr_i |-> wr_state_i != 2'd3);
+  // A successful translation's page lies in the MTT.
+  a_xl_mtt_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      x1_valid_q && x1_ok |-> 32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
+`endif
+
+endmodule

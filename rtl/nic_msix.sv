@@ -1,0 +1,258 @@
+`default_nettype none
+// nic_msix: the MSI-X table and pending-bit array (PBA), and the message generator.
+//
+// Register port (from nic_csr; offsets are bytes from MSIX_TABLE, 32-bit accesses):
+//   reg_wr_valid_i / reg_wr_addr_i / reg_wr_data_i / reg_wr_strb_i: one write per pulse.
+//   reg_rd_addr_i -> reg_rd_data_o: combinational read (nic_csr registers the result).
+//   Table: vector v at 16*v: {addr_lo, addr_hi, data, control}; control bit 0 is the mask, the
+//   other control bits read 0. addr_lo[1:0] read 0 (messages are DWORD aligned, as PCIe says).
+//   PBA: at MSIX_PBA - MSIX_TABLE, 32 vectors per register, read-only. Anything else reads 0 and
+//   ignores writes.
+// Interrupt requests (from nic_cq_engine): irq_valid_i / irq_vector_i / irq_ready_o.
+//   Masked vector: the request is accepted at once and sets the vector's pending bit.
+//   Unmasked vector: the request is accepted when the message register is free and becomes one
+//   message. A pending vector whose mask is cleared sends its message, and its pending bit clears
+//   (pending vectors go first, lowest vector number first).
+// Messages (to nic_dma_wr port 1): msg_valid_o / msg_addr_o / msg_data_o / msg_ready_i, a 4-byte
+//   write of the entry's data to the entry's address, read from the table when the message is
+//   made. Reset masks every vector and clears the PBA (PCIe); the address and data words have
+//   no reset value, as PCIe leaves them undefined.
+module nic_msix #(
+  parameter int MsixVectors = 16  // table size, 1..2048 (the table must end below the PBA)
+) (
+  input  logic        clk_i,
+  input  logic        rst_i,
+  // register port
+  input  logic        reg_wr_valid_i,
+  input  logic [15:0] reg_wr_addr_i,
+  input  logic [31:0] reg_wr_data_i,
+  input  logic [3:0]  reg_wr_strb_i,
+  input  logic [15:0] reg_rd_addr_i,
+  output logic [31:0] reg_rd_data_o,
+  // interrupt requests
+  input  logic        irq_valid_i,
+  input  logic [15:0] irq_vector_i,
+  output logic        irq_ready_o,
+  // messages
+  output logic        msg_valid_o,
+  output logic [63:0] msg_addr_o,
+  output logic [31:0] msg_data_o,
+  input  logic        msg_ready_i
+);
+
+  localparam int VecBits  = (MsixVectors > 1) ? $clog2(MsixVectors) : 1;
+  localparam int PbaWords = (MsixVectors + 31) / 32;
+  localparam int PbaBits  = PbaWords * 32;
+  localparam logic [15:0] PbaOffset = 16'(nic_pkg::REG_MSIX_PBA - nic_pkg::REG_MSIX_TABLE);
+
+  if (MsixVectors < 1 || MsixVectors * 16 > 32'(PbaOffset)) begin : gen_bad_vectors
+    $fatal(1, "nic_msix: MsixVectors must be 1..2048");
+  end
+
+  // Table words, written by software only: plain RAM arrays (no reset; PCIe leaves them
+  // undefined). The mask and pending bits need reset values, so they are flip-flops.
+  logic [31:0] addr_lo_mem [MsixVectors];
+  logic [31:0] addr_hi_mem [MsixVectors];
+  logic [31:0] data_mem    [MsixVectors];
+
+  logic [MsixVectors-1:0] mask_q, mask_d;
+  logic [MsixVectors-1:0] pend_q, pend_d;
+
+  logic                msg_valid_q, msg_valid_d;
+  logic [63:0]         msg_addr_q, msg_addr_d;
+  logic [31:0]         msg_data_q, msg_data_d;
+  logic [VecBits-1:0]  msg_vec_q, msg_vec_d;     // vector of the message (checked by assertions)
+
+  // ---- register writes ----
+  logic               wr_table;                  // the write hits the table
+  logic [VecBits-1:0] wr_vec;
+  logic [1:0]         wr_word;
+  logic [31:0]        wr_old, wr_merged;
+  logic               we_addr_lo, we_addr_hi, we_data;
+
+  always_comb begin
+    wr_table = reg_wr_valid_i && (32'(reg_wr_addr_i) < MsixVectors * 16);
+    wr_vec   = VecBits'(reg_wr_addr_i[15:4]);
+    wr_word  = reg_wr_addr_i[3:2];
+    unique case (wr_word)
+      2'd0:    wr_old = addr_lo_mem[wr_vec];
+      2'd1:    wr_old = addr_hi_mem[wr_vec];
+      2'd2:    wr_old = data_mem[wr_vec];
+      default: wr_old = {31'b0, mask_q[wr_vec]};
+    endcase
+    for (int b = 0; b < 4; b++) begin
+      wr_merged[8*b +: 8] = reg_wr_strb_i[b] ? reg_wr_data_i[8*b +: 8] : wr_old[8*b +: 8];
+    end
+    we_addr_lo = wr_table && (wr_word == 2'd0);
+    we_addr_hi = wr_table && (wr_word == 2'd1);
+    we_data    = wr_table && (wr_word == 2'd2);
+  end
+
+  // RAM write ports (one inference template: write enable, no reset).
+  always_ff @(posedge clk_i) begin
+    if (we_addr_lo) begin
+      addr_lo_mem[wr_vec] <= {wr_merged[31:2], 2'b00};
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (we_addr_hi) begin
+      addr_hi_mem[wr_vec] <= wr_merged;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (we_data) begin
+      data_mem[wr_vec] <= wr_merged;
+    end
+  end
+
+  // ---- register reads ----
+  logic [VecBits-1:0]        rd_vec;
+  logic [PbaBits-1:0]        pba_bits;
+  logic [15:0]               rd_pba_word;
+  nic_pkg::msix_entry_t      rd_entry;
+
+  always_comb begin
+    rd_vec               = VecBits'(reg_rd_addr_i[15:4]);
+    pba_bits             = '0;
+    pba_bits[MsixVectors-1:0] = pend_q;
+    rd_pba_word          = (reg_rd_addr_i - PbaOffset) >> 2;
+    rd_entry.addr_lo     = addr_lo_mem[rd_vec];
+    rd_entry.addr_hi     = addr_hi_mem[rd_vec];
+    rd_entry.data        = data_mem[rd_vec];
+    rd_entry.control     = {31'b0, mask_q[rd_vec]};
+    reg_rd_data_o        = 32'd0;
+    if (32'(reg_rd_addr_i) < MsixVectors * 16) begin
+      unique case (reg_rd_addr_i[3:2])
+        2'd0:    reg_rd_data_o = rd_entry.addr_lo;
+        2'd1:    reg_rd_data_o = rd_entry.addr_hi;
+        2'd2:    reg_rd_data_o = rd_entry.data;
+        default: reg_rd_data_o = rd_entry.control;
+      endcase
+    end else if (reg_rd_addr_i >= PbaOffset && 32'(rd_pba_word) < PbaWords) begin
+      reg_rd_data_o = pba_bits[32*rd_pba_word +: 32];
+    end
+  end
+
+  // ---- messages ----
+  logic                 slot_free;      // the message register can take a new message now
+  logic                 pend_found;     // some vector is pending and unmasked
+  logic [VecBits-1:0]   pend_vec;
+  logic                 irq_in_range, irq_masked;
+  logic [VecBits-1:0]   irq_vec;
+  logic                 launch;         // a message is made this cycle
+  logic [VecBits-1:0]   launch_vec;
+  nic_pkg::msix_entry_t launch_entry;
+
+  assign slot_free    = !msg_valid_q || msg_ready_i;
+  assign irq_in_range = 32'(irq_vector_i) < MsixVectors;
+  assign irq_vec      = VecBits'(irq_vector_i);
+  assign irq_masked   = mask_q[irq_vec];
+
+  always_comb begin
+    pend_found = 1'b0;
+    pend_vec   = '0;
+    for (int v = 0; v < MsixVectors; v++) begin
+      if (!pend_found && pend_q[v] && !mask_q[v]) begin
+        pend_found = 1'b1;
+        pend_vec   = VecBits'(v);
+      end
+    end
+  end
+
+  // A request for an out-of-range vector (a CQ engine bug, caught by an assertion) is accepted
+  // and dropped so that it can never stall the CQ engine.
+  assign irq_ready_o = !irq_in_range || irq_masked || (slot_free && !pend_found);
+
+  always_comb begin
+    launch     = 1'b0;
+    launch_vec = pend_vec;
+    if (slot_free) begin
+      if (pend_found) begin
+        launch = 1'b1;
+      end else if (irq_valid_i && irq_in_range && !irq_masked) begin
+        launch     = 1'b1;
+        launch_vec = irq_vec;
+      end
+    end
+    launch_entry.addr_lo = addr_lo_mem[launch_vec];
+    launch_entry.addr_hi = addr_hi_mem[launch_vec];
+    launch_entry.data    = data_mem[launch_vec];
+    launch_entry.control = {31'b0, mask_q[launch_vec]};
+  end
+
+  always_comb begin
+    mask_d      = mask_q;
+    pend_d      = pend_q;
+    msg_valid_d = msg_valid_q;
+    msg_addr_d  = msg_addr_q;
+    msg_data_d  = msg_data_q;
+    msg_vec_d   = msg_vec_q;
+
+    if (msg_valid_q && msg_ready_i) begin
+      msg_valid_d = 1'b0;
+    end
+    if (irq_valid_i && irq_in_range && irq_masked) begin
+      pend_d[irq_vec] = 1'b1;
+    end
+    if (launch) begin
+      msg_valid_d = 1'b1;
+      msg_addr_d  = {launch_entry.addr_hi, launch_entry.addr_lo};
+      msg_data_d  = launch_entry.data;
+      msg_vec_d   = launch_vec;
+      if (pend_found) begin
+        pend_d[pend_vec] = 1'b0;
+      end
+    end
+    // Software writes the control word: bit 0 is the mask (the other bits are reserved).
+    if (wr_table && wr_word == 2'd3) begin
+      mask_d[wr_vec] = wr_merged[0];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      mask_q      <= {MsixVectors{1'b1}};
+      pend_q      <= '0;
+      msg_valid_q <= 1'b0;
+      msg_addr_q  <= '0;
+      msg_data_q  <= '0;
+      msg_vec_q   <= '0;
+    end else begin
+      mask_q      <= mask_d;
+      pend_q      <= pend_d;
+      msg_valid_q <= msg_valid_d;
+      msg_addr_q  <= msg_addr_d;
+      msg_data_q  <= msg_data_d;
+      msg_vec_q   <= msg_vec_d;
+    end
+  end
+
+  assign msg_valid_o = msg_valid_q;
+  assign msg_addr_o  = msg_addr_q;
+  assign msg_data_o  = msg_data_q;
+
+  // A launched entry's control word is known to be unmasked (the launch condition) and its other
+  // bits are reserved: the message does not need it.
+  logic unused_launch_control;
+  assign unused_launch_control = ^launch_entry.control;
+
+`ifndef SYNTHESIS
+  // A request names an existing vector.
+  a_irq_vector_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    irq_valid_i |-> irq_in_range);
+  // A message is only made for a vector that is unmasked when it is made.
+  a_msg_only_unmasked: assert property (@(posedge clk_i) disable iff (rst_i)
+    launch |-> (32'(launch_vec) < MsixVectors && !mask_q[launch_vec]));
+  // A pending vector waits only while the message register is busy or the vector is masked.
+  a_pending_unmasked_goes_out: assert property (@(posedge clk_i) disable iff (rst_i)
+    (pend_found && slot_free) |-> (launch && launch_vec == pend_vec));
+  // The message holds still until nic_dma_wr takes it.
+  a_msg_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (msg_valid_o && !msg_ready_i) |=>
+      (msg_valid_o && $stable(msg_addr_o) && $stable(msg_data_o)));
+  // Every masked request becomes a pending bit, so none is lost.
+  a_masked_irq_pends: assert property (@(posedge clk_i) disable iff (rst_i)
+    (irq_valid_i && irq_in_range && irq_masked) |=> pend_q[$past(irq_vec)]);
+`endif
+
+endmodule

@@ -1,0 +1,498 @@
+`default_nettype none
+// nic_wqe_fetch: send-queue doorbells, WQE fetch and the WQE buffer.
+//
+// Per QP it keeps three 16-bit free-running indices: pi (the latest doorbell: later doorbells
+// overwrite earlier ones, which is the coalescing, and nothing is lost because the index is
+// absolute), fetch (next WQE to read) and exec (next WQE the executor retires). A doorbell that
+// would put more than 2^log_depth WQEs outstanding (pi - exec > depth), or that moves pi behind
+// what was already fetched, is a software bug: it is dropped and reported (db_err_o), and the
+// owner moves the QP to ERROR; already fetched WQEs then complete CANCELLED, nothing hangs.
+//
+// Fetch: a round robin over the QPs with pi != fetch picks one QP, and one AXI burst reads all
+// its new WQEs at once, bounded by the ring end (no wrap inside a burst), the 4 KiB page (a ring
+// is 4 KiB aligned and a WQE is 64 bytes, so a page holds 64) and MaxBurstWqes; the read waits
+// until the WQE buffer has that many free slots, which it reserves when the read is issued. Up to MaxReads reads are in flight;
+// they all use one ARID, so the data returns in issue order and fills the reserved slots in
+// order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
+// tagged with the ring index and a DMA-error flag (an R beat with an error response).
+//
+// The buffer is a FIFO in issue order, so the executor sees each QP's WQEs in ring order. Its
+// output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. Each slot
+// also carries its QP number in flops, so a QP reset (create or destroy) marks every WQE of that
+// QP still in flight or buffered as stale (wqe_stale_o): the executor discards it without a
+// completion, and a new incarnation of the QP never sees WQEs of the old one.
+module nic_wqe_fetch #(
+  parameter int DataWidth     = 64,  // AXI data width: 64, 128 or 256
+  parameter int NumQps        = 16,  // queue pairs, 1..256
+  parameter int MaxBurstWqes  = 16,  // most WQEs per read burst: 1..64, <= WqeBufEntries
+  parameter int WqeBufEntries = 32,  // WQE buffer slots: a power of two >= 2
+  parameter int LogMaxSqDepth = 12,  // largest ring: 2^LogMaxSqDepth WQEs, <= 15
+  parameter int MaxReads      = 4    // WQE reads in flight: a power of two >= 2
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_i,
+  // QP context, owned by nic_sq_engine
+  input  logic                   qp_reset_i,       // QP created or destroyed this cycle
+  input  logic [7:0]             qp_reset_qpn_i,   // (< NumQps)
+  input  logic [NumQps-1:0]      qp_active_i,      // state != RESET
+  input  logic [NumQps*52-1:0]   qp_base_i,        // ring base address [63:12] per QP
+  input  logic [NumQps*4-1:0]    qp_log_depth_i,   // ring depth log2 per QP
+  // send-queue doorbells (one-cycle pulses)
+  input  logic                   sq_db_valid_i,
+  input  logic [7:0]             sq_db_qpn_i,
+  input  logic [15:0]            sq_db_pi_i,
+  output logic                   db_err_o,         // doorbell dropped: the QP must go to ERROR
+  output logic [7:0]             db_err_qpn_o,
+  // the executor retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
+  input  logic                   retire_i,
+  input  logic [7:0]             retire_qpn_i,
+  input  logic [15:0]            retire_idx_i,
+  // DMA read client (nic_dma_rd): a request is taken when valid and ready are high
+  output logic                   ar_valid_o,
+  input  logic                   ar_ready_i,
+  output logic [63:0]            ar_addr_o,
+  output logic [7:0]             ar_len_o,
+  input  logic                   r_valid_i,
+  output logic                   r_ready_o,
+  input  logic [DataWidth-1:0]   r_data_i,
+  input  logic [1:0]             r_resp_i,
+  input  logic                   r_last_i,
+  // WQE stream to the executor
+  output logic                   wqe_valid_o,
+  input  logic                   wqe_ready_i,
+  output logic [511:0]           wqe_data_o,
+  output logic [7:0]             wqe_qpn_o,
+  output logic [15:0]            wqe_idx_o,        // the ring index the WQE was read from
+  output logic                   wqe_dma_err_o,    // a beat of it came with an error response
+  output logic                   wqe_stale_o       // its QP was reset since: discard it
+);
+
+  localparam int BeatsPerWqe = 512 / DataWidth;
+  localparam int BwW         = $clog2(BeatsPerWqe);
+  localparam int NW          = $clog2(MaxBurstWqes + 1);      // bits of a WQE count
+  localparam int BufAW       = $clog2(WqeBufEntries);
+  localparam int PtrW        = BufAW + 1;                     // buffer pointers with a wrap bit
+  localparam int RdAW        = $clog2(MaxReads);
+  localparam int RdPtrW      = RdAW + 1;
+  localparam int WordW       = 1 + 16 + 512;                  // {dma_err, ring index, WQE}
+
+  // ---- parameter checks -----------------------------------------------------------------------
+  if (DataWidth < 64 || DataWidth > 256 || (DataWidth & (DataWidth - 1)) != 0) begin : gen_bad_width
+    $fatal(1, "nic_wqe_fetch: DataWidth must be 64, 128 or 256");
+  end
+  if (NumQps < 1 || NumQps > 256) begin : gen_bad_qps
+    $fatal(1, "nic_wqe_fetch: NumQps must be 1..256");
+  end
+  if (MaxBurstWqes < 1 || MaxBurstWqes > 64) begin : gen_bad_burst
+    $fatal(1, "nic_wqe_fetch: MaxBurstWqes must be 1..64 (a 4 KiB page holds 64 WQEs)");
+  end
+  if (MaxBurstWqes * BeatsPerWqe > 256) begin : gen_bad_burst_beats
+    $fatal(1, "nic_wqe_fetch: MaxBurstWqes * 64 / (DataWidth / 8) must be <= 256 (AXI4 burst)");
+  end
+  if (MaxBurstWqes > WqeBufEntries) begin : gen_bad_burst_buf
+    $fatal(1, "nic_wqe_fetch: MaxBurstWqes must not exceed WqeBufEntries");
+  end
+  if (WqeBufEntries < 2 || (WqeBufEntries & (WqeBufEntries - 1)) != 0) begin : gen_bad_buf
+    $fatal(1, "nic_wqe_fetch: WqeBufEntries must be a power of two >= 2 (pointer wrap)");
+  end
+  if (LogMaxSqDepth < 0 || LogMaxSqDepth > 15) begin : gen_bad_depth
+    $fatal(1, "nic_wqe_fetch: LogMaxSqDepth must be 0..15 (16-bit free-running indices)");
+  end
+  if (MaxReads < 2 || (MaxReads & (MaxReads - 1)) != 0) begin : gen_bad_reads
+    $fatal(1, "nic_wqe_fetch: MaxReads must be a power of two >= 2");
+  end
+
+  function automatic logic [16:0] min17(input logic [16:0] a, input logic [16:0] b);
+    min17 = (a < b) ? a : b;
+  endfunction
+
+  // ---- per-QP indices ---------------------------------------------------------------------------
+  logic [NumQps*16-1:0] pi_vec, fetch_vec, exec_vec;
+  logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
+
+  logic                 issue;              // a WQE read is issued this cycle
+  logic [NW-1:0]        issue_n;            // its WQE count
+  logic [7:0]           pick_qpn;           // its QP
+  logic                 db_ok;              // the doorbell is taken
+
+  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
+    logic [15:0] pi_q, pi_d, fetch_q, fetch_d, exec_q, exec_d;
+    logic        hit_reset, hit_retire, hit_issue, hit_db;
+
+    assign hit_reset  = qp_reset_i && qp_reset_qpn_i == 8'(q);
+    assign hit_retire = retire_i && retire_qpn_i == 8'(q);
+    assign hit_issue  = issue && pick_qpn == 8'(q);
+    assign hit_db     = db_ok && sq_db_qpn_i == 8'(q);
+
+    always_comb begin
+      pi_d    = pi_q;
+      fetch_d = fetch_q;
+      exec_d  = exec_q;
+      if (hit_retire) begin
+        exec_d = exec_q + 16'd1;
+      end
+      if (hit_issue) begin
+        fetch_d = fetch_q + 16'(issue_n);
+      end
+      if (hit_db) begin
+        pi_d = sq_db_pi_i;
+      end
+      if (hit_reset) begin            // QP_CREATE / QP_DESTROY: a fresh ring
+        pi_d    = '0;
+        fetch_d = '0;
+        exec_d  = '0;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        pi_q    <= '0;
+        fetch_q <= '0;
+        exec_q  <= '0;
+      end else begin
+        pi_q    <= pi_d;
+        fetch_q <= fetch_d;
+        exec_q  <= exec_d;
+      end
+    end
+
+    assign pi_vec[16*q +: 16]    = pi_q;
+    assign fetch_vec[16*q +: 16] = fetch_q;
+    assign exec_vec[16*q +: 16]  = exec_q;
+    assign pending[q]            = qp_active_i[q] && pi_q != fetch_q;
+
+`ifndef SYNTHESIS
+    logic [16:0] depth;
+    logic [15:0] n_fetched, n_posted;    // modulo 2^16: the indices are free running
+    assign depth     = 17'd1 << qp_log_depth_i[4*q +: 4];
+    assign n_fetched = fetch_q - exec_q;
+    assign n_posted  = pi_q - exec_q;
+    // exec <= fetch <= pi <= exec + depth, modulo 2^16, for every live QP.
+    a_qp_indices_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+        qp_active_i[q] |-> n_fetched <= n_posted && 17'(n_posted) <= depth);
+    // The executor retires this QP's WQEs one by one, in ring order, and only fetched ones.
+    a_retire_in_order: assert property (@(posedge clk_i) disable iff (rst_i)
+        hit_retire && !hit_reset |-> retire_idx_i == exec_q && exec_q != fetch_q);
+    a_log_depth_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+        qp_active_i[q] |-> 32'(qp_log_depth_i[4*q +: 4]) <= LogMaxSqDepth);
+`endif
+  end
+
+  // ---- doorbells ---------------------------------------------------------------------------------
+  // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
+  // so a doorbell is never refused for a WQE slot that is being freed right now.
+  logic        db_take, db_bad;
+  logic [7:0]  db_sel;
+  // Differences of free-running indices are taken in 16 bits (modulo 2^16), then compared.
+  logic [15:0] db_exec_now, db_fetch_now, db_outstanding16, db_fetched16;
+  logic [16:0] db_depth, db_outstanding, db_fetched;
+  logic [255:0] active_all;      // one bit per possible QP number (absent QPs: 0)
+
+  assign active_all = 256'(qp_active_i);
+
+  assign db_sel       = (32'(sq_db_qpn_i) < NumQps) ? sq_db_qpn_i : 8'd0;
+  assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
+                        !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
+  assign db_exec_now  = exec_vec[16*db_sel +: 16] +
+                        16'(retire_i && retire_qpn_i == db_sel);
+  assign db_fetch_now = fetch_vec[16*db_sel +: 16] +
+                        ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
+  assign db_depth       = 17'd1 << qp_log_depth_i[4*db_sel +: 4];
+  assign db_outstanding16 = sq_db_pi_i - db_exec_now;
+  assign db_fetched16     = db_fetch_now - db_exec_now;
+  assign db_outstanding   = 17'(db_outstanding16);
+  assign db_fetched       = 17'(db_fetched16);
+  assign db_bad         = db_outstanding > db_depth || db_outstanding < db_fetched;
+  assign db_ok          = db_take && !db_bad;
+  assign db_err_o       = db_take && db_bad;
+  assign db_err_qpn_o   = sq_db_qpn_i;
+
+  // ---- buffer pointers and the read FIFO ------------------------------------------------------
+  // rsv: next slot to reserve (at issue); wr: next slot the R channel fills; rd: next slot to
+  // read into the output register. rd <= wr <= rsv <= rd + WqeBufEntries.
+  logic [PtrW-1:0]   rsv_ptr_q, rsv_ptr_d, wr_ptr_q, wr_ptr_d, rd_ptr_q, rd_ptr_d;
+  logic [PtrW-1:0]   buf_used;
+  logic [16:0]       buf_free;
+
+  // The reads in flight, in issue order: first ring index and WQE count of each.
+  logic [MaxReads*16-1:0] rq_idx_q, rq_idx_d;
+  logic [MaxReads*NW-1:0] rq_n_q, rq_n_d;
+  logic [RdPtrW-1:0]      rq_wp_q, rq_wp_d, rq_rp_q, rq_rp_d;
+  logic                   rq_full, rq_empty;
+  logic [RdPtrW-1:0]      rq_count;
+  logic [15:0]            rq_head_idx;
+  logic [NW-1:0]          rq_head_n;
+
+  assign buf_used    = rsv_ptr_q - rd_ptr_q;
+  assign buf_free    = 17'(WqeBufEntries) - 17'(buf_used);
+  assign rq_count    = rq_wp_q - rq_rp_q;
+  assign rq_full     = rq_count == RdPtrW'(MaxReads);
+  assign rq_empty    = rq_wp_q == rq_rp_q;
+  assign rq_head_idx = rq_idx_q[16*rq_rp_q[RdAW-1:0] +: 16];
+  assign rq_head_n   = rq_n_q[NW*rq_rp_q[RdAW-1:0] +: NW];
+
+  // ---- fetch scheduling: round robin, then one burst for the picked QP ----------------------------
+  logic [7:0]  rr_q, rr_d;          // the QP served last
+  logic        pick_valid;
+  logic [15:0] sel_pi, sel_fetch, sel_slot, sel_avail;
+  logic [51:0] sel_base;
+  logic [3:0]  sel_ld;
+  logic [16:0] sel_depth, to_end, to_page, avail, burst;
+
+  // The lowest pending QP above the last served one, else the lowest pending QP.
+  always_comb begin
+    pick_valid = 1'b0;
+    pick_qpn   = '0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q]) begin
+        pick_valid = 1'b1;
+        pick_qpn   = 8'(q);
+      end
+    end
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q] && 8'(q) > rr_q) begin
+        pick_qpn = 8'(q);
+      end
+    end
+  end
+
+  assign sel_pi    = pi_vec[16*pick_qpn +: 16];
+  assign sel_fetch = fetch_vec[16*pick_qpn +: 16];
+  assign sel_base  = qp_base_i[52*pick_qpn +: 52];
+  assign sel_ld    = qp_log_depth_i[4*pick_qpn +: 4];
+  assign sel_depth = 17'd1 << sel_ld;
+  assign sel_slot  = sel_fetch & 16'(sel_depth - 17'd1);
+  assign to_end    = sel_depth - 17'(sel_slot);              // slots up to the ring end
+  assign to_page   = 17'd64 - 17'(sel_slot[5:0]);            // slots up to the 4 KiB boundary
+  assign sel_avail = sel_pi - sel_fetch;                     // modulo 2^16
+  assign avail     = 17'(sel_avail);                         // doorbelled, not fetched
+  // The burst is all the QP's new WQEs up to the ring end, the 4 KiB page and MaxBurstWqes.
+  // When the WQE buffer cannot take all of them the read waits for space instead of fetching
+  // a smaller piece: a chain then costs ceil(WQEs / MaxBurstWqes) reads however slowly the
+  // executor drains (a FastRegister waits for its page list), and the buffer still never
+  // overflows (MaxBurstWqes <= WqeBufEntries, so the wait always ends).
+  assign burst     = min17(min17(avail, to_end), min17(to_page, 17'(MaxBurstWqes)));
+  assign issue_n   = NW'(burst);
+
+  // No read is issued in a cycle that resets a QP, so a reservation never races the slot kill.
+  assign ar_valid_o = pick_valid && burst != '0 && burst <= buf_free && !rq_full && !qp_reset_i;
+  assign ar_addr_o  = {sel_base, 12'h000} + {42'd0, sel_slot, 6'd0};
+  assign ar_len_o   = 8'(32'(issue_n) * BeatsPerWqe - 1);
+  assign issue      = ar_valid_o && ar_ready_i;
+
+  assign rr_d = issue ? pick_qpn : rr_q;
+
+  // ---- per-slot QP tags and stale marks -----------------------------------------------------------
+  logic [WqeBufEntries*8-1:0] slot_qpn_vec;
+  logic [WqeBufEntries-1:0]   slot_stale_vec;
+
+  for (genvar s = 0; s < WqeBufEntries; s++) begin : gen_slot
+    logic [7:0]       qpn_q, qpn_d;
+    logic             stale_q, stale_d;
+    logic [BufAW-1:0] rel;              // distance from the next slot to reserve
+
+    assign rel = BufAW'(s) - rsv_ptr_q[BufAW-1:0];
+
+    always_comb begin
+      qpn_d   = qpn_q;
+      stale_d = stale_q;
+      if (qp_reset_i && qpn_q == qp_reset_qpn_i) begin
+        stale_d = 1'b1;
+      end
+      if (issue && 32'(rel) < 32'(issue_n)) begin
+        qpn_d   = pick_qpn;
+        stale_d = 1'b0;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        qpn_q   <= '0;
+        stale_q <= 1'b0;
+      end else begin
+        qpn_q   <= qpn_d;
+        stale_q <= stale_d;
+      end
+    end
+
+    assign slot_qpn_vec[8*s +: 8] = qpn_q;
+    assign slot_stale_vec[s]      = stale_q;
+  end
+
+  // ---- R channel: assemble WQEs into the reserved slots -----------------------------------------
+  logic [(BeatsPerWqe-1)*DataWidth-1:0] asm_q, asm_d;   // the beats before the last one
+  logic [BwW-1:0]   bw_q, bw_d;                         // beat within the WQE
+  logic [NW-1:0]    wc_q, wc_d;                         // WQE within the burst
+  logic             err_q, err_d;                       // an earlier beat of the WQE failed
+  logic             beat_err, wqe_done, burst_done;
+  logic             buf_we;
+  logic [WordW-1:0] buf_wdata;
+
+  assign r_ready_o  = 1'b1;             // the slots were reserved at issue: never any back-pressure
+  assign beat_err   = r_resp_i != 2'b00;
+  assign wqe_done   = r_valid_i && bw_q == BwW'(BeatsPerWqe - 1);
+  assign burst_done = wqe_done && 32'(wc_q) + 1 == 32'(rq_head_n);
+  assign buf_we     = wqe_done;
+  assign buf_wdata  = {err_q || beat_err, rq_head_idx + 16'(wc_q), r_data_i, asm_q};
+
+  always_comb begin
+    asm_d = asm_q;
+    bw_d  = bw_q;
+    wc_d  = wc_q;
+    err_d = err_q;
+    if (r_valid_i) begin
+      for (int b = 0; b < BeatsPerWqe - 1; b++) begin
+        if (bw_q == BwW'(b)) begin
+          asm_d[b*DataWidth +: DataWidth] = r_data_i;
+        end
+      end
+      if (wqe_done) begin
+        bw_d  = '0;
+        err_d = 1'b0;
+        wc_d  = burst_done ? '0 : wc_q + NW'(1);
+      end else begin
+        bw_d  = bw_q + BwW'(1);
+        err_d = err_q || beat_err;
+      end
+    end
+  end
+
+  // ---- the buffer and its output register ---------------------------------------------------------
+  logic             out_valid_q, out_valid_d;
+  logic [7:0]       out_qpn_q, out_qpn_d;
+  logic             out_stale_q, out_stale_d;
+  logic             buf_re;
+  logic [BufAW-1:0] rd_lo;
+  logic [7:0]       rd_slot_qpn;
+  logic [WordW-1:0] buf_rdata;
+
+  assign rd_lo       = rd_ptr_q[BufAW-1:0];
+  assign rd_slot_qpn = slot_qpn_vec[8*rd_lo +: 8];
+  // Only slots written in an earlier cycle are read: no read-during-write on the RAM.
+  assign buf_re      = (!out_valid_q || wqe_ready_i) && wr_ptr_q != rd_ptr_q;
+
+  always_comb begin
+    out_valid_d = out_valid_q && !wqe_ready_i;
+    out_qpn_d   = out_qpn_q;
+    out_stale_d = out_stale_q || (qp_reset_i && qp_reset_qpn_i == out_qpn_q);
+    if (buf_re) begin
+      out_valid_d = 1'b1;
+      out_qpn_d   = rd_slot_qpn;
+      out_stale_d = slot_stale_vec[rd_lo] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
+    end
+  end
+
+  nic_ram_1r1w #(
+    .Width   (WordW),
+    .Depth   (WqeBufEntries),
+    .Forward (1'b0)
+  ) u_buf (
+    .clk_i   (clk_i),
+    .rst_i   (rst_i),
+    .we_i    (buf_we),
+    .waddr_i (wr_ptr_q[BufAW-1:0]),
+    .wdata_i (buf_wdata),
+    .re_i    (buf_re),
+    .raddr_i (rd_lo),
+    .rdata_o (buf_rdata)
+  );
+
+  assign wqe_valid_o   = out_valid_q;
+  assign wqe_data_o    = buf_rdata[511:0];
+  assign wqe_idx_o     = buf_rdata[527:512];
+  assign wqe_dma_err_o = buf_rdata[528];
+  assign wqe_qpn_o     = out_qpn_q;
+  assign wqe_stale_o   = out_stale_q;
+
+  // ---- pointer and FIFO updates -----------------------------------------------------------------
+  always_comb begin
+    rsv_ptr_d = rsv_ptr_q + (issue ? PtrW'(issue_n) : '0);
+    wr_ptr_d  = wr_ptr_q + PtrW'(buf_we);
+    rd_ptr_d  = rd_ptr_q + PtrW'(buf_re);
+    rq_idx_d  = rq_idx_q;
+    rq_n_d    = rq_n_q;
+    rq_wp_d   = rq_wp_q;
+    rq_rp_d   = rq_rp_q + RdPtrW'(burst_done);
+    if (issue) begin
+      for (int i = 0; i < MaxReads; i++) begin
+        if (rq_wp_q[RdAW-1:0] == RdAW'(i)) begin
+          rq_idx_d[16*i +: 16] = sel_fetch;
+          rq_n_d[NW*i +: NW]   = issue_n;
+        end
+      end
+      rq_wp_d = rq_wp_q + RdPtrW'(1);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rr_q        <= 8'(NumQps - 1);
+      rsv_ptr_q   <= '0;
+      wr_ptr_q    <= '0;
+      rd_ptr_q    <= '0;
+      rq_idx_q    <= '0;
+      rq_n_q      <= '0;
+      rq_wp_q     <= '0;
+      rq_rp_q     <= '0;
+      asm_q       <= '0;
+      bw_q        <= '0;
+      wc_q        <= '0;
+      err_q       <= 1'b0;
+      out_valid_q <= 1'b0;
+      out_qpn_q   <= '0;
+      out_stale_q <= 1'b0;
+    end else begin
+      rr_q        <= rr_d;
+      rsv_ptr_q   <= rsv_ptr_d;
+      wr_ptr_q    <= wr_ptr_d;
+      rd_ptr_q    <= rd_ptr_d;
+      rq_idx_q    <= rq_idx_d;
+      rq_n_q      <= rq_n_d;
+      rq_wp_q     <= rq_wp_d;
+      rq_rp_q     <= rq_rp_d;
+      asm_q       <= asm_d;
+      bw_q        <= bw_d;
+      wc_q        <= wc_d;
+      err_q       <= err_d;
+      out_valid_q <= out_valid_d;
+      out_qpn_q   <= out_qpn_d;
+      out_stale_q <= out_stale_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  // Reservation works: the buffer never holds more than its slots, data only lands in reserved
+  // slots, and a read never reserves more than is free.
+  a_buf_no_overflow: assert property (@(posedge clk_i) disable iff (rst_i)
+      32'(buf_used) <= WqeBufEntries);
+  a_buf_writes_reserved: assert property (@(posedge clk_i) disable iff (rst_i)
+      (wr_ptr_q - rd_ptr_q) <= buf_used);
+  a_issue_fits_buffer: assert property (@(posedge clk_i) disable iff (rst_i)
+      issue |-> issue_n != '0 && 17'(issue_n) <= buf_free);
+  a_read_fifo_no_overflow: assert property (@(posedge clk_i) disable iff (rst_i)
+      32'(rq_count) <= MaxReads);
+  // arlen matches the reserved WQE count, and the slave's rlast falls exactly on the last beat
+  // of the last reserved WQE of the burst (so beats and reserved slots stay in step).
+  a_arlen_matches_reserved: assert property (@(posedge clk_i) disable iff (rst_i)
+      issue |-> 32'(ar_len_o) + 1 == 32'(issue_n) * BeatsPerWqe);
+  a_rlast_matches_reserved: assert property (@(posedge clk_i) disable iff (rst_i)
+      r_valid_i |-> r_last_i == burst_done);
+  a_r_expected: assert property (@(posedge clk_i) disable iff (rst_i)
+      r_valid_i |-> !rq_empty);
+  // A burst never wraps the ring and never crosses 4 KiB.
+  a_burst_in_ring: assert property (@(posedge clk_i) disable iff (rst_i)
+      issue |-> 17'(sel_slot) + 17'(issue_n) <= sel_depth);
+  a_no_4k_cross: assert property (@(posedge clk_i) disable iff (rst_i)
+      issue |-> 32'(ar_addr_o[11:0]) + 32'(issue_n) * 64 <= 4096);
+  // The WQE offered to the executor stays until taken (only its stale mark may rise).
+  a_wqe_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+      wqe_valid_o && !wqe_ready_i |=> wqe_valid_o && $stable(wqe_data_o) && $stable(wqe_idx_o) &&
+      $stable(wqe_qpn_o) && $stable(wqe_dma_err_o));
+  a_wqe_qpn_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+      wqe_valid_o |-> 32'(wqe_qpn_o) < NumQps);
+`else
+  logic unused_r_last;
+  assign unused_r_last = r_last_i;     // only checked by assertions: beats are counted
+`endif
+
+endmodule

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Run what `make test` built: the Criterion suite at both data widths, then every example.
+#
+#   tools/run_tests.sh [criterion options...]     (make test TEST_ARGS='--filter cq_*/*')
+#
+# - build/tests/ndk_tests runs twice, NDK_SIM_WIDTH=64 then 256 (the Verilated model the
+#   simulated world uses), with --jobs 2 (each test is its own process) and a TAP report that
+#   is parsed for the counts. Criterion's own summary is printed as it runs.
+# - Every build/examples/* program runs once and must exit 0.
+# - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
+#   printing the command that reruns each failing part (and how to get its waveform).
+#
+# Environment: NDK_TEST_JOBS (default 2), NDK_TEST_TIMEOUT (seconds per test and per
+# example, default 600).
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+BUILD=build
+TESTS=$BUILD/tests/ndk_tests
+JOBS=${NDK_TEST_JOBS:-2}
+TIMEOUT=${NDK_TEST_TIMEOUT:-600}
+WIDTHS=(64 256)
+
+passed=0
+failed=0
+rerun=()
+
+if [[ ! -x $TESTS ]]; then
+	echo "run_tests: $TESTS is missing: build it with make test (or make build-tests)"
+	echo "tests: 0 passed, 1 failed"
+	exit 1
+fi
+
+# run_suite <width>: one Criterion run; adds to passed/failed, records rerun commands.
+run_suite() {
+	local width=$1 tap=$BUILD/tests/ndk_tests_w$1.tap
+	local rc ok=0 bad=0 skip=0 plan=0 line name
+	local -a failing=()
+	shift
+
+	echo "=== tests: NDK_SIM_WIDTH=$width $TESTS --jobs $JOBS --timeout $TIMEOUT${*:+$(printf ' %q' "$@")}"
+	rm -f "$tap"
+	NDK_SIM_WIDTH=$width "$TESTS" --jobs "$JOBS" --timeout "$TIMEOUT" --tap="$tap" "$@" 2>&1
+	rc=$?
+
+	# TAP lines: "ok - suite::test  (0.01s)", "ok - suite::test  # SKIP why",
+	# "not ok - suite::test ...". The plan ("1..N") counts skipped tests too.
+	if [[ -f $tap ]]; then
+		while IFS= read -r line; do
+			case $line in
+			1..*) plan=${line#1..} ;;
+			"ok "*"# SKIP"*) skip=$((skip + 1)) ;;
+			"ok "*) ok=$((ok + 1)) ;;
+			"not ok "*)
+				bad=$((bad + 1))
+				name=${line#not ok - }
+				name=${name%% *}
+				failing+=("${name/::/\/}")
+				;;
+			esac
+		done <"$tap"
+	fi
+	# A runner that died (or a test whose result never reached the report) counts as failed.
+	local missing=$((plan - ok - bad - skip))
+	if ((missing > 0)); then
+		echo "run_tests: width $width: $missing test(s) in the plan reported no result"
+		bad=$((bad + missing))
+	fi
+	if ((rc != 0 && bad == 0)); then
+		echo "run_tests: width $width: $TESTS exited with $rc but reported no failing test"
+		bad=1
+		failing+=("*/*")
+	fi
+	echo "=== tests: width $width: $ok passed, $bad failed, $skip skipped (TAP report: $tap)"
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	for name in "${failing[@]}"; do
+		rerun+=("NDK_SIM_WIDTH=$width $TESTS --filter '$name' --verbose"$'\n'"      with waves: NDK_SIM_TRACE=/tmp/${name//[\/*]/_}_w$width.fst NDK_SIM_WIDTH=$width $TESTS --filter '$name' --verbose")
+	done
+}
+
+for width in "${WIDTHS[@]}"; do
+	run_suite "$width" "$@"
+done
+
+# Examples: programs built against build/ndk.pc exactly as a user would; each must exit 0.
+shopt -s nullglob
+examples=("$BUILD"/examples/*)
+if ((${#examples[@]})); then
+	echo "=== examples: ${#examples[@]} program(s)"
+fi
+for ex in "${examples[@]}"; do
+	[[ -f $ex && -x $ex ]] || continue
+	log=$BUILD/tests/$(basename "$ex").log
+	timeout "$TIMEOUT" "$ex" >"$log" 2>&1
+	rc=$?
+	if ((rc == 0)); then
+		echo "[PASS] example $ex"
+		passed=$((passed + 1))
+	else
+		echo "[FAIL] example $ex: exit $rc$( ((rc == 124)) && echo " (timed out after ${TIMEOUT}s)"); last lines of its output ($log):"
+		tail -n 15 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+		rerun+=("$ex"$'\n'"      with waves: NDK_SIM_TRACE=/tmp/$(basename "$ex").fst $ex")
+	fi
+done
+
+if ((${#rerun[@]})); then
+	echo "=== rerun a failing part with:"
+	for cmd in "${rerun[@]}"; do
+		echo "  $cmd"
+	done
+fi
+echo "tests: $passed passed, $failed failed"
+((failed == 0))
