@@ -215,7 +215,7 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@touch $@
 
 # ---- targets ---------------------------------------------------------------------------------
-.PHONY: help deps lib models test build-tests run bench lint lint-steps lint-formats lint-c \
+.PHONY: help deps lib models test build-tests run bench lint lint-steps lint-formats lint-c synth-report \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
 FORCE:
 
@@ -263,7 +263,7 @@ step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \
 	echo "lint: FAILED (exit $$rc). Reproduce with:"; echo '  $(1)'; exit $$rc; }
 
 # -k: every lint step runs and reports, even after one failed.
-lint:
+lint: deps
 	@$(MAKE) --no-print-directory -k lint-steps && echo 'lint: all steps passed'
 
 lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) lint-c
@@ -288,7 +288,11 @@ lint-c:
 		echo "lint: FAILED (exit $$rc). Reproduce with:"; echo '  $(FORMAT_CHECK)'; \
 		echo "  (fix a file with: $(CLANG_FORMAT) -i FILE)"; exit $$rc; fi
 
-synth: $(SYNTH_LOGS)
+# deps first (yosys may be missing on a fresh machine), then the flows in a sub-make.
+synth: deps
+	@$(MAKE) --no-print-directory synth-report
+
+synth-report: $(SYNTH_LOGS)
 	@$(PYTHON) tools/synth_report.py --json $(SYNTH_DIR)/report.json $(SYNTH_LOGS)
 
 clean:

@@ -30,7 +30,7 @@
 #define WQE_BYTES 64
 
 enum mode { MODE_DEFER, MODE_IMMEDIATE, MODE_COUNT };
-static const char *const mode_name[MODE_COUNT] = {"defer", "immediate"};
+static const char *const mode_name[MODE_COUNT] = { "defer", "immediate" };
 
 struct row {
 	const char *op;
@@ -73,8 +73,11 @@ static void bench_open(struct bench *b)
 	check("open adapter", ndk_sim_open_adapter(b->sim, 0, &b->ad));
 	check("pd", ndk_create_pd(b->ad, &b->pd));
 	check("cq", ndk_create_cq(b->ad, 2 * MAX_CHAIN, NULL, NULL, &b->cq));
-	struct ndk_qp_attr a = {.receive_cq = b->cq, .initiator_cq = b->cq, .qp_context = b,
-				.initiator_queue_depth = 2 * MAX_CHAIN, .max_initiator_request_sge = 1};
+	struct ndk_qp_attr a = { .receive_cq = b->cq,
+				 .initiator_cq = b->cq,
+				 .qp_context = b,
+				 .initiator_queue_depth = 2 * MAX_CHAIN,
+				 .max_initiator_request_sge = 1 };
 	check("qp", ndk_create_qp(b->pd, &a, &b->qp));
 	check("buffer", ndk_alloc_buffer(b->ad, NDK_PAGE_SIZE, &b->buf));
 	b->page = b->buf.logical;
@@ -119,14 +122,16 @@ static void register_all(struct bench *b, int n)
 	for (int i = 0; i < n; i++)
 		check("fast register",
 		      ndk_fast_register(b->qp, NULL, b->mr[i], 1, &b->page, 0, NDK_PAGE_SIZE,
-					(uint64_t)(uintptr_t)b->buf.va, i + 1 < n ? NDK_OP_FLAG_DEFER : 0));
+					(uint64_t)(uintptr_t)b->buf.va,
+					i + 1 < n ? NDK_OP_FLAG_DEFER : 0));
 	wait_completions(b, n, "fast register completion");
 }
 
 static double bound_cycles(const struct ndk_sim_config *c, int n)
 {
-	double ns = (double)n * c->host_wqe_ns + c->host_doorbell_ns + c->mmio_write_ns + c->dma_read_ns +
-		    (double)n * WQE_BYTES * 1000.0 / c->pcie_mbps + c->dma_write_ns;
+	double ns = (double)n * c->host_wqe_ns + c->host_doorbell_ns + c->mmio_write_ns +
+		    c->dma_read_ns + (double)n * WQE_BYTES * 1000.0 / c->pcie_mbps +
+		    c->dma_write_ns;
 	return ns * c->clock_mhz / 1000.0;
 }
 
@@ -188,8 +193,8 @@ static int verdict(int ok, const char *fmt, ...)
 	return ok ? 0 : 1;
 }
 
-static void write_json(const char *path, const struct ndk_sim_config *c, const struct row *rows, int nrows,
-		       double speed)
+static void write_json(const char *path, const struct ndk_sim_config *c, const struct row *rows,
+		       int nrows, double speed)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -199,19 +204,21 @@ static void write_json(const char *path, const struct ndk_sim_config *c, const s
 	fprintf(f,
 		"{\n  \"config\": {\"nics\": %u, \"clock_mhz\": %u, \"mmio_write_ns\": %u, \"dma_read_ns\": %u, "
 		"\"dma_write_ns\": %u, \"pcie_mbps\": %u, \"link_ns\": %u, \"host_wqe_ns\": %u, "
-		"\"host_doorbell_ns\": %u, \"poll_cycles\": %u, \"data_width\": %u, \"seed\": %" PRIu64 "},\n",
-		c->nics, c->clock_mhz, c->mmio_write_ns, c->dma_read_ns, c->dma_write_ns, c->pcie_mbps, c->link_ns,
-		c->host_wqe_ns, c->host_doorbell_ns, c->poll_cycles, c->data_width, c->seed);
+		"\"host_doorbell_ns\": %u, \"poll_cycles\": %u, \"data_width\": %u, \"seed\": %" PRIu64
+		"},\n",
+		c->nics, c->clock_mhz, c->mmio_write_ns, c->dma_read_ns, c->dma_write_ns,
+		c->pcie_mbps, c->link_ns, c->host_wqe_ns, c->host_doorbell_ns, c->poll_cycles,
+		c->data_width, c->seed);
 	fprintf(f, "  \"sim_cycles_per_second\": %.0f,\n  \"rows\": [\n", speed);
 	for (int i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 		fprintf(f,
 			"    {\"op\": \"%s\", \"mode\": \"%s\", \"chain\": %d, \"sq_doorbells\": %" PRIu64
 			", \"wqe_fetch_reads\": %" PRIu64 ", \"dma_read_bytes\": %" PRIu64
-			", \"first_post_to_last_cqe_cycles\": %" PRIu64 ", \"doorbell_to_last_cqe_cycles\": %" PRIu64
-			", \"bound_cycles\": ",
-			r->op, mode_name[r->mode], r->chain, r->sq_doorbells, r->wqe_fetch_reads, r->dma_read_bytes,
-			r->first_post_to_last_cqe, r->doorbell_to_last_cqe);
+			", \"first_post_to_last_cqe_cycles\": %" PRIu64
+			", \"doorbell_to_last_cqe_cycles\": %" PRIu64 ", \"bound_cycles\": ",
+			r->op, mode_name[r->mode], r->chain, r->sq_doorbells, r->wqe_fetch_reads,
+			r->dma_read_bytes, r->first_post_to_last_cqe, r->doorbell_to_last_cqe);
 		if (r->bound < 0)
 			fprintf(f, "null}");
 		else
@@ -233,7 +240,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	static const int chains[] = {1, 2, 4, 8, 16, 32, 64, 128};
+	static const int chains[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 	const int nchains = sizeof(chains) / sizeof(chains[0]);
 	struct row rows[MODE_COUNT * 8];
 	int nrows = 0;
@@ -249,32 +256,41 @@ int main(int argc, char **argv)
 	double secs = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
 	double speed = (double)(ndk_sim_cycle(b.sim) - c0) / secs;
 
-	printf("doorbell batching, invalidate, %u NICs, %u MHz, data width %u (cycles)\n", b.cfg.nics,
-	       b.cfg.clock_mhz, b.cfg.data_width);
-	printf("%-10s %-9s %5s %9s %11s %12s %14s %12s %9s\n", "op", "mode", "chain", "doorbells", "fetch_reads",
-	       "dma_rd_bytes", "post_to_cqe", "db_to_cqe", "bound");
+	printf("doorbell batching, invalidate, %u NICs, %u MHz, data width %u (cycles)\n",
+	       b.cfg.nics, b.cfg.clock_mhz, b.cfg.data_width);
+	printf("%-10s %-9s %5s %9s %11s %12s %14s %12s %9s\n", "op", "mode", "chain", "doorbells",
+	       "fetch_reads", "dma_rd_bytes", "post_to_cqe", "db_to_cqe", "bound");
 	for (int i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
-		printf("%-10s %-9s %5d %9" PRIu64 " %11" PRIu64 " %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %9.1f\n",
-		       r->op, mode_name[r->mode], r->chain, r->sq_doorbells, r->wqe_fetch_reads, r->dma_read_bytes,
-		       r->first_post_to_last_cqe, r->doorbell_to_last_cqe, r->bound);
+		printf("%-10s %-9s %5d %9" PRIu64 " %11" PRIu64 " %12" PRIu64 " %14" PRIu64
+		       " %12" PRIu64 " %9.1f\n",
+		       r->op, mode_name[r->mode], r->chain, r->sq_doorbells, r->wqe_fetch_reads,
+		       r->dma_read_bytes, r->first_post_to_last_cqe, r->doorbell_to_last_cqe,
+		       r->bound);
 	}
-	printf("simulation speed: %.2f M cycles/s (%u NICs, tracing off)\n", speed / 1e6, b.cfg.nics);
+	printf("simulation speed: %.2f M cycles/s (%u NICs, tracing off)\n", speed / 1e6,
+	       b.cfg.nics);
 
 	int failures = 0;
 	const double doorbell_cycles = (double)b.cfg.host_doorbell_ns * b.cfg.clock_mhz / 1000.0;
 	for (int i = 0; i < nchains; i++) {
 		const struct row *d = &rows[i], *im = &rows[nchains + i];
-		failures += verdict(d->sq_doorbells == 1, "invalidate defer chain %d uses exactly one doorbell (%" PRIu64 ")",
+		failures += verdict(d->sq_doorbells == 1,
+				    "invalidate defer chain %d uses exactly one doorbell (%" PRIu64
+				    ")",
 				    d->chain, d->sq_doorbells);
 		if (d->chain >= 8) {
-			failures += verdict((double)d->first_post_to_last_cqe <= 1.15 * d->bound,
-					    "invalidate defer chain %d within 1.15 x bound (%" PRIu64 " <= %.1f)", d->chain,
-					    d->first_post_to_last_cqe, 1.15 * d->bound);
-			double gain = (double)im->first_post_to_last_cqe - (double)d->first_post_to_last_cqe;
-			failures += verdict(gain >= 0.5 * (d->chain - 1) * doorbell_cycles,
-					    "invalidate defer beats immediate at chain %d by %.0f >= %.0f cycles", d->chain,
-					    gain, 0.5 * (d->chain - 1) * doorbell_cycles);
+			failures +=
+				verdict((double)d->first_post_to_last_cqe <= 1.15 * d->bound,
+					"invalidate defer chain %d within 1.15 x bound (%" PRIu64
+					" <= %.1f)",
+					d->chain, d->first_post_to_last_cqe, 1.15 * d->bound);
+			double gain = (double)im->first_post_to_last_cqe -
+				      (double)d->first_post_to_last_cqe;
+			failures += verdict(
+				gain >= 0.5 * (d->chain - 1) * doorbell_cycles,
+				"invalidate defer beats immediate at chain %d by %.0f >= %.0f cycles",
+				d->chain, gain, 0.5 * (d->chain - 1) * doorbell_cycles);
 		}
 	}
 	char path[4096];

@@ -51,24 +51,32 @@ int main(void)
 	if (check("open sim adapter", ndk_open_adapter("sim", &ad)))
 		return 1;
 	struct ndk_sim *sim = ndk_sim_of(ad);
-	if (check("pd", ndk_create_pd(ad, &pd)) || check("cq", ndk_create_cq(ad, 64, NULL, NULL, &cq)))
+	if (check("pd", ndk_create_pd(ad, &pd)) ||
+	    check("cq", ndk_create_cq(ad, 64, NULL, NULL, &cq)))
 		goto out_adapter;
 	struct ndk_qp_attr attr = {
-		.receive_cq = cq, .initiator_cq = cq, .qp_context = &attr,
-		.initiator_queue_depth = 64, .max_initiator_request_sge = 1,
+		.receive_cq = cq,
+		.initiator_cq = cq,
+		.qp_context = &attr,
+		.initiator_queue_depth = 64,
+		.max_initiator_request_sge = 1,
 	};
-	if (check("qp", ndk_create_qp(pd, &attr, &qp)) || check("buffer", ndk_alloc_buffer(ad, sizeof(pages) * 512, &buf)) ||
-	    check("mr", ndk_create_mr(pd, &mr)) || check("init mr", ndk_initialize_fast_register_mr(mr, 4, false)))
+	if (check("qp", ndk_create_qp(pd, &attr, &qp)) ||
+	    check("buffer", ndk_alloc_buffer(ad, sizeof(pages) * 512, &buf)) ||
+	    check("mr", ndk_create_mr(pd, &mr)) ||
+	    check("init mr", ndk_initialize_fast_register_mr(mr, 4, false)))
 		goto out_adapter;
 	for (int i = 0; i < 4; i++)
 		pages[i] = buf.logical + (uint64_t)i * NDK_PAGE_SIZE;
 
 	uint64_t t0 = ndk_sim_cycle(sim);
-	if (check("fast register", ndk_fast_register(qp, (void *)1, mr, 4, pages, 0, 4 * NDK_PAGE_SIZE,
-						     (uint64_t)(uintptr_t)buf.va, NDK_OP_FLAG_ALLOW_LOCAL_WRITE)))
+	if (check("fast register",
+		  ndk_fast_register(qp, (void *)1, mr, 4, pages, 0, 4 * NDK_PAGE_SIZE,
+				    (uint64_t)(uintptr_t)buf.va, NDK_OP_FLAG_ALLOW_LOCAL_WRITE)))
 		goto out_adapter;
 	if (poll_one(ad, cq, &r) || check("fast register completion", r.status) ||
-	    r.type != NDK_OP_FAST_REGISTER || r.request_context != (void *)1 || r.qp_context != &attr) {
+	    r.type != NDK_OP_FAST_REGISTER || r.request_context != (void *)1 ||
+	    r.qp_context != &attr) {
 		fprintf(stderr, "fast register: wrong completion\n");
 		goto out_adapter;
 	}
@@ -77,8 +85,8 @@ int main(void)
 	       ndk_get_local_token_from_mr(mr), t1 - t0);
 	if (check("invalidate", ndk_invalidate_mr(qp, (void *)2, mr, 0)))
 		goto out_adapter;
-	if (poll_one(ad, cq, &r) || check("invalidate completion", r.status) || r.type != NDK_OP_INVALIDATE ||
-	    r.request_context != (void *)2) {
+	if (poll_one(ad, cq, &r) || check("invalidate completion", r.status) ||
+	    r.type != NDK_OP_INVALIDATE || r.request_context != (void *)2) {
 		fprintf(stderr, "invalidate: wrong completion\n");
 		goto out_adapter;
 	}

@@ -31,10 +31,11 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
-namespace {
+namespace
+{
 
 constexpr uint64_t kHostBase = 0x100000000ull; // logical addresses start above 4 GiB
-constexpr uint64_t kGuard = 4096;              // unmapped gap after each region
+constexpr uint64_t kGuard = 4096;	       // unmapped gap after each region
 constexpr unsigned kMaxReadsInFlight = 32;     // PCIe read tags
 constexpr unsigned kResetCycles = 8;
 
@@ -74,7 +75,7 @@ struct Inputs {
 
 // One Verilated model behind a width-independent interface.
 class Model {
-      public:
+    public:
 	virtual ~Model() = default;
 	virtual void sample(Outputs &o) = 0;
 	virtual void drive(const Inputs &in) = 0;
@@ -85,8 +86,11 @@ class Model {
 };
 
 template <class M, unsigned W> class ModelOf final : public Model {
-      public:
-	ModelOf(VerilatedContext *ctx, const char *name) : m_(new M{ctx, name}) {}
+    public:
+	ModelOf(VerilatedContext *ctx, const char *name)
+		: m_(new M{ ctx, name })
+	{
+	}
 	~ModelOf() override
 	{
 		trace_close();
@@ -177,7 +181,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		}
 	}
 
-      private:
+    private:
 	// 64-bit ports are QData; 256-bit ports are VlWide<8> (little-endian 32-bit words)
 	template <class T> static void get_wide(const T &v, uint8_t *bytes)
 	{
@@ -215,8 +219,8 @@ template <class M, unsigned W> class ModelOf final : public Model {
 
 struct Region {
 	uint64_t logical;
-	size_t length;     // as requested: the firewall is exact to the byte
-	size_t alloc_len;  // page rounded
+	size_t length;	  // as requested: the firewall is exact to the byte
+	size_t alloc_len; // page rounded
 	enum nicsim_mem_kind kind;
 	uint8_t *va;
 };
@@ -234,8 +238,8 @@ struct DmaRead {
 	uint32_t id;
 	uint64_t base;
 	unsigned beats, beat_bytes, sent;
-	uint64_t ready;              // cycle the first beat may go
-	std::vector<uint8_t> data;   // snapshot taken when the request reached the host
+	uint64_t ready;		   // cycle the first beat may go
+	std::vector<uint8_t> data; // snapshot taken when the request reached the host
 };
 
 struct DmaWrite {
@@ -268,12 +272,12 @@ struct nicsim_nic {
 	uint32_t mmio_read_offset = 0, mmio_read_value = 0;
 
 	// DMA slave (AXI4)
-	std::deque<DmaRead> reads;    // in order of acceptance; R beats in that order
-	uint64_t pcie_rd_free = 0;    // the read direction of the link is busy until then
-	std::deque<DmaWrite> writes;  // bursts collecting W beats, in AW order
-	std::deque<DmaWrite> posted;  // complete writes waiting to become visible, in order
+	std::deque<DmaRead> reads;   // in order of acceptance; R beats in that order
+	uint64_t pcie_rd_free = 0;   // the read direction of the link is busy until then
+	std::deque<DmaWrite> writes; // bursts collecting W beats, in AW order
+	std::deque<DmaWrite> posted; // complete writes waiting to become visible, in order
 	uint64_t pcie_wr_free = 0;
-	unsigned b_pending = 0;       // B responses owed
+	unsigned b_pending = 0; // B responses owed
 	std::deque<uint32_t> b_ids;
 };
 
@@ -287,12 +291,15 @@ struct nicsim {
 	nicsim_irq_fn irq_fn = nullptr;
 	void *irq_ctx = nullptr;
 	double bytes_per_cycle = 0;
-	uint64_t dma_read_cycles = 0, dma_write_cycles = 0, mmio_write_cycles = 0, mmio_read_cycles = 0;
+	uint64_t dma_read_cycles = 0, dma_write_cycles = 0, mmio_write_cycles = 0,
+		 mmio_read_cycles = 0;
 };
 
-namespace {
+namespace
+{
 
-[[noreturn]] void fatal(const nicsim *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+[[noreturn]] void fatal(const nicsim *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 void fatal(const nicsim *w, const char *fmt, ...)
 {
@@ -301,8 +308,9 @@ void fatal(const nicsim *w, const char *fmt, ...)
 	std::fprintf(stderr, "nicsim: FATAL at cycle %llu: ", (unsigned long long)w->cycle);
 	std::vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	std::fprintf(stderr, "\nnicsim: rerun with waves: NDK_SIM_TRACE=/tmp/ndknic.fst <the same command>"
-			     " (then: gtkwave /tmp/ndknic.fst)\n");
+	std::fprintf(stderr,
+		     "\nnicsim: rerun with waves: NDK_SIM_TRACE=/tmp/ndknic.fst <the same command>"
+		     " (then: gtkwave /tmp/ndknic.fst)\n");
 	for (auto &n : w->nics)
 		n->model->trace_close();
 	std::fflush(stdout);
@@ -310,7 +318,10 @@ void fatal(const nicsim *w, const char *fmt, ...)
 	std::abort();
 }
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
 
 const Region *find_region(nicsim_nic *n, uint64_t addr, uint64_t len)
 {
@@ -398,14 +409,15 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		const uint64_t span = (uint64_t)beats * beat_bytes;
 		const uint64_t bytes = base + span - o.araddr;
 		if (beat_bytes > n->bus_bytes)
-			fatal(w, "NIC %u DMA read with beats of %u bytes on a %u-byte bus", n->index, beat_bytes,
-			      n->bus_bytes);
+			fatal(w, "NIC %u DMA read with beats of %u bytes on a %u-byte bus",
+			      n->index, beat_bytes, n->bus_bytes);
 		if ((base & 0xfff) + span > 4096)
-			fatal(w, "NIC %u DMA read at 0x%llx of %llu bytes crosses a 4 KiB boundary", n->index,
-			      (unsigned long long)o.araddr, (unsigned long long)bytes);
+			fatal(w, "NIC %u DMA read at 0x%llx of %llu bytes crosses a 4 KiB boundary",
+			      n->index, (unsigned long long)o.araddr, (unsigned long long)bytes);
 		const Region *r = find_region(n, o.araddr, bytes);
 		if (!r)
-			fatal(w, "NIC %u DMA read of %llu bytes at 0x%llx: memory the driver did not allocate",
+			fatal(w,
+			      "NIC %u DMA read of %llu bytes at 0x%llx: memory the driver did not allocate",
 			      n->index, (unsigned long long)bytes, (unsigned long long)o.araddr);
 		DmaRead rd;
 		rd.id = o.arid;
@@ -414,7 +426,8 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		rd.beat_bytes = beat_bytes;
 		rd.sent = 0;
 		rd.data.assign(span, 0);
-		std::memcpy(rd.data.data() + (o.araddr - base), r->va + (o.araddr - r->logical), bytes);
+		std::memcpy(rd.data.data() + (o.araddr - base), r->va + (o.araddr - r->logical),
+			    bytes);
 		// fixed round trip, then the payload at the link's bandwidth, one read after another
 		const uint64_t xfer = (uint64_t)(bytes / w->bytes_per_cycle + 0.999999);
 		uint64_t start = now + w->dma_read_cycles;
@@ -449,19 +462,23 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		wr.data.assign(span, 0);
 		wr.strb.assign(span, 0);
 		if (wr.beat_bytes > n->bus_bytes)
-			fatal(w, "NIC %u DMA write with beats of %u bytes on a %u-byte bus", n->index,
-			      wr.beat_bytes, n->bus_bytes);
+			fatal(w, "NIC %u DMA write with beats of %u bytes on a %u-byte bus",
+			      n->index, wr.beat_bytes, n->bus_bytes);
 		if ((wr.base & 0xfff) + span > 4096)
-			fatal(w, "NIC %u DMA write at 0x%llx of %llu bytes crosses a 4 KiB boundary", n->index,
-			      (unsigned long long)wr.addr, (unsigned long long)span);
+			fatal(w,
+			      "NIC %u DMA write at 0x%llx of %llu bytes crosses a 4 KiB boundary",
+			      n->index, (unsigned long long)wr.addr, (unsigned long long)span);
 		if (!is_msix(wr.addr) && !find_region(n, wr.addr, wr.base + span - wr.addr))
-			fatal(w, "NIC %u DMA write of %llu bytes at 0x%llx: memory the driver did not allocate",
-			      n->index, (unsigned long long)(wr.base + span - wr.addr), (unsigned long long)wr.addr);
+			fatal(w,
+			      "NIC %u DMA write of %llu bytes at 0x%llx: memory the driver did not allocate",
+			      n->index, (unsigned long long)(wr.base + span - wr.addr),
+			      (unsigned long long)wr.addr);
 		n->writes.push_back(std::move(wr));
 	}
 	if (hs_w) {
 		if (n->writes.empty())
-			fatal(w, "NIC %u W beat before its AW (this harness needs AW first)", n->index);
+			fatal(w, "NIC %u W beat before its AW (this harness needs AW first)",
+			      n->index);
 		DmaWrite &wr = n->writes.front();
 		const uint64_t beat_addr = wr.base + (uint64_t)wr.got * wr.beat_bytes;
 		const unsigned lane0 = (unsigned)(beat_addr % n->bus_bytes);
@@ -474,11 +491,13 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 			}
 		}
 		if (o.wstrb & ~(((1ull << wr.beat_bytes) - 1) << lane0))
-			fatal(w, "NIC %u write strobes 0x%x outside the lanes of a %u-byte beat at 0x%llx", n->index,
-			      o.wstrb, wr.beat_bytes, (unsigned long long)beat_addr);
+			fatal(w,
+			      "NIC %u write strobes 0x%x outside the lanes of a %u-byte beat at 0x%llx",
+			      n->index, o.wstrb, wr.beat_bytes, (unsigned long long)beat_addr);
 		wr.got++;
 		if (o.wlast != (wr.got == wr.beats))
-			fatal(w, "NIC %u WLAST on beat %u of a %u-beat burst", n->index, wr.got, wr.beats);
+			fatal(w, "NIC %u WLAST on beat %u of a %u-beat burst", n->index, wr.got,
+			      wr.beats);
 		if (wr.got == wr.beats) {
 			const uint64_t bytes = (uint64_t)wr.beats * wr.beat_bytes;
 			const uint64_t xfer = (uint64_t)(bytes / w->bytes_per_cycle + 0.999999);
@@ -515,8 +534,8 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		const uint64_t end = wr.base + wr.data.size();
 		const Region *r = find_region(n, wr.addr, end - wr.addr);
 		if (!r) // freed while the write was in flight
-			fatal(w, "NIC %u DMA write at 0x%llx landed in memory freed meanwhile", n->index,
-			      (unsigned long long)wr.addr);
+			fatal(w, "NIC %u DMA write at 0x%llx landed in memory freed meanwhile",
+			      n->index, (unsigned long long)wr.addr);
 		for (uint64_t a = wr.addr; a < end; a++)
 			if (wr.strb[a - wr.base])
 				r->va[a - r->logical] = wr.data[a - wr.base];
@@ -532,7 +551,8 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	// ---- next inputs
 	in.rst = now < kResetCycles;
 	// MMIO write: present the head of the queue once it is due
-	const bool mmio_write_active = !n->mmio_queue.empty() && n->mmio_queue.front().due <= now && !n->mmio_wait_b;
+	const bool mmio_write_active = !n->mmio_queue.empty() && n->mmio_queue.front().due <= now &&
+				       !n->mmio_wait_b;
 	in.axil_awvalid = mmio_write_active && !n->mmio_aw_done;
 	in.axil_wvalid = mmio_write_active && !n->mmio_w_done;
 	if (mmio_write_active) {
@@ -552,9 +572,11 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		in.rid = rd.id;
 		in.rresp = 0;
 		in.rlast = rd.sent + 1 == rd.beats;
-		const unsigned lane0 = (unsigned)((rd.base + (uint64_t)rd.sent * rd.beat_bytes) % n->bus_bytes);
+		const unsigned lane0 =
+			(unsigned)((rd.base + (uint64_t)rd.sent * rd.beat_bytes) % n->bus_bytes);
 		std::memset(in.rdata, 0, sizeof(in.rdata));
-		std::memcpy(in.rdata + lane0, rd.data.data() + (size_t)rd.sent * rd.beat_bytes, rd.beat_bytes);
+		std::memcpy(in.rdata + lane0, rd.data.data() + (size_t)rd.sent * rd.beat_bytes,
+			    rd.beat_bytes);
 	}
 	in.awready = n->writes.size() < 4;
 	in.wready = !n->writes.empty();
@@ -623,15 +645,19 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 		n->index = i;
 		std::string name = "nic" + std::to_string(i);
 		if (config->data_width == 64)
-			n->model = std::make_unique<ModelOf<Vnic_core_w64, 64>>(w->ctx.get(), name.c_str());
+			n->model = std::make_unique<ModelOf<Vnic_core_w64, 64>>(w->ctx.get(),
+										name.c_str());
 		else
-			n->model = std::make_unique<ModelOf<Vnic_core_w256, 256>>(w->ctx.get(), name.c_str());
+			n->model = std::make_unique<ModelOf<Vnic_core_w256, 256>>(w->ctx.get(),
+										  name.c_str());
 		if (!w->trace_path.empty()) {
 			std::string p = w->trace_path;
 			if (i > 0) {
 				size_t dot = p.rfind('.');
 				std::string suffix = ".nic" + std::to_string(i);
-				p = dot == std::string::npos ? p + suffix : p.substr(0, dot) + suffix + p.substr(dot);
+				p = dot == std::string::npos ?
+					    p + suffix :
+					    p.substr(0, dot) + suffix + p.substr(dot);
 			}
 			n->model->trace_open(p.c_str());
 		}
@@ -669,7 +695,10 @@ void nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx)
 	world->irq_ctx = ctx;
 }
 
-uint64_t nicsim_cycle(const struct nicsim *world) { return world->cycle; }
+uint64_t nicsim_cycle(const struct nicsim *world)
+{
+	return world->cycle;
+}
 
 void nicsim_step(struct nicsim *world, uint64_t cycles)
 {
@@ -696,7 +725,7 @@ void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, ui
 		fatal(world, "MMIO write to NIC %u, which does not exist", nic);
 	nicsim_nic *n = world->nics[nic].get();
 	uint64_t due = world->cycle + world->mmio_write_cycles;
-	n->mmio_queue.push_back({due, offset, value});
+	n->mmio_queue.push_back({ due, offset, value });
 }
 
 uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
@@ -709,8 +738,8 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 	const uint64_t limit = world->cycle + 1000000;
 	while (!n->mmio_queue.empty() || n->mmio_wait_b) {
 		if (world->cycle > limit)
-			fatal(world, "NIC %u does not accept MMIO writes (AXI4-Lite hang at 0x%x)", nic,
-			      n->mmio_queue.empty() ? 0 : n->mmio_queue.front().offset);
+			fatal(world, "NIC %u does not accept MMIO writes (AXI4-Lite hang at 0x%x)",
+			      nic, n->mmio_queue.empty() ? 0 : n->mmio_queue.front().offset);
 		world_cycle(world);
 	}
 	n->mmio_read_offset = offset;
@@ -736,8 +765,8 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 	return n->mmio_read_value;
 }
 
-int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind, void **va,
-		     uint64_t *logical)
+int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind,
+		     void **va, uint64_t *logical)
 {
 	if (nic >= world->nics.size() || !length || !va || !logical)
 		return -EINVAL;
@@ -749,7 +778,7 @@ int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nic
 	if (!p)
 		return -ENOMEM;
 	std::memset(p, 0, alloc_len);
-	Region r{n->next_logical, length, alloc_len, kind, (uint8_t *)p};
+	Region r{ n->next_logical, length, alloc_len, kind, (uint8_t *)p };
 	n->regions[r.logical] = r;
 	n->last_hit = nullptr;
 	n->next_logical += alloc_len + kGuard;

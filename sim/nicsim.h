@@ -27,27 +27,27 @@ extern "C" {
 struct nicsim;
 
 struct nicsim_config {
-	unsigned nics;               /* NICs in the world (>= 1) */
-	unsigned data_width;         /* 64 or 256: which Verilated model */
+	unsigned nics;	     /* NICs in the world (>= 1) */
+	unsigned data_width; /* 64 or 256: which Verilated model */
 	uint32_t clock_mhz;
-	uint32_t mmio_write_ns;      /* posted write reaching the NIC */
-	uint32_t mmio_read_ns;       /* full round trip of a (slow-path) MMIO read */
-	uint32_t dma_read_ns;        /* fixed part of a DMA read round trip */
-	uint32_t dma_write_ns;       /* NIC write becoming visible in host memory */
-	uint32_t pcie_mbps;          /* DMA bandwidth, MB/s, each direction */
+	uint32_t mmio_write_ns; /* posted write reaching the NIC */
+	uint32_t mmio_read_ns;	/* full round trip of a (slow-path) MMIO read */
+	uint32_t dma_read_ns;	/* fixed part of a DMA read round trip */
+	uint32_t dma_write_ns;	/* NIC write becoming visible in host memory */
+	uint32_t pcie_mbps;	/* DMA bandwidth, MB/s, each direction */
 	uint32_t link_ns;
-	uint64_t host_memory_bytes;  /* per NIC host */
+	uint64_t host_memory_bytes; /* per NIC host */
 	uint64_t seed;
-	uint64_t cycle_limit;        /* a run past this cycle is a fatal error (hang guard) */
-	const char *trace_path;      /* FST waveform file, NULL = no tracing */
+	uint64_t cycle_limit;	/* a run past this cycle is a fatal error (hang guard) */
+	const char *trace_path; /* FST waveform file, NULL = no tracing */
 };
 
 /* what DMA memory is used for: lets the world classify DMA traffic for its statistics */
 enum nicsim_mem_kind {
-	NICSIM_MEM_DATA = 0,         /* buffers, page lists */
-	NICSIM_MEM_SQ = 1,           /* send-queue rings: reads from here are WQE fetches */
-	NICSIM_MEM_RQ = 2,           /* receive-queue rings */
-	NICSIM_MEM_CQ = 3,           /* completion rings: writes here are CQEs */
+	NICSIM_MEM_DATA = 0, /* buffers, page lists */
+	NICSIM_MEM_SQ = 1,   /* send-queue rings: reads from here are WQE fetches */
+	NICSIM_MEM_RQ = 2,   /* receive-queue rings */
+	NICSIM_MEM_CQ = 3,   /* completion rings: writes here are CQEs */
 };
 
 struct nicsim_stats {
@@ -65,28 +65,28 @@ struct nicsim_stats {
 typedef void (*nicsim_irq_fn)(void *ctx, unsigned nic, uint64_t address, uint32_t data);
 
 /* 0 or -errno (-EINVAL for a bad config, -ENOMEM) */
-int      nicsim_create(const struct nicsim_config *config, struct nicsim **world);
-void     nicsim_destroy(struct nicsim *world);
-void     nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx);
+int nicsim_create(const struct nicsim_config *config, struct nicsim **world);
+void nicsim_destroy(struct nicsim *world);
+void nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx);
 
 uint64_t nicsim_cycle(const struct nicsim *world);
 /* Advance every NIC by `cycles` clock cycles. */
-void     nicsim_step(struct nicsim *world, uint64_t cycles);
+void nicsim_step(struct nicsim *world, uint64_t cycles);
 /* Host CPU time: advances the clock by ns, carrying fractions of a cycle to the next call. */
-void     nicsim_host_ns(struct nicsim *world, uint64_t ns);
+void nicsim_host_ns(struct nicsim *world, uint64_t ns);
 uint64_t nicsim_ns_to_cycles(const struct nicsim *world, uint64_t ns); /* rounded up */
 
 /* MMIO on NIC `nic`'s BAR0. Writes are posted (queued, delivered in order after mmio_write_ns);
  * a read first drains the posted writes, then steps the world for its round trip. */
-void     nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value);
+void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value);
 uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset);
 
 /* Host memory the NIC may reach: page aligned, zeroed. 0 or -ENOMEM. */
-int      nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind,
-			  void **va, uint64_t *logical);
-void     nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical);
+int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind,
+		     void **va, uint64_t *logical);
+void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical);
 
-void     nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats);
+void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats);
 
 #ifdef __cplusplus
 }

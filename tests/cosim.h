@@ -28,18 +28,19 @@ struct world {
 #define QP_CONTEXT ((void *)0x5150)
 
 /* fail with the simulated cycle in the message */
-#define sim_fail(w, fmt, ...)                                                                          \
-	cr_assert_fail("cycle %" PRIu64 ": " fmt " (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst and "       \
-		 "--filter)",                                                                          \
-		 ndk_sim_cycle((w)->sim), ##__VA_ARGS__)
+#define sim_fail(w, fmt, ...)                                              \
+	cr_assert_fail("cycle %" PRIu64 ": " fmt                           \
+		       " (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst and " \
+		       "--filter)",                                        \
+		       ndk_sim_cycle((w)->sim), ##__VA_ARGS__)
 
-#define expect_status(w, got, want)                                                                    \
-	do {                                                                                           \
-		ndk_status got_ = (got), want_ = (want);                                               \
-		if (got_ != want_)                                                                     \
-			sim_fail(w, "%s: got %s (0x%08x), want %s (0x%08x)", #got,                     \
-				 ndk_status_name(got_), (unsigned)got_, ndk_status_name(want_),        \
-				 (unsigned)want_);                                                     \
+#define expect_status(w, got, want)                                                             \
+	do {                                                                                    \
+		ndk_status got_ = (got), want_ = (want);                                        \
+		if (got_ != want_)                                                              \
+			sim_fail(w, "%s: got %s (0x%08x), want %s (0x%08x)", #got,              \
+				 ndk_status_name(got_), (unsigned)got_, ndk_status_name(want_), \
+				 (unsigned)want_);                                              \
 	} while (0)
 
 static inline void world_config(struct ndk_sim_config *c)
@@ -48,8 +49,8 @@ static inline void world_config(struct ndk_sim_config *c)
 	c->nics = 1;
 }
 
-static inline void world_open_cfg(struct world *w, const struct ndk_sim_config *c, uint32_t cq_depth,
-				  uint32_t sq_depth)
+static inline void world_open_cfg(struct world *w, const struct ndk_sim_config *c,
+				  uint32_t cq_depth, uint32_t sq_depth)
 {
 	memset(w, 0, sizeof(*w));
 	cr_assert_eq(ndk_sim_create(c, &w->sim), NDK_STATUS_SUCCESS, "ndk_sim_create");
@@ -57,7 +58,8 @@ static inline void world_open_cfg(struct world *w, const struct ndk_sim_config *
 	cr_assert_eq(ndk_query_adapter_info(w->ad, &w->info), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_create_pd(w->ad, &w->pd), NDK_STATUS_SUCCESS);
 	if (cq_depth)
-		cr_assert_eq(ndk_create_cq(w->ad, cq_depth, NULL, NULL, &w->cq), NDK_STATUS_SUCCESS);
+		cr_assert_eq(ndk_create_cq(w->ad, cq_depth, NULL, NULL, &w->cq),
+			     NDK_STATUS_SUCCESS);
 	if (sq_depth) {
 		struct ndk_qp_attr a = {
 			.receive_cq = w->cq,
@@ -95,7 +97,8 @@ static inline void world_close(struct world *w)
 }
 
 /* Poll one completion; fail the test when none arrives within max_cycles. */
-static inline void poll_one(struct world *w, struct ndk_cq *cq, struct ndk_result_ex *r, uint64_t max_cycles)
+static inline void poll_one(struct world *w, struct ndk_cq *cq, struct ndk_result_ex *r,
+			    uint64_t max_cycles)
 {
 	uint64_t deadline = ndk_sim_cycle(w->sim) + max_cycles;
 	while (ndk_get_cq_results_ex(cq, r, 1) == 0) {
@@ -115,8 +118,8 @@ static inline void expect_no_completion(struct world *w, struct ndk_cq *cq, uint
 			 ndk_status_name(r.status), r.type, r.request_context);
 }
 
-static inline void expect_completion(struct world *w, struct ndk_cq *cq, ndk_status status, uint32_t type,
-				     void *request_context)
+static inline void expect_completion(struct world *w, struct ndk_cq *cq, ndk_status status,
+				     uint32_t type, void *request_context)
 {
 	struct ndk_result_ex r;
 	poll_one(w, cq, &r, 100000);
@@ -147,7 +150,8 @@ struct region {
 static inline void region_make(struct world *w, struct region *r, uint32_t npages, bool remote)
 {
 	cr_assert_leq(npages, 64);
-	cr_assert_eq(ndk_alloc_buffer(w->ad, (size_t)npages * NDK_PAGE_SIZE, &r->buf), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_alloc_buffer(w->ad, (size_t)npages * NDK_PAGE_SIZE, &r->buf),
+		     NDK_STATUS_SUCCESS);
 	for (uint32_t i = 0; i < npages; i++)
 		r->pages[i] = r->buf.logical + (uint64_t)i * NDK_PAGE_SIZE;
 	r->npages = npages;
@@ -161,11 +165,13 @@ static inline void region_free(struct world *w, struct region *r)
 	ndk_free_buffer(w->ad, &r->buf);
 }
 
-static inline ndk_status region_register(struct world *w, struct region *r, void *ctx, uint32_t flags)
+static inline ndk_status region_register(struct world *w, struct region *r, void *ctx,
+					 uint32_t flags)
 {
 	(void)w;
 	return ndk_fast_register(w->qp, ctx, r->mr, r->npages, r->pages, 0,
-				 (uint64_t)r->npages * NDK_PAGE_SIZE, (uint64_t)(uintptr_t)r->buf.va, flags);
+				 (uint64_t)r->npages * NDK_PAGE_SIZE,
+				 (uint64_t)(uintptr_t)r->buf.va, flags);
 }
 
 #endif /* NDK_TESTS_COSIM_H */

@@ -8,9 +8,9 @@
  */
 #include "cosim.h"
 
-#define CTX(n) ((void *)(uintptr_t)(0x1000 + (n)))
-#define MAX_BURST_WQES 16 /* nic_core's MaxBurstWqes default (CAP_SQ[15:8]) */
-#define SETTLE_CYCLES 4000 /* far longer than a doorbell's trip + a DMA round trip */
+#define CTX(n)	       ((void *)(uintptr_t)(0x1000 + (n)))
+#define MAX_BURST_WQES 16   /* nic_core's MaxBurstWqes default (CAP_SQ[15:8]) */
+#define SETTLE_CYCLES  4000 /* far longer than a doorbell's trip + a DMA round trip */
 
 static struct region *regions_make(struct world *w, int n)
 {
@@ -58,9 +58,11 @@ static void chain_of(int n)
 	ndk_sim_step(w.sim, SETTLE_CYCLES);
 	struct ndk_sim_stats s1 = stats_of(&w);
 	if (s1.sq_doorbells != s0.sq_doorbells || s1.wqes_fetched != s0.wqes_fetched)
-		sim_fail(&w, "deferred chain of %d: %" PRIu64 " doorbells, %" PRIu64 " WQEs fetched, want 0, 0",
+		sim_fail(&w,
+			 "deferred chain of %d: %" PRIu64 " doorbells, %" PRIu64
+			 " WQEs fetched, want 0, 0",
 			 n, s1.sq_doorbells - s0.sq_doorbells, s1.wqes_fetched - s0.wqes_fetched);
-	cr_expect_eq(ndk_get_cq_results_ex(w.cq, &(struct ndk_result_ex){0}, 1), 0);
+	cr_expect_eq(ndk_get_cq_results_ex(w.cq, &(struct ndk_result_ex){ 0 }, 1), 0);
 
 	/* the terminating request rings once, with the newest producer index */
 	expect_status(&w, chain_post(&w, r, n, 0), NDK_STATUS_SUCCESS);
@@ -77,19 +79,33 @@ static void chain_of(int n)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, chain_type(i), CTX(i));
 	struct ndk_sim_stats s2 = stats_of(&w);
 	cr_expect_eq(s2.sq_doorbells - s0.sq_doorbells, 1, "chain of %d: doorbells", n);
-	cr_expect_eq(s2.wqes_fetched - s0.wqes_fetched, (uint64_t)n + 1, "chain of %d: WQEs fetched", n);
+	cr_expect_eq(s2.wqes_fetched - s0.wqes_fetched, (uint64_t)n + 1,
+		     "chain of %d: WQEs fetched", n);
 	uint64_t max_reads = ((uint64_t)n + 1 + MAX_BURST_WQES - 1) / MAX_BURST_WQES;
-	cr_expect_leq(s2.wqe_fetch_reads - s0.wqe_fetch_reads, max_reads, "chain of %d: %" PRIu64 " fetch reads",
-		      n, s2.wqe_fetch_reads - s0.wqe_fetch_reads);
+	cr_expect_leq(s2.wqe_fetch_reads - s0.wqe_fetch_reads, max_reads,
+		      "chain of %d: %" PRIu64 " fetch reads", n,
+		      s2.wqe_fetch_reads - s0.wqe_fetch_reads);
 	expect_no_completion(&w, w.cq, 2000);
 	regions_free(&w, r, nmr);
 	world_close(&w);
 }
 
-Test(defer, chain_of_1_rings_once_and_fetches_in_one_burst) { chain_of(1); }
-Test(defer, chain_of_7_rings_once_and_fetches_in_one_burst) { chain_of(7); }
-Test(defer, chain_of_31_rings_once_and_fetches_in_bursts) { chain_of(31); }
-Test(defer, chain_of_127_rings_once_and_fetches_in_bursts) { chain_of(127); }
+Test(defer, chain_of_1_rings_once_and_fetches_in_one_burst)
+{
+	chain_of(1);
+}
+Test(defer, chain_of_7_rings_once_and_fetches_in_one_burst)
+{
+	chain_of(7);
+}
+Test(defer, chain_of_31_rings_once_and_fetches_in_bursts)
+{
+	chain_of(31);
+}
+Test(defer, chain_of_127_rings_once_and_fetches_in_bursts)
+{
+	chain_of(127);
+}
 
 /* The seed's own example, step by step. */
 Test(defer, inline_failure_indicates_earlier_deferred_requests_seed_example)
@@ -105,7 +121,7 @@ Test(defer, inline_failure_indicates_earlier_deferred_requests_seed_example)
 	ndk_sim_step(w.sim, SETTLE_CYCLES);
 	cr_assert_eq(stats_of(&w).sq_doorbells, s0.sq_doorbells, "DEFER rang a doorbell");
 	/* 2. the second (DEFER) fails inline: more pages than its MR was initialised with */
-	uint64_t pages[2] = {r2.pages[0], r2.pages[0] + NDK_PAGE_SIZE};
+	uint64_t pages[2] = { r2.pages[0], r2.pages[0] + NDK_PAGE_SIZE };
 	expect_status(&w,
 		      ndk_fast_register(w.qp, CTX(2), r2.mr, 2, pages, 0, 2 * NDK_PAGE_SIZE,
 					(uint64_t)(uintptr_t)r2.buf.va, NDK_OP_FLAG_DEFER),
@@ -136,7 +152,8 @@ Test(defer, non_deferred_inline_failure_after_deferred_requests)
 	world_open(&w, 16, 16);
 	struct region *r = regions_make(&w, 3);
 	for (int i = 0; i < 3; i++)
-		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
 	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(9), NULL, 0), NDK_STATUS_INVALID_PARAMETER);
 	for (int i = 0; i < 3; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
@@ -153,10 +170,12 @@ Test(defer, queue_full_after_deferred_requests_indicates_them)
 	world_open(&w, 16, 4);
 	struct region *r = regions_make(&w, 5);
 	for (int i = 0; i < 4; i++)
-		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
 	/* a 4-deep ring: the library may already have rung at half the ring (2); the failure
 	 * must have indicated all four by the time it returns */
-	expect_status(&w, region_register(&w, &r[4], CTX(4), NDK_OP_FLAG_DEFER), NDK_STATUS_NO_MORE_ENTRIES);
+	expect_status(&w, region_register(&w, &r[4], CTX(4), NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_NO_MORE_ENTRIES);
 	for (int i = 0; i < 4; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
 	expect_no_completion(&w, w.cq, SETTLE_CYCLES);
@@ -174,16 +193,20 @@ Test(defer, long_chain_rings_by_itself_at_half_the_ring)
 	struct region *r = regions_make(&w, 12);
 	struct ndk_sim_stats s0 = stats_of(&w);
 	for (int i = 0; i < 7; i++)
-		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
 	ndk_sim_step(w.sim, SETTLE_CYCLES);
 	cr_expect_eq(stats_of(&w).sq_doorbells, s0.sq_doorbells, "rang before half the ring");
-	expect_status(&w, region_register(&w, &r[7], CTX(7), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r[7], CTX(7), NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
 	ndk_sim_step(w.sim, SETTLE_CYCLES);
-	cr_expect_eq(stats_of(&w).sq_doorbells, s0.sq_doorbells + 1, "8 deferred of 16: the library rings");
+	cr_expect_eq(stats_of(&w).sq_doorbells, s0.sq_doorbells + 1,
+		     "8 deferred of 16: the library rings");
 	for (int i = 0; i < 8; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
 	for (int i = 8; i < 11; i++)
-		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
 	expect_status(&w, region_register(&w, &r[11], CTX(11), 0), NDK_STATUS_SUCCESS);
 	for (int i = 8; i < 12; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
@@ -204,14 +227,16 @@ Test(defer, deferred_chain_across_the_ring_wrap)
 	}
 	struct ndk_sim_stats s0 = stats_of(&w);
 	for (int i = 10; i < 17; i++) /* slots 10..15, then 0 */
-		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r[i], CTX(i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
 	expect_status(&w, region_register(&w, &r[17], CTX(17), 0), NDK_STATUS_SUCCESS); /* slot 1 */
 	for (int i = 10; i < 18; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
 	struct ndk_sim_stats s1 = stats_of(&w);
 	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 1);
 	cr_expect_eq(s1.wqes_fetched - s0.wqes_fetched, 8);
-	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 2, "one read to the ring end, one after");
+	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 2,
+		     "one read to the ring end, one after");
 	regions_free(&w, r, 18);
 	world_close(&w);
 }
@@ -233,17 +258,19 @@ Test(defer, doorbell_storm_loses_and_repeats_nothing, .timeout = 120)
 	/* alternate FastRegister / Invalidate of one MR: any lost, repeated or reordered WQE
 	 * turns into an error completion */
 	for (int i = 0; i < n; i++) {
-		ndk_status st = i % 2 ? ndk_invalidate_mr(w.qp, CTX(i), r.mr, 0) : region_register(&w, &r, CTX(i), 0);
+		ndk_status st = i % 2 ? ndk_invalidate_mr(w.qp, CTX(i), r.mr, 0) :
+					region_register(&w, &r, CTX(i), 0);
 		expect_status(&w, st, NDK_STATUS_SUCCESS);
 	}
 	for (int i = 0; i < n; i++)
-		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, i % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER,
-				  CTX(i));
+		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS,
+				  i % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER, CTX(i));
 	expect_no_completion(&w, w.cq, SETTLE_CYCLES);
 	struct ndk_sim_stats s1 = stats_of(&w);
 	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, (uint64_t)n);
 	cr_expect_eq(s1.wqes_fetched - s0.wqes_fetched, (uint64_t)n, "WQEs fetched");
-	cr_expect_lt(s1.wqe_fetch_reads - s0.wqe_fetch_reads, (uint64_t)n, "doorbells coalesced into bursts");
+	cr_expect_lt(s1.wqe_fetch_reads - s0.wqe_fetch_reads, (uint64_t)n,
+		     "doorbells coalesced into bursts");
 	region_free(&w, &r);
 	world_close(&w);
 }
@@ -255,8 +282,11 @@ Test(defer, two_qps_with_interleaved_chains)
 	struct world w;
 	world_open(&w, 64, 16);
 	struct ndk_qp *qp2;
-	struct ndk_qp_attr a = {.receive_cq = w.cq, .initiator_cq = w.cq, .qp_context = QP_CONTEXT,
-				.initiator_queue_depth = 16, .max_initiator_request_sge = 1};
+	struct ndk_qp_attr a = { .receive_cq = w.cq,
+				 .initiator_cq = w.cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 16,
+				 .max_initiator_request_sge = 1 };
 	cr_assert_eq(ndk_create_qp(w.pd, &a, &qp2), NDK_STATUS_SUCCESS);
 	struct region *r = regions_make(&w, 10);
 	struct ndk_sim_stats s0 = stats_of(&w);
@@ -264,7 +294,8 @@ Test(defer, two_qps_with_interleaved_chains)
 		uint32_t f = i < 4 ? NDK_OP_FLAG_DEFER : 0;
 		expect_status(&w, region_register(&w, &r[i], CTX(i), f), NDK_STATUS_SUCCESS);
 		expect_status(&w,
-			      ndk_fast_register(qp2, CTX(100 + i), r[5 + i].mr, 1, r[5 + i].pages, 0, NDK_PAGE_SIZE,
+			      ndk_fast_register(qp2, CTX(100 + i), r[5 + i].mr, 1, r[5 + i].pages,
+						0, NDK_PAGE_SIZE,
 						(uint64_t)(uintptr_t)r[5 + i].buf.va, f),
 			      NDK_STATUS_SUCCESS);
 	}
@@ -278,8 +309,8 @@ Test(defer, two_qps_with_interleaved_chains)
 		else if (res.request_context == CTX(100 + next2))
 			next2++;
 		else
-			sim_fail(&w, "completion %p out of per-QP order (next %d / %d)", res.request_context, next1,
-				 next2);
+			sim_fail(&w, "completion %p out of per-QP order (next %d / %d)",
+				 res.request_context, next1, next2);
 	}
 	cr_expect_eq(stats_of(&w).sq_doorbells - s0.sq_doorbells, 2);
 	ndk_close_qp(qp2);
@@ -298,11 +329,16 @@ Test(defer, every_local_request_type_takes_defer)
 	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
 	struct ndk_sim_stats s0 = stats_of(&w);
 	uint64_t va = (uint64_t)(uintptr_t)r.buf.va;
-	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_DEFER | NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+	expect_status(&w,
+		      region_register(&w, &r, CTX(1),
+				      NDK_OP_FLAG_DEFER | NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
 		      NDK_STATUS_SUCCESS);
-	expect_status(&w, ndk_bind(w.qp, CTX(2), r.mr, mw, va, 128, NDK_OP_FLAG_DEFER | NDK_OP_FLAG_ALLOW_REMOTE_READ),
+	expect_status(&w,
+		      ndk_bind(w.qp, CTX(2), r.mr, mw, va, 128,
+			       NDK_OP_FLAG_DEFER | NDK_OP_FLAG_ALLOW_REMOTE_READ),
 		      NDK_STATUS_SUCCESS);
-	expect_status(&w, ndk_invalidate_mw(w.qp, CTX(3), mw, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+	expect_status(&w, ndk_invalidate_mw(w.qp, CTX(3), mw, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
 	ndk_sim_step(w.sim, SETTLE_CYCLES);
 	cr_expect_eq(stats_of(&w).sq_doorbells, s0.sq_doorbells);
 	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(4), r.mr, 0), NDK_STATUS_SUCCESS);
@@ -326,9 +362,12 @@ Test(defer, transport_request_failing_inline_indicates_deferred_requests)
 	world_open(&w, 16, 16);
 	struct region r;
 	region_make(&w, &r, 1, false);
-	struct ndk_sge sge = {.address = r.buf.logical, .length = 64, .token = ndk_get_privileged_token(w.pd)};
+	struct ndk_sge sge = { .address = r.buf.logical,
+			       .length = 64,
+			       .token = ndk_get_privileged_token(w.pd) };
 	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
-	expect_status(&w, ndk_send(w.qp, CTX(2), &sge, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_NOT_SUPPORTED);
+	expect_status(&w, ndk_send(w.qp, CTX(2), &sge, 1, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_NOT_SUPPORTED);
 	expect_status(&w, ndk_write(w.qp, CTX(3), &sge, 1, 0x1000, 0x100, NDK_OP_FLAG_DEFER),
 		      NDK_STATUS_NOT_SUPPORTED);
 	expect_status(&w, ndk_read(w.qp, CTX(4), &sge, 1, 0x1000, 0x100, NDK_OP_FLAG_DEFER),

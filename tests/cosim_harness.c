@@ -77,7 +77,8 @@ Test(bar0, writes_to_unknown_queues_are_ignored)
 	nicsim_mmio_write32(w, 0, NIC_REG_CQ_DB_BASE + (255u << NIC_DB_PAGE_SHIFT), 1u << 16);
 	nicsim_mmio_write32(w, 0, NIC_REG_CMD, 0xffff00u | NIC_CMD_QP_FLUSH);
 	nicsim_step(w, 2000);
-	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC, "the NIC still answers");
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC,
+		     "the NIC still answers");
 	struct nicsim_stats s;
 	nicsim_get_stats(w, 0, &s);
 	cr_expect_eq(s.dma_reads + s.dma_writes, 0, "no DMA for queues that do not exist");

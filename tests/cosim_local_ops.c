@@ -82,8 +82,10 @@ Test(memory, tokens_change_at_every_registration)
 		seen[i] = ndk_get_remote_token_from_mr(r.mr);
 		cr_expect_eq(ndk_get_local_token_from_mr(r.mr), seen[i]);
 		for (int j = 0; j < i; j++)
-			cr_expect_neq(seen[i], seen[j], "registration %d reused the token of %d", i, j);
-		expect_status(&w, ndk_invalidate_mr(w.qp, CTX(100 + i), r.mr, 0), NDK_STATUS_SUCCESS);
+			cr_expect_neq(seen[i], seen[j], "registration %d reused the token of %d", i,
+				      j);
+		expect_status(&w, ndk_invalidate_mr(w.qp, CTX(100 + i), r.mr, 0),
+			      NDK_STATUS_SUCCESS);
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(100 + i));
 	}
 	region_free(&w, &r);
@@ -97,7 +99,8 @@ Test(local_ops, fast_register_then_invalidate_round_trip)
 	struct region r;
 	region_make(&w, &r, 4, false);
 	struct ndk_sim_stats s0 = stats_of(&w);
-	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+		      NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
 	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(2), r.mr, 0), NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(2));
@@ -143,10 +146,12 @@ Test(local_ops, bind_window_then_invalidate_window)
 	region_make(&w, &r, 2, true);
 	struct ndk_mw *mw;
 	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
-	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_WRITE), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+		      NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
 	uint64_t va = (uint64_t)(uintptr_t)r.buf.va + 512;
-	expect_status(&w, ndk_bind(w.qp, CTX(2), r.mr, mw, va, 1024, NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+	expect_status(&w,
+		      ndk_bind(w.qp, CTX(2), r.mr, mw, va, 1024, NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
 		      NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_BIND, CTX(2));
 	uint32_t t1 = ndk_get_remote_token_from_mw(mw);
@@ -195,7 +200,8 @@ Test(errors, binding_through_an_mr_without_local_write_fails)
 	struct ndk_mw *mw;
 	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
 	/* registered read-only: a window asking remote write needs local write on the MR */
-	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_READ), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_READ),
+		      NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
 	expect_status(&w,
 		      ndk_bind(w.qp, CTX(2), r.mr, mw, (uint64_t)(uintptr_t)r.buf.va, 64,
@@ -216,7 +222,8 @@ Test(errors, binding_outside_the_mr_fails)
 	region_make(&w, &r, 1, true);
 	struct ndk_mw *mw;
 	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
-	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_WRITE), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+		      NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
 	expect_status(&w,
 		      ndk_bind(w.qp, CTX(2), r.mr, mw, (uint64_t)(uintptr_t)r.buf.va + 4000, 200,
@@ -248,8 +255,11 @@ Test(errors, an_error_on_one_qp_leaves_another_qp_running)
 	struct world w;
 	world_open(&w, 16, 16);
 	struct ndk_qp *qp2;
-	struct ndk_qp_attr a = {.receive_cq = w.cq, .initiator_cq = w.cq, .qp_context = QP_CONTEXT,
-				.initiator_queue_depth = 8, .max_initiator_request_sge = 1};
+	struct ndk_qp_attr a = { .receive_cq = w.cq,
+				 .initiator_cq = w.cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 8,
+				 .max_initiator_request_sge = 1 };
 	cr_assert_eq(ndk_create_qp(w.pd, &a, &qp2), NDK_STATUS_SUCCESS);
 	struct region r1, r2;
 	region_make(&w, &r1, 1, false);
@@ -276,8 +286,9 @@ Test(inline_failures, bad_parameters_fail_inline_without_a_completion)
 	uint64_t va = (uint64_t)(uintptr_t)r.buf.va;
 	struct ndk_sim_stats s0 = stats_of(&w);
 	/* more pages than the MR was initialised with */
-	expect_status(&w, ndk_fast_register(w.qp, CTX(1), r.mr, 3, r.pages, 0, 3 * NDK_PAGE_SIZE, va, 0),
-		      NDK_STATUS_INVALID_PARAMETER);
+	expect_status(
+		&w, ndk_fast_register(w.qp, CTX(1), r.mr, 3, r.pages, 0, 3 * NDK_PAGE_SIZE, va, 0),
+		NDK_STATUS_INVALID_PARAMETER);
 	/* remote access on an MR initialised without it */
 	expect_status(&w,
 		      ndk_fast_register(w.qp, CTX(2), r.mr, 2, r.pages, 0, 2 * NDK_PAGE_SIZE, va,
@@ -288,9 +299,11 @@ Test(inline_failures, bad_parameters_fail_inline_without_a_completion)
 		      NDK_STATUS_SUCCESS);
 	cr_expect_neq(ndk_invalidate_mr(w.qp, CTX(4), NULL, 0), NDK_STATUS_SUCCESS);
 	/* a flag the request does not take */
-	cr_expect_neq(ndk_invalidate_mr(w.qp, CTX(5), r.mr, NDK_OP_FLAG_INLINE), NDK_STATUS_SUCCESS);
+	cr_expect_neq(ndk_invalidate_mr(w.qp, CTX(5), r.mr, NDK_OP_FLAG_INLINE),
+		      NDK_STATUS_SUCCESS);
 	/* length beyond the pages */
-	cr_expect_neq(ndk_fast_register(w.qp, CTX(6), r.mr, 2, r.pages, 0, 3 * NDK_PAGE_SIZE, va, 0),
+	cr_expect_neq(ndk_fast_register(w.qp, CTX(6), r.mr, 2, r.pages, 0, 3 * NDK_PAGE_SIZE, va,
+					0),
 		      NDK_STATUS_SUCCESS);
 	expect_no_completion(&w, w.cq, 5000);
 	struct ndk_sim_stats s1 = stats_of(&w);
@@ -330,7 +343,9 @@ Test(inline_failures, transport_requests_are_not_supported_yet)
 	world_open(&w, 16, 16);
 	struct ndk_buffer b;
 	cr_assert_eq(ndk_alloc_buffer(w.ad, 4096, &b), NDK_STATUS_SUCCESS);
-	struct ndk_sge sge = {.address = b.logical, .length = 64, .token = ndk_get_privileged_token(w.pd)};
+	struct ndk_sge sge = { .address = b.logical,
+			       .length = 64,
+			       .token = ndk_get_privileged_token(w.pd) };
 	cr_expect_eq(ndk_send(w.qp, CTX(1), &sge, 1, 0), NDK_STATUS_NOT_SUPPORTED);
 	cr_expect_eq(ndk_write(w.qp, CTX(2), &sge, 1, 0x1000, 0x100, 0), NDK_STATUS_NOT_SUPPORTED);
 	cr_expect_eq(ndk_read(w.qp, CTX(3), &sge, 1, 0x1000, 0x100, 0), NDK_STATUS_NOT_SUPPORTED);
@@ -350,13 +365,17 @@ Test(rings, send_and_completion_rings_wrap_around)
 	const int pairs = 24; /* 48 requests through an 8-deep SQ and an 8-deep CQ */
 	int next_expected = 0;
 	for (int i = 0; i < pairs; i++) {
-		expect_status(&w, region_register(&w, &r, CTX(2 * i), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
-		expect_status(&w, ndk_invalidate_mr(w.qp, CTX(2 * i + 1), r.mr, 0), NDK_STATUS_SUCCESS);
+		expect_status(&w, region_register(&w, &r, CTX(2 * i), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
+		expect_status(&w, ndk_invalidate_mr(w.qp, CTX(2 * i + 1), r.mr, 0),
+			      NDK_STATUS_SUCCESS);
 		/* leave up to 3 pairs outstanding before draining */
 		if (i % 3 == 2 || i == pairs - 1) {
 			while (next_expected < 2 * (i + 1)) {
-				uint32_t type = next_expected % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER;
-				expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, type, CTX(next_expected));
+				uint32_t type = next_expected % 2 ? NDK_OP_INVALIDATE :
+								    NDK_OP_FAST_REGISTER;
+				expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, type,
+						  CTX(next_expected));
 				next_expected++;
 			}
 		}

@@ -9,14 +9,14 @@
  */
 #include "cosim.h"
 
-#define CTX(n) ((void *)(uintptr_t)(0x1000 + (n)))
+#define CTX(n)	      ((void *)(uintptr_t)(0x1000 + (n)))
 #define SETTLE_CYCLES 3000
 
 struct notes {
 	struct world *w;
 	int calls;
-	int running;          /* a callback of this CQ is running */
-	int nested;           /* a callback started while another ran: must stay 0 */
+	int running; /* a callback of this CQ is running */
+	int nested;  /* a callback started while another ran: must stay 0 */
 	ndk_status last_status;
 	uint64_t last_cycle;
 	int rearm_in_callback; /* arm ANY from inside the first callback */
@@ -48,8 +48,11 @@ static void open_with_notes(struct world *w, struct notes *n, uint32_t cq_depth,
 	n->w = w;
 	cr_assert_eq(ndk_create_cq(w->ad, cq_depth, on_notify, n, &w->cq), NDK_STATUS_SUCCESS);
 	n->cq = w->cq;
-	struct ndk_qp_attr a = {.receive_cq = w->cq, .initiator_cq = w->cq, .qp_context = QP_CONTEXT,
-				.initiator_queue_depth = sq_depth, .max_initiator_request_sge = 1};
+	struct ndk_qp_attr a = { .receive_cq = w->cq,
+				 .initiator_cq = w->cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = sq_depth,
+				 .max_initiator_request_sge = 1 };
 	cr_assert_eq(ndk_create_qp(w->pd, &a, &w->qp), NDK_STATUS_SUCCESS);
 }
 
@@ -98,8 +101,8 @@ static void complete_error(struct world *w, struct region *unregistered)
 static void overflow(struct world *w, struct region *r, uint32_t depth)
 {
 	for (uint32_t i = 0; i <= depth; i++) {
-		ndk_status st = i % 2 ? ndk_invalidate_mr(w->qp, CTX(10 + i), r->mr, 0)
-				      : region_register(w, r, CTX(10 + i), 0);
+		ndk_status st = i % 2 ? ndk_invalidate_mr(w->qp, CTX(10 + i), r->mr, 0) :
+					region_register(w, r, CTX(10 + i), 0);
 		expect_status(w, st, NDK_STATUS_SUCCESS);
 	}
 	ndk_sim_step(w->sim, 3 * SETTLE_CYCLES);
@@ -156,15 +159,42 @@ out:
 #define A NDK_CQ_NOTIFY_ANY
 #define E NDK_CQ_NOTIFY_ERRORS
 #define S NDK_CQ_NOTIFY_SOLICITED
-Test(arm_merge, any_then_any_is_any) { merge_cell(A, A, A); }
-Test(arm_merge, any_then_errors_is_any) { merge_cell(A, E, A); }
-Test(arm_merge, any_then_solicited_is_any) { merge_cell(A, S, A); }
-Test(arm_merge, errors_then_any_is_any) { merge_cell(E, A, A); }
-Test(arm_merge, errors_then_errors_is_errors) { merge_cell(E, E, E); }
-Test(arm_merge, errors_then_solicited_is_solicited) { merge_cell(E, S, S); }
-Test(arm_merge, solicited_then_any_is_any) { merge_cell(S, A, A); }
-Test(arm_merge, solicited_then_errors_is_solicited) { merge_cell(S, E, S); }
-Test(arm_merge, solicited_then_solicited_is_solicited) { merge_cell(S, S, S); }
+Test(arm_merge, any_then_any_is_any)
+{
+	merge_cell(A, A, A);
+}
+Test(arm_merge, any_then_errors_is_any)
+{
+	merge_cell(A, E, A);
+}
+Test(arm_merge, any_then_solicited_is_any)
+{
+	merge_cell(A, S, A);
+}
+Test(arm_merge, errors_then_any_is_any)
+{
+	merge_cell(E, A, A);
+}
+Test(arm_merge, errors_then_errors_is_errors)
+{
+	merge_cell(E, E, E);
+}
+Test(arm_merge, errors_then_solicited_is_solicited)
+{
+	merge_cell(E, S, S);
+}
+Test(arm_merge, solicited_then_any_is_any)
+{
+	merge_cell(S, A, A);
+}
+Test(arm_merge, solicited_then_errors_is_solicited)
+{
+	merge_cell(S, E, S);
+}
+Test(arm_merge, solicited_then_solicited_is_solicited)
+{
+	merge_cell(S, S, S);
+}
 
 Test(notify, no_callback_without_an_arm)
 {
@@ -298,8 +328,11 @@ Test(overflow, loses_nothing_before_and_writes_nothing_after)
 	struct ndk_cq *cq2;
 	struct ndk_qp *qp2;
 	cr_assert_eq(ndk_create_cq(w.ad, 16, NULL, NULL, &cq2), NDK_STATUS_SUCCESS);
-	struct ndk_qp_attr a = {.receive_cq = cq2, .initiator_cq = cq2, .qp_context = QP_CONTEXT,
-				.initiator_queue_depth = 8, .max_initiator_request_sge = 1};
+	struct ndk_qp_attr a = { .receive_cq = cq2,
+				 .initiator_cq = cq2,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 8,
+				 .max_initiator_request_sge = 1 };
 	cr_assert_eq(ndk_create_qp(w.pd, &a, &qp2), NDK_STATUS_SUCCESS);
 	struct region r, r2;
 	region_make(&w, &r, 1, false);
@@ -307,7 +340,8 @@ Test(overflow, loses_nothing_before_and_writes_nothing_after)
 	arm(&w, NDK_CQ_NOTIFY_SOLICITED);
 	/* depth + 2 successful requests, none polled */
 	for (uint32_t i = 0; i < depth + 2; i++) {
-		ndk_status st = i % 2 ? ndk_invalidate_mr(w.qp, CTX(i), r.mr, 0) : region_register(&w, &r, CTX(i), 0);
+		ndk_status st = i % 2 ? ndk_invalidate_mr(w.qp, CTX(i), r.mr, 0) :
+					region_register(&w, &r, CTX(i), 0);
 		expect_status(&w, st, NDK_STATUS_SUCCESS);
 	}
 	ndk_sim_step(w.sim, 3 * SETTLE_CYCLES);
@@ -316,11 +350,12 @@ Test(overflow, loses_nothing_before_and_writes_nothing_after)
 	expect_status(&w, n.last_status, NDK_STATUS_BUFFER_OVERFLOW);
 	/* everything before the overflow point, in order */
 	for (uint32_t i = 0; i < depth; i++)
-		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, i % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER,
-				  CTX(i));
+		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS,
+				  i % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER, CTX(i));
 	expect_no_completion(&w, w.cq, SETTLE_CYCLES);
 	/* its QP refuses posts inline */
-	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(99), r.mr, 0), NDK_STATUS_INVALID_DEVICE_STATE);
+	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(99), r.mr, 0),
+		      NDK_STATUS_INVALID_DEVICE_STATE);
 	/* the other CQ and QP are untouched */
 	expect_status(&w,
 		      ndk_fast_register(qp2, CTX(50), r2.mr, 1, r2.pages, 0, NDK_PAGE_SIZE,

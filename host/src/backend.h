@@ -12,16 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ndk_host_cost {                /* CPU work the sim backend charges as time */
-	NDK_COST_WQE = 0,               /* building one WQE (host_wqe_ns) */
-	NDK_COST_DOORBELL = 1,          /* one doorbell MMIO with its barrier (host_doorbell_ns) */
+enum ndk_host_cost {		       /* CPU work the sim backend charges as time */
+		     NDK_COST_WQE = 0, /* building one WQE (host_wqe_ns) */
+		     NDK_COST_DOORBELL =
+			     1, /* one doorbell MMIO with its barrier (host_doorbell_ns) */
 };
 
-enum ndk_dma_kind {                 /* same values as enum nicsim_mem_kind */
-	NDK_DMA_DATA = 0,
-	NDK_DMA_SQ = 1,
-	NDK_DMA_RQ = 2,
-	NDK_DMA_CQ = 3,
+enum ndk_dma_kind { /* same values as enum nicsim_mem_kind */
+		    NDK_DMA_DATA = 0,
+		    NDK_DMA_SQ = 1,
+		    NDK_DMA_RQ = 2,
+		    NDK_DMA_CQ = 3,
 };
 
 struct ndk_backend_ops {
@@ -31,7 +32,8 @@ struct ndk_backend_ops {
 	/* non-posted read: slow path only (probe, state queries), never on the fast path */
 	uint32_t (*mmio_read32)(void *dev, uint32_t offset);
 	/* device-reachable memory, page aligned and zeroed */
-	int (*dma_alloc)(void *dev, size_t length, enum ndk_dma_kind kind, void **va, uint64_t *logical);
+	int (*dma_alloc)(void *dev, size_t length, enum ndk_dma_kind kind, void **va,
+			 uint64_t *logical);
 	void (*dma_free)(void *dev, void *va, uint64_t logical, size_t length);
 	/* the CPU did `count` units of work `what` (sim: the clock moves; pci: nothing). The driver
 	 * charges a doorbell before issuing its MMIO write. */
