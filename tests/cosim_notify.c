@@ -97,15 +97,24 @@ static void complete_error(struct world *w, struct region *unregistered)
 	ndk_sim_step(w->sim, SETTLE_CYCLES);
 }
 
-/* more completions than the CQ holds, none polled */
-static void overflow(struct world *w, struct region *r, uint32_t depth)
+/*
+ * Successful requests, none polled, until the CQ overflows: the ring holds at least the depth
+ * asked for and at most four times it, so 4 * depth + 2 requests are enough. Once the driver
+ * has seen the CQ's error its QP refuses posts inline, which ends the loop. Returns how many
+ * were posted.
+ */
+static uint32_t overflow(struct world *w, struct region *r, uint32_t depth, uint32_t first_ctx)
 {
-	for (uint32_t i = 0; i <= depth; i++) {
-		ndk_status st = i % 2 ? ndk_invalidate_mr(w->qp, CTX(10 + i), r->mr, 0) :
-					region_register(w, r, CTX(10 + i), 0);
+	uint32_t i;
+	for (i = 0; i < 4 * depth + 2; i++) {
+		ndk_status st = i % 2 ? ndk_invalidate_mr(w->qp, CTX(first_ctx + i), r->mr, 0) :
+					region_register(w, r, CTX(first_ctx + i), 0);
+		if (st == NDK_STATUS_INVALID_DEVICE_STATE && i > depth)
+			break;
 		expect_status(w, st, NDK_STATUS_SUCCESS);
 	}
 	ndk_sim_step(w->sim, 3 * SETTLE_CYCLES);
+	return i;
 }
 
 static void expect_calls(struct world *w, struct notes *n, int calls, const char *why)
@@ -125,7 +134,7 @@ static void merge_cell(enum ndk_cq_notify_type first, enum ndk_cq_notify_type se
 	struct world w;
 	struct notes n;
 	const uint32_t depth = 4;
-	open_with_notes(&w, &n, depth, 16);
+	open_with_notes(&w, &n, depth, 64);
 	struct region ok, bad;
 	region_make(&w, &ok, 1, false);
 	region_make(&w, &bad, 1, false);
@@ -147,7 +156,8 @@ static void merge_cell(enum ndk_cq_notify_type first, enum ndk_cq_notify_type se
 		goto out;
 	}
 	expect_calls(&w, &n, 0, "merged ERRORS after an error completion");
-	overflow(&w, &ok, depth); /* the QP is in error: these complete CANCELLED, overflowing */
+	overflow(&w, &ok, depth,
+		 10); /* the QP is in error: these complete CANCELLED, overflowing */
 	expect_calls(&w, &n, 1, "merged ERRORS after a CQ overflow");
 	expect_status(&w, n.last_status, NDK_STATUS_BUFFER_OVERFLOW);
 out:
@@ -324,7 +334,7 @@ Test(overflow, loses_nothing_before_and_writes_nothing_after)
 	struct world w;
 	struct notes n;
 	const uint32_t depth = 8;
-	open_with_notes(&w, &n, depth, 32);
+	open_with_notes(&w, &n, depth, 64);
 	struct ndk_cq *cq2;
 	struct ndk_qp *qp2;
 	cr_assert_eq(ndk_create_cq(w.ad, 16, NULL, NULL, &cq2), NDK_STATUS_SUCCESS);
@@ -338,21 +348,21 @@ Test(overflow, loses_nothing_before_and_writes_nothing_after)
 	region_make(&w, &r, 1, false);
 	region_make(&w, &r2, 1, false);
 	arm(&w, NDK_CQ_NOTIFY_SOLICITED);
-	/* depth + 2 successful requests, none polled */
-	for (uint32_t i = 0; i < depth + 2; i++) {
-		ndk_status st = i % 2 ? ndk_invalidate_mr(w.qp, CTX(i), r.mr, 0) :
-					region_register(&w, &r, CTX(i), 0);
-		expect_status(&w, st, NDK_STATUS_SUCCESS);
-	}
-	ndk_sim_step(w.sim, 3 * SETTLE_CYCLES);
-	cr_expect_eq(stats_of(&w).cqes_written, depth, "CQEs written into a CQ of %u", depth);
+	/* more successful requests than the CQ holds, none polled */
+	const uint32_t posted = overflow(&w, &r, depth, 0);
+	ndk_sim_step(w.sim, SETTLE_CYCLES);
+	const uint64_t written = stats_of(&w).cqes_written;
+	if (written < depth || written >= posted)
+		sim_fail(&w, "%" PRIu64 " CQEs written for %u requests into a CQ of depth %u",
+			 written, posted, depth);
 	expect_calls(&w, &n, 1, "overflow with a SOLICITED arm");
 	expect_status(&w, n.last_status, NDK_STATUS_BUFFER_OVERFLOW);
-	/* everything before the overflow point, in order */
-	for (uint32_t i = 0; i < depth; i++)
+	/* everything before the overflow point, in order, and nothing after it */
+	for (uint64_t i = 0; i < written; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS,
 				  i % 2 ? NDK_OP_INVALIDATE : NDK_OP_FAST_REGISTER, CTX(i));
 	expect_no_completion(&w, w.cq, SETTLE_CYCLES);
+	cr_expect_eq(stats_of(&w).cqes_written, written, "a CQE written after the overflow");
 	/* its QP refuses posts inline */
 	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(99), r.mr, 0),
 		      NDK_STATUS_INVALID_DEVICE_STATE);
@@ -374,10 +384,10 @@ Test(overflow, unarmed_overflow_is_reported_at_the_next_arm)
 	struct world w;
 	struct notes n;
 	const uint32_t depth = 4;
-	open_with_notes(&w, &n, depth, 16);
+	open_with_notes(&w, &n, depth, 64);
 	struct region r;
 	region_make(&w, &r, 1, false);
-	overflow(&w, &r, depth);
+	overflow(&w, &r, depth, 10);
 	expect_calls(&w, &n, 0, "overflow without an arm");
 	arm(&w, NDK_CQ_NOTIFY_ERRORS);
 	ndk_sim_step(w.sim, SETTLE_CYCLES);

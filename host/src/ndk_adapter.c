@@ -113,7 +113,8 @@ static int probe(struct ndk_adapter *adapter)
 	info->max_outbound_read_limit = 0;
 	info->max_receive_queue_depth = 0;
 	info->max_initiator_queue_depth = 1u << log_sq;
-	info->max_cq_depth = 1u << log_cq;
+	/* a CQ's ring is twice its depth (ndk_cq.c: lazily published consumer index) */
+	info->max_cq_depth = 1u << (log_cq ? log_cq - 1 : 0);
 	info->max_qp_count = adapter->num_qps;
 	info->max_cq_count = adapter->num_cqs;
 	info->max_mr_count = adapter->num_mrs;

@@ -66,9 +66,15 @@ ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_not
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	cq->adapter = adapter;
 	cq->depth = depth;
-	cq->log_depth = ndk_log2_ceil(depth);
+	/*
+	 * The ring holds at least twice the depth asked for. The consumer publishes its consumer
+	 * index lazily (every depth/2 entries polled, and with every arm) because each publish is
+	 * a doorbell MMIO; the device therefore sees up to depth/2 consumed entries as still
+	 * occupied, and the ring must hold them on top of `depth` outstanding completions, or it
+	 * would report an overflow the consumer never caused.
+	 */
+	cq->log_depth = ndk_log2_ceil(2 * depth);
 	cq->mask = (1u << cq->log_depth) - 1;
-	cq->slack = (1u << cq->log_depth) - depth;
 	cq->fn = fn;
 	cq->context = context;
 	/* the ring, then the error record the device writes when the CQ fails */
@@ -163,7 +169,7 @@ static size_t cq_poll(struct ndk_cq *cq, struct ndk_result *res, struct ndk_resu
 		      size_t count)
 {
 	struct ndk_adapter *adapter = cq->adapter;
-	uint32_t half = (cq->mask + 1) / 2 ? (cq->mask + 1) / 2 : 1;
+	uint32_t half = cq->depth / 2 ? cq->depth / 2 : 1;
 	bool consumed = false;
 	size_t n = 0;
 
@@ -217,13 +223,6 @@ static size_t cq_poll(struct ndk_cq *cq, struct ndk_result *res, struct ndk_resu
 		if ((uint16_t)(cq->ci - cq->published) >= half)
 			cq_doorbell(cq, cq->ci);
 	}
-	/*
-	 * The device sees the CQ as holding (its producer index - the published consumer index)
-	 * entries; with up to `depth` requests outstanding that must stay within the ring, so no
-	 * more than ring - depth consumed entries may stay unpublished when the call returns.
-	 */
-	if (consumed && (uint16_t)(cq->ci - cq->published) > cq->slack)
-		cq_doorbell(cq, cq->ci);
 	if (!consumed)
 		adapter->ops->idle_poll(adapter->dev);
 	return n;

@@ -301,7 +301,6 @@ struct ndk_cq {
 	uint32_t depth;	    /* as asked */
 	unsigned log_depth; /* ring = 2^log_depth CQEs */
 	uint32_t mask;
-	uint32_t slack; /* ring - depth: consumed entries that may stay unpublished */
 	struct nic_cqe *ring;
 	volatile struct nic_cq_error_record *err; /* right after the ring */
 	uint64_t ring_logical;
