@@ -18,7 +18,7 @@ module nic_core #(
   parameter int MttEntries = 1024,   // translation entries (4 KiB pages), 1..65535
   parameter int MsixVectors = 16,    // MSI-X table size, 1..2048
   parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..255
-  parameter int WqeBufEntries = 32,  // WQE buffer between fetch and execution, 1..65535
+  parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution, 1..65535
   parameter int LogMaxSqDepth = 12,  // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
   parameter int LogMaxCqDepth = 14   // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
 ) (

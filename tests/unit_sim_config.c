@@ -37,7 +37,7 @@ Test(unit_sim_config, defaults_are_the_measured_pcie_and_host_costs, .init = cle
 	cr_expect_eq(c.host_memory_bytes, 256ull << 20);
 	cr_expect_eq(c.seed, 1);
 	cr_expect_null(c.trace_path);
-	cr_expect_eq(c.data_width, 64);
+	cr_expect_eq(c.data_width, 256);
 	cr_expect_eq(c.mmio_read_ns, 1000);
 	cr_expect_eq(c.cycle_limit, 2000000000ull);
 }
@@ -46,11 +46,11 @@ Test(unit_sim_config, environment_overrides_width_cycle_limit_and_trace, .init =
 {
 	struct ndk_sim_config c;
 
-	setenv("NDK_SIM_WIDTH", "256", 1);
+	setenv("NDK_SIM_WIDTH", "64", 1);
 	setenv("NDK_SIM_CYCLE_LIMIT", "123456", 1);
 	setenv("NDK_SIM_TRACE", "/tmp/ndk_unit.fst", 1);
 	ndk_sim_default_config(&c);
-	cr_expect_eq(c.data_width, 256);
+	cr_expect_eq(c.data_width, 64);
 	cr_expect_eq(c.cycle_limit, 123456);
 	cr_expect_str_eq(c.trace_path, "/tmp/ndk_unit.fst");
 }

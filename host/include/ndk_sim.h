@@ -48,7 +48,8 @@ struct ndk_sim_config {
 					ndk_sim_default_config and in ndk_sim_create), so any test
 					reruns with waves. Only one live world may trace to a path */
 	/* additions */
-	unsigned data_width;   /* DMA / stream width of the cores: 64 or 256. default 64;
+	unsigned data_width;   /* DMA / stream width of the cores: 64 or 256. default 256 (keeps
+					up with pcie_mbps at 250 MHz);
 					the environment variable NDK_SIM_WIDTH overrides the
 					default */
 	uint32_t mmio_read_ns; /* round trip of a (slow-path) MMIO read. default 1000 */

@@ -34,7 +34,9 @@ void ndk_sim_default_config(struct ndk_sim_config *config)
 	config->host_memory_bytes = 256ull << 20;
 	config->seed = 1;
 	config->trace_path = getenv("NDK_SIM_TRACE");
-	config->data_width = 64;
+	/* 256 bits at 250 MHz (8 GB/s) keeps up with the Gen3 x8 link of pcie_mbps; 64 bits
+	 * (2 GB/s) would make the datapath, not PCIe, the bottleneck */
+	config->data_width = 256;
 	config->mmio_read_ns = 1000;
 	config->cycle_limit = 2000000000ull;
 	/* an unparsable value is kept as 0, so ndk_sim_create refuses it loudly */
