@@ -241,6 +241,63 @@ Test(defer, deferred_chain_across_the_ring_wrap)
 	world_close(&w);
 }
 
+/*
+ * Local requests execute at least as fast as their WQEs stream in: a chain of MaxBurstWqes
+ * Invalidates arrives in one DMA read whose beats follow one per cycle, WQE_BYTES / (width / 8)
+ * beats a WQE. From the first CQE write to the last, the engine may take no more cycles per WQE
+ * than that (plus a constant for the pipeline), so execution never adds a bubble per WQE.
+ */
+Test(defer, local_requests_keep_up_with_the_wqe_stream)
+{
+	struct ndk_sim_config c;
+	world_config(&c);
+	struct world w;
+	world_open_cfg(&w, &c, 64, 64);
+	const int n = MAX_BURST_WQES;
+	struct region *r = regions_make(&w, n);
+	for (int i = 0; i < n; i++) {
+		expect_status(&w, region_register(&w, &r[i], CTX(i), 0), NDK_STATUS_SUCCESS);
+		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(i));
+	}
+	struct ndk_sim_stats s0 = stats_of(&w);
+	for (int i = 0; i < n; i++)
+		expect_status(&w,
+			      ndk_invalidate_mr(w.qp, CTX(100 + i), r[i].mr,
+						i + 1 < n ? NDK_OP_FLAG_DEFER : 0),
+			      NDK_STATUS_SUCCESS);
+	/* watch every cycle for the CQE writes */
+	uint64_t first = 0, last = 0, start = ndk_sim_cycle(w.sim);
+	while (stats_of(&w).cqes_written - s0.cqes_written < (uint64_t)n) {
+		uint64_t before = stats_of(&w).cqes_written;
+		ndk_sim_step(w.sim, 1);
+		uint64_t now = stats_of(&w).cqes_written;
+		if (now != before) {
+			if (before == s0.cqes_written)
+				first = ndk_sim_cycle(w.sim);
+			last = ndk_sim_cycle(w.sim);
+		}
+		if (ndk_sim_cycle(w.sim) - start > SETTLE_CYCLES)
+			sim_fail(&w, "%" PRIu64 " of %d CQEs written",
+				 stats_of(&w).cqes_written - s0.cqes_written, n);
+	}
+	cr_expect_eq(stats_of(&w).wqe_fetch_reads - s0.wqe_fetch_reads, 1, "one burst");
+	const uint64_t beats_per_wqe = 64 / (c.data_width / 8);
+	const uint64_t pipeline_slack = 4;
+	uint64_t span = last - first;
+	cr_log_info("width %u: %d CQEs written over %" PRIu64 " cycles (%.2f cycles per WQE)",
+		    c.data_width, n, span, (double)span / (n - 1));
+	if (span > (uint64_t)(n - 1) * beats_per_wqe + pipeline_slack)
+		sim_fail(&w,
+			 "%d CQEs took %" PRIu64 " cycles from first to last; the WQE stream "
+			 "brings one every %" PRIu64 " cycles (bound %" PRIu64 ")",
+			 n, span, beats_per_wqe,
+			 (uint64_t)(n - 1) * beats_per_wqe + pipeline_slack);
+	for (int i = 0; i < n; i++)
+		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(100 + i));
+	regions_free(&w, r, n);
+	world_close(&w);
+}
+
 /* Thousands of doorbells, most arriving while fetches of that queue are in flight: every WQE is
  * fetched exactly once and completes once, in order. */
 Test(defer, doorbell_storm_loses_and_repeats_nothing, .timeout = 120)
