@@ -254,7 +254,11 @@ run: deps
 		echo 'make run: bench/doorbell.c does not exist yet (the benchmark is not written yet)'; \
 		exit 1; fi
 	@$(MAKE) --no-print-directory $(BUILD)/bench/doorbell
-	$(BUILD)/bench/doorbell $(BENCH_ARGS)
+	@echo '$(BUILD)/bench/doorbell $(BENCH_ARGS)'; \
+	$(BUILD)/bench/doorbell $(BENCH_ARGS); rc=$$?; \
+	gnuplot -e "data='$(BUILD)/bench/doorbell.tsv'; out='$(BUILD)/bench/doorbell.png'" \
+		bench/doorbell.gp && echo 'wrote $(BUILD)/bench/doorbell.png'; \
+	exit $$rc
 
 bench: $(BENCH_BINS)
 

@@ -229,6 +229,27 @@ static void write_json(const char *path, const struct ndk_sim_config *c, const s
 	fclose(f);
 }
 
+/* The same rows as a tab-separated table, one per line, for the plot (bench/doorbell.gp). */
+static void write_tsv(const char *path, const struct row *rows, int nrows)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "doorbell: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	fprintf(f, "op\tmode\tchain\tfirst_post_to_last_cqe_cycles\tbound_cycles\n");
+	for (int i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		fprintf(f, "%s\t%s\t%d\t%" PRIu64 "\t", r->op, mode_name[r->mode], r->chain,
+			r->first_post_to_last_cqe);
+		if (r->bound < 0)
+			fprintf(f, "NaN\n");
+		else
+			fprintf(f, "%.1f\n", r->bound);
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = "build/bench";
@@ -298,6 +319,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/doorbell.json", out);
 	write_json(path, &b.cfg, rows, nrows, speed);
 	printf("wrote %s\n", path);
+	snprintf(path, sizeof(path), "%s/doorbell.tsv", out);
+	write_tsv(path, rows, nrows);
 	bench_close(&b);
 	return failures ? 1 : 0;
 }
