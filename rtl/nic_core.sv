@@ -23,6 +23,10 @@ module nic_core #(
   parameter int LogMaxCqDepth = 14   // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
 ) (
   input  logic clk_i, input logic rst_i,
+  // Time base: a one-cycle pulse every microsecond, from the platform (a board top divides its
+  // known clock; the cosimulation harness pulses it every clock_mhz cycles). Interrupt
+  // moderation intervals count these ticks.
+  input  logic us_tick_i,
   // AXI4-Lite slave: BAR0 (22-bit byte address, 32-bit data)
   input  logic [21:0] s_axil_awaddr_i, input logic s_axil_awvalid_i, output logic s_axil_awready_o,
   input  logic [31:0] s_axil_wdata_i, input logic [3:0] s_axil_wstrb_i, input logic s_axil_wvalid_i, output logic s_axil_wready_o,
@@ -208,6 +212,7 @@ module nic_core #(
   ) u_cq_engine (
     .clk_i          (clk_i),
     .rst_i          (rst_i),
+    .us_tick_i      (us_tick_i),
     .cmd_valid_i    (cmd_valid),
     .cmd_op_i       (cmd_op),
     .cmd_index_i    (cmd_index),

@@ -48,8 +48,18 @@
 // A CQ fires again only after its previous interrupt request went to nic_msix, so every arm
 // gets its own request.
 //
-// The MODERATION word is latched per CQ for the interrupt-moderation issue still to come; it
-// ends in a named sink until then.
+// Interrupt moderation (NdkControlCqInterruptModeration), per CQ, from the MODERATION doorbell
+// word {interval[31:16] in microseconds, count[15:0]}. "Satisfied" is the arm condition above;
+// without moderation (word 0) a satisfied arm fires at once. With it, the satisfied arm is held
+// until one of its bounds is reached, the NDK reading of both values as maxima:
+//   - count != 0: at least `count` CQEs were written since the CQ's last notification (new_q,
+//     saturating, cleared when the CQ fires);
+//   - interval != 0: `interval` ticks of us_tick_i arrived while the arm stayed satisfied
+//     (tim_q counts them and restarts from 0 whenever the arm is not satisfied). With a 1 us
+//     tick the hold lasts between interval - 1 and interval microseconds (NDK lets a provider
+//     round the interval down to its timer's granularity).
+// A CQ error is never held: it fires at once (the CQ is dead, no count would ever be reached).
+// A new word takes effect in the next cycle ("latest settings win"); the timer keeps running.
 module nic_cq_engine #(
   parameter int NumCqs        = 16,  // completion queues, 1..256
   parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15 (16-bit indices)
@@ -57,6 +67,7 @@ module nic_cq_engine #(
 ) (
   input  logic                 clk_i,
   input  logic                 rst_i,
+  input  logic                 us_tick_i,    // one-cycle pulse every microsecond (moderation)
   // commands
   input  logic                 cmd_valid_i,
   input  logic [7:0]           cmd_op_i,
@@ -114,7 +125,9 @@ module nic_cq_engine #(
   logic [NumCqs-1:0]          npend_q, npend_d;    // fired, interrupt request not yet issued
   logic [NumCqs-1:0]          nonempty_q, nonempty_d;  // pi != ci
   logic [NumCqs-1:0]          solp_q, solp_d;      // a solicited/error entry is in [ci, pi)
-  logic [NumCqs*32-1:0]       mod_q, mod_d;        // moderation word (not used yet)
+  logic [NumCqs*32-1:0]       mod_q, mod_d;        // moderation word {interval, count}
+  logic [NumCqs*16-1:0]       new_q, new_d;        // CQEs written since the last notification
+  logic [NumCqs*16-1:0]       tim_q, tim_d;        // us ticks while the arm is satisfied
 
   // ---- completion FSM ----
   typedef enum logic [0:0] {
@@ -230,14 +243,24 @@ module nic_cq_engine #(
   assign cpl_ready_o = (state_q == S_IDLE) && !cmd_valid_i && !db_valid_i;
 
   // ---- the arm condition, for every CQ, from registered state ----
-  logic [NumCqs-1:0] fire;
+  // satisfied: the arm's condition holds; fire: it goes out now (moderation does not hold it).
+  logic [NumCqs-1:0] satisfied, held, fire;
+  logic [15:0]       mod_count, mod_interval;
 
   always_comb begin
+    mod_count    = '0;
+    mod_interval = '0;
     for (int c = 0; c < NumCqs; c++) begin
-      fire[c] = valid_q[c] && armed_q[c] && !npend_q[c]
-                && (error_q[c]
-                    || (atype_q[2*c +: 2] == nic_pkg::ARM_ANY && nonempty_q[c])
-                    || (atype_q[2*c +: 2] == nic_pkg::ARM_SOLICITED && solp_q[c]));
+      mod_count    = mod_q[32*c +: 16];
+      mod_interval = mod_q[32*c + 16 +: 16];
+      satisfied[c] = valid_q[c] && armed_q[c] && !npend_q[c]
+                     && (error_q[c]
+                         || (atype_q[2*c +: 2] == nic_pkg::ARM_ANY && nonempty_q[c])
+                         || (atype_q[2*c +: 2] == nic_pkg::ARM_SOLICITED && solp_q[c]));
+      held[c]      = !error_q[c] && (mod_count != 16'd0 || mod_interval != 16'd0)
+                     && !(mod_count != 16'd0 && new_q[16*c +: 16] >= mod_count)
+                     && !(mod_interval != 16'd0 && tim_q[16*c +: 16] >= mod_interval);
+      fire[c]      = satisfied[c] && !held[c];
     end
   end
 
@@ -372,12 +395,22 @@ module nic_cq_engine #(
     nonempty_d = nonempty_q;
     solp_d     = solp_q;
     mod_d      = mod_q;
+    new_d      = new_q;
+    tim_d      = tim_q;
 
     for (int c = 0; c < NumCqs; c++) begin
       // 1. Fire: the arm is used up; the interrupt request waits in npend until picked.
       if (fire[c]) begin
         armed_d[c] = 1'b0;
         npend_d[c] = 1'b1;
+      end
+      // Moderation: the timer runs while the arm is satisfied and held; it restarts otherwise.
+      if (satisfied[c] && held[c]) begin
+        if (us_tick_i && tim_q[16*c +: 16] != 16'hffff) begin
+          tim_d[16*c +: 16] = tim_q[16*c +: 16] + 16'd1;
+        end
+      end else begin
+        tim_d[16*c +: 16] = 16'd0;
       end
       if (pick_sel[c]) begin
         npend_d[c] = 1'b0;
@@ -390,9 +423,17 @@ module nic_cq_engine #(
         end else begin
           pi_d[16*c +: 16] = c_pi;
           ss_d[16*c +: 16] = c_ss;
+          if (new_q[16*c +: 16] != 16'hffff) begin
+            new_d[16*c +: 16] = new_q[16*c +: 16] + 16'd1;
+          end
           nonempty_d[c]    = c_pi != c_ci;
           solp_d[c]        = c_ss < (c_pi - c_ci);
         end
+      end
+      // A notification covers every CQE written up to it, this cycle's included (the CQE is
+      // ahead of the message on the write channel).
+      if (fire[c]) begin
+        new_d[16*c +: 16] = 16'd0;
       end
 
       // 3. Doorbells.
@@ -422,6 +463,8 @@ module nic_cq_engine #(
         nonempty_d[c]     = 1'b0;
         solp_d[c]         = 1'b0;
         mod_d[32*c +: 32] = 32'd0;
+        new_d[16*c +: 16] = 16'd0;
+        tim_d[16*c +: 16] = 16'd0;
         if (cmd_create) begin
           base_d[BaseBits*c +: BaseBits] = cmd_base[63:12];
           logd_d[4*c +: 4]               = cmd_logd[3:0];
@@ -459,6 +502,8 @@ module nic_cq_engine #(
       npend_q      <= '0;
       nonempty_q   <= '0;
       solp_q       <= '0;
+      new_q        <= '0;
+      tim_q        <= '0;
       state_q      <= S_IDLE;
       wr_addr_q    <= '0;
       wr_data_q    <= '0;
@@ -481,6 +526,8 @@ module nic_cq_engine #(
       npend_q      <= npend_d;
       nonempty_q   <= nonempty_d;
       solp_q       <= solp_d;
+      new_q        <= new_d;
+      tim_q        <= tim_d;
       state_q      <= state_d;
       wr_addr_q    <= wr_addr_d;
       wr_data_q    <= wr_data_d;
@@ -517,9 +564,6 @@ module nic_cq_engine #(
   assign rd_cqn          = CqBits'(state_rd_cqn_i);
   assign state_rd_data_o = rd_in_range ? {error_q[rd_cqn], 15'd0, pi_q[16*rd_cqn +: 16]} : 32'd0;
 
-  // Interrupt moderation is a later issue: its per-CQ word is kept, and ends here until then.
-  logic unused_moderation;
-  assign unused_moderation = ^mod_q;
   // irq_cqn_q names the CQ behind the request in flight, for waveforms and debugging.
   logic unused_irq_cqn;
   assign unused_irq_cqn = ^irq_cqn_q;
@@ -581,6 +625,14 @@ module nic_cq_engine #(
     // A notification only for an armed CQ, and at most one per arm.
     a_fire_only_when_armed: assert property (@(posedge clk_i) disable iff (rst_i)
       fire[g] |-> armed_q[g] && valid_q[g]);
+    // Moderation only delays: without a moderation word a satisfied arm fires at once, and
+    // a held arm has not reached either of its bounds.
+    a_unmoderated_fires_at_once: assert property (@(posedge clk_i) disable iff (rst_i)
+      (satisfied[g] && mod_q[32*g +: 32] == 32'd0) |-> fire[g]);
+    a_held_within_bounds: assert property (@(posedge clk_i) disable iff (rst_i)
+      held[g] |-> (mod_q[32*g +: 16] == 16'd0 || new_q[16*g +: 16] < mod_q[32*g +: 16])
+                  && (mod_q[32*g + 16 +: 16] == 16'd0
+                      || tim_q[16*g +: 16] < mod_q[32*g + 16 +: 16]));
     a_one_notification_per_arm: assert property (@(posedge clk_i) disable iff (rst_i)
       fire[g] |-> !arm_used_q[g]);
     // An armed CQ in error fires at once (unless its previous interrupt is still waiting).

@@ -272,7 +272,7 @@ module nic_csr #(
       nic_pkg::REG_CAP_MSIX:       rd_const = 32'(MsixVectors);
       nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
                                                8'(LogMaxSqDepth)};
-      nic_pkg::REG_CAP_CQ:         rd_const = {24'd0, 8'(LogMaxCqDepth)};
+      nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
       default:                     rd_const = 32'd0;
     endcase
   end

@@ -86,6 +86,10 @@ package nic_pkg;
   localparam logic [7:0] CQE_FLAG_SOLICITED = 8'h2;
   localparam logic [7:0] CQE_FLAG_INVALIDATED = 8'h4;
 
+  // cap_cq: Fields of the CAP_CQ register.
+  localparam logic [31:0] CAP_CQ_LOG_MAX_DEPTH_MASK = 32'hFF;
+  localparam logic [31:0] CAP_CQ_MODERATION = 32'h100;
+
   // qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn.
   localparam logic [1:0] QP_STATE_RESET = 2'h0;
   localparam logic [1:0] QP_STATE_READY = 2'h1;

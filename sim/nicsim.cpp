@@ -62,6 +62,7 @@ struct Outputs {
 
 struct Inputs {
 	bool rst;
+	bool us_tick; // the core's microsecond time base
 	uint32_t axil_awaddr, axil_wdata, axil_araddr;
 	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
 	bool awready, wready, bvalid;
@@ -130,6 +131,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	void drive(const Inputs &in) override
 	{
 		m_->rst_i = in.rst;
+		m_->us_tick_i = in.us_tick;
 		m_->s_axil_awaddr_i = in.axil_awaddr;
 		m_->s_axil_awvalid_i = in.axil_awvalid;
 		m_->s_axil_wdata_i = in.axil_wdata;
@@ -583,6 +585,9 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	in.bvalid = !n->b_ids.empty();
 	in.bid = in.bvalid ? n->b_ids.front() : 0;
 	in.tx_tready = true;
+	// one pulse per microsecond: seen by the rising edge of every cycle that is a multiple
+	// of clock_mhz (these inputs are sampled at the next edge, cycle now + 1)
+	in.us_tick = (now + 1) % w->cfg.clock_mhz == 0;
 }
 
 void world_cycle(nicsim *w)

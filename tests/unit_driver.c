@@ -36,7 +36,7 @@ struct fake_alloc {
 };
 
 static struct fake {
-	uint32_t magic, version, queues, memory, msix;
+	uint32_t magic, version, queues, memory, msix, cap_cq;
 	struct fake_write writes[FAKE_MAX_WRITES];
 	unsigned nwrites;
 	unsigned reads;
@@ -77,7 +77,7 @@ static uint32_t fake_read32(void *dev, uint32_t offset)
 	case NIC_REG_CAP_SQ:
 		return 32u << 16 | 16u << 8 | 12u;
 	case NIC_REG_CAP_CQ:
-		return 14;
+		return fk.cap_cq;
 	default:
 		return 0;
 	}
@@ -164,6 +164,7 @@ static void fake_reset(void)
 	fk.queues = 16u << 16 | 16u;
 	fk.memory = 1024u << 16 | 64u;
 	fk.msix = 16;
+	fk.cap_cq = NIC_CAP_CQ_MODERATION | 14;
 }
 
 /* writes to `offset` since write number `from` */
@@ -355,7 +356,8 @@ Test(unit_driver, probe_fills_adapter_info_from_the_capability_registers)
 	cr_expect_eq(info.max_inbound_read_limit, 0);
 	cr_expect_eq(info.max_outbound_read_limit, 0);
 	cr_expect_eq(info.max_receive_queue_depth, 0);
-	cr_expect_eq(info.adapter_flags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED, 0);
+	cr_expect_eq(info.adapter_flags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED,
+		     NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED, "CAP_CQ.moderation");
 	cr_expect_eq(ndk_query_adapter_info(ad, NULL), NDK_STATUS_INVALID_PARAMETER);
 }
 
@@ -1179,18 +1181,62 @@ Test(unit_driver, arm_writes_type_arm_bit_and_consumer_index)
 	cr_expect_eq(writes_to(from, cq_db(cq)), 3, "an unknown type is ignored");
 }
 
-Test(unit_driver, moderation_arguments_are_checked_then_not_supported)
+static uint32_t cq_moderation_db(struct ndk_cq *c)
 {
+	return NIC_REG_CQ_DB_BASE + (c->cqn << NIC_DB_PAGE_SHIFT) + NIC_DB_CQ_MODERATION;
+}
+
+Test(unit_driver, moderation_arguments_are_checked_and_written_to_the_cq_doorbell_page)
+{
+	unsigned from = fk.nwrites;
+
 	cr_expect_eq(ndk_control_cq_interrupt_moderation(NULL, 20, 8),
 		     NDK_STATUS_INVALID_PARAMETER);
 	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0xffffffff, 0xffffffff),
 		     NDK_STATUS_INVALID_PARAMETER_MIX);
 	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0xffffffff, 17),
 		     NDK_STATUS_INVALID_PARAMETER_MIX, "count above the depth of 16");
-	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 20, 0xffffffff),
-		     NDK_STATUS_NOT_SUPPORTED);
-	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0xffffffff, 16),
-		     NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(writes_to(from, cq_moderation_db(cq)), 0, "a refused call writes nothing");
+
+	/* {interval_us[31:16], count[15:0]}; 0 in a field = no bound by it */
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 20, 0xffffffff), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 20u << 16, "interval only");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0xffffffff, 16), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 16u, "count only, count == depth");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 20, 8), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 20u << 16 | 8, "both");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 20, 17), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 20u << 16, "count above the depth");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 100000, 8), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 0xffffu << 16 | 8, "rounded down");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0, 8), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 0, "interval 0: off");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 20, 1), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 0, "count 1: off");
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(cq, 0xffffffff, 0), NDK_STATUS_SUCCESS);
+	cr_expect_eq(last_write(cq_moderation_db(cq)), 0, "count 0: off");
+	cr_expect_eq(writes_to(from, cq_moderation_db(cq)), 8);
+}
+
+Test(unit_driver, moderation_is_not_supported_on_a_device_without_the_capability)
+{
+	struct ndk_adapter *other;
+	struct ndk_adapter_info info;
+	struct ndk_cq *c;
+	unsigned from;
+
+	fk.cap_cq = 14; /* CAP_CQ.moderation clear */
+	cr_assert_eq(ndk_adapter_create(&fake_ops, &fk, 0, &other), 0);
+	cr_assert_eq(ndk_query_adapter_info(other, &info), NDK_STATUS_SUCCESS);
+	cr_expect_eq(info.adapter_flags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED, 0);
+	cr_assert_eq(ndk_create_cq(other, 16, NULL, NULL, &c), NDK_STATUS_SUCCESS);
+	from = fk.nwrites;
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(c, 20, 8), NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(ndk_control_cq_interrupt_moderation(c, 0xffffffff, 0xffffffff),
+		     NDK_STATUS_INVALID_PARAMETER_MIX, "the arguments are still checked first");
+	cr_expect_eq(writes_to(from, cq_moderation_db(c)), 0);
+	ndk_close_cq(c);
+	ndk_close_adapter(other);
 }
 
 /* ---------------------------------------------------------------------------------------------

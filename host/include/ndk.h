@@ -320,11 +320,20 @@ size_t ndk_get_cq_results_ex(struct ndk_cq *cq, struct ndk_result_ex *results, s
  */
 void ndk_arm_cq(struct ndk_cq *cq, enum ndk_cq_notify_type type);
 /*
- * Interrupt moderation (NdkControlCqInterruptModeration): interval_us 0 = off, 0xFFFFFFFF =
- * count only; count 0xFFFFFFFF or above the CQ depth = interval only.
- * Returns NDK_STATUS_INVALID_PARAMETER (NULL cq), NDK_STATUS_INVALID_PARAMETER_MIX (both
- * interval and count "infinite"), else NDK_STATUS_NOT_SUPPORTED: the hardware support lands
- * later (adapter_flags lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED).
+ * Interrupt moderation (NdkControlCqInterruptModeration), done by the CQ engine per CQ. Once a
+ * completion satisfies an arm, the notification may be held back, at most until
+ *   - interval_us microseconds have passed (0 = no moderation at all; 0xFFFFFFFF = no time
+ *     bound, count only). The hardware counts in whole microseconds and holds at most 65535:
+ *     the hold lasts between interval_us - 1 and interval_us microseconds, and a longer
+ *     interval is rounded down to 65535 (NDK allows rounding down);
+ *   - count completions were placed in the CQ since its last notification (0 or 1 = no
+ *     moderation; 0xFFFFFFFF or a count above the CQ's depth = no count bound, interval only),
+ * whichever comes first. A CQ error (overflow) is never held back. The latest settings win and
+ * apply to the arm in force. Default: off.
+ * Returns NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL cq);
+ * NDK_STATUS_INVALID_PARAMETER_MIX (both interval and count "infinite"); NDK_STATUS_NOT_SUPPORTED
+ * on a device without the capability (adapter_flags lacks
+ * NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED).
  */
 ndk_status ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
 					       uint32_t count);

@@ -82,7 +82,7 @@ static int probe(struct ndk_adapter *adapter)
 	adapter->num_mrs = memory & 0xffff;
 	adapter->mtt_entries = memory >> 16;
 	log_sq = sq & 0xff;
-	log_cq = cq & 0xff;
+	log_cq = cq & NIC_CAP_CQ_LOG_MAX_DEPTH_MASK;
 	/*
 	 * What this driver can drive: CQ numbers travel in 8-bit QP_CREATE fields, ring indices
 	 * are 16 bits (so the owner phase needs log depth <= 15), and NDK promises at least 16
@@ -120,6 +120,8 @@ static int probe(struct ndk_adapter *adapter)
 	info->max_mr_count = adapter->num_mrs;
 	/* the device has no separate read-sink right: the flag is accepted and ignored */
 	info->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
+	if (cq & NIC_CAP_CQ_MODERATION)
+		info->adapter_flags |= NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
 	return 0;
 }
 

@@ -255,6 +255,7 @@ void ndk_arm_cq(struct ndk_cq *cq, enum ndk_cq_notify_type type)
 ndk_status ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
 					       uint32_t count)
 {
+	struct ndk_adapter *adapter;
 	int err;
 
 	if (!cq)
@@ -262,8 +263,16 @@ ndk_status ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t inter
 	err = ndk_moderation_check(interval_us, count, cq->depth);
 	if (err)
 		return ndk_status_from_errno(err);
-	/* valid, but the CQ engine has no moderation yet (MODERATION doorbell word unused) */
-	return NDK_STATUS_NOT_SUPPORTED;
+	adapter = cq->adapter;
+	if (!(adapter->info.adapter_flags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED))
+		return NDK_STATUS_NOT_SUPPORTED;
+	/* one doorbell-page write; the CQ engine applies it from the next cycle on */
+	adapter->ops->host_cost(adapter->dev, NDK_COST_DOORBELL, 1);
+	adapter->ops->mmio_write32(adapter->dev,
+				   NIC_REG_CQ_DB_BASE + (cq->cqn << NIC_DB_PAGE_SHIFT) +
+					   NIC_DB_CQ_MODERATION,
+				   ndk_moderation_word(interval_us, count, cq->depth));
+	return NDK_STATUS_SUCCESS;
 }
 
 /* ---------------------------------------------------------------------------------------------

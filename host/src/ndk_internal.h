@@ -237,6 +237,8 @@ int ndk_range_free(struct ndk_range_alloc *ra, uint32_t start, uint32_t count);
  * (0xFFFFFFFF) and the count (0xFFFFFFFF or above the CQ depth) are "infinite". */
 #define NDK_MODERATION_INFINITE 0xFFFFFFFFu
 int ndk_moderation_check(uint32_t interval_us, uint32_t count, uint32_t cq_depth);
+/* the MODERATION doorbell word {interval_us[31:16], count[15:0]} for checked arguments */
+uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_depth);
 
 /* ---------------------------------------------------------------------------------------------
  * Objects

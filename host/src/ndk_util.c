@@ -265,3 +265,25 @@ int ndk_moderation_check(uint32_t interval_us, uint32_t count, uint32_t cq_depth
 		return -EDOM;
 	return 0;
 }
+
+/*
+ * The hardware's reading: a field of 0 is "no bound by it", a word of 0 "no moderation".
+ * Interval 0 and count 0 or 1 (at most one completion accumulates: the first one notifies)
+ * both mean no moderation in NDK, whatever the other value.
+ */
+uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_depth)
+{
+	uint32_t interval_field, count_field;
+
+	if (interval_us == 0 || count <= 1)
+		return 0;
+	if (interval_us == NDK_MODERATION_INFINITE)
+		interval_field = 0;
+	else
+		interval_field = interval_us > 0xffff ? 0xffff : interval_us;
+	if (count == NDK_MODERATION_INFINITE || count > cq_depth)
+		count_field = 0;
+	else
+		count_field = count; /* <= the depth, which fits 16 bits */
+	return interval_field << 16 | count_field;
+}

@@ -87,6 +87,10 @@
 #define NIC_CQE_FLAG_SOLICITED 0x2u
 #define NIC_CQE_FLAG_INVALIDATED 0x4u
 
+/* cap_cq: Fields of the CAP_CQ register. */
+#define NIC_CAP_CQ_LOG_MAX_DEPTH_MASK 0xFFu
+#define NIC_CAP_CQ_MODERATION 0x100u
+
 /* qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn. */
 #define NIC_QP_STATE_RESET 0x0u
 #define NIC_QP_STATE_READY 0x1u
