@@ -27,6 +27,9 @@ module nic_core #(
   // known clock; the cosimulation harness pulses it every clock_mhz cycles). Interrupt
   // moderation intervals count these ticks.
   input  logic us_tick_i,
+  // The network port's identity, from the platform (a board top: its EEPROM or a constant; the
+  // harness: NIC i is 02:00:00:00:00:(i+1), 10.0.0.(i+1)). Read back through BAR0.
+  input  logic [47:0] port_mac_i, input logic [31:0] port_ipv4_i,
   // AXI4-Lite slave: BAR0 (22-bit byte address, 32-bit data)
   input  logic [21:0] s_axil_awaddr_i, input logic s_axil_awvalid_i, output logic s_axil_awready_o,
   input  logic [31:0] s_axil_wdata_i, input logic [3:0] s_axil_wstrb_i, input logic s_axil_wvalid_i, output logic s_axil_wready_o,
@@ -120,6 +123,8 @@ module nic_core #(
   ) u_csr (
     .clk_i             (clk_i),
     .rst_i             (rst_i),
+    .port_mac_i        (port_mac_i),
+    .port_ipv4_i       (port_ipv4_i),
     .s_axil_awaddr_i   (s_axil_awaddr_i),
     .s_axil_awvalid_i  (s_axil_awvalid_i),
     .s_axil_awready_o  (s_axil_awready_o),

@@ -42,6 +42,9 @@ module nic_csr #(
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,
+  // the port's identity, from the platform (read back in PORT_MAC_LO/HI, PORT_IPV4)
+  input  logic [47:0]           port_mac_i,
+  input  logic [31:0]           port_ipv4_i,
   // AXI4-Lite slave
   input  logic [21:0]           s_axil_awaddr_i,
   input  logic                  s_axil_awvalid_i,
@@ -120,7 +123,7 @@ module nic_csr #(
     logic [21:0] w;
     w = {wa, 2'b00};
     decode = R_NONE;
-    if (w <= nic_pkg::REG_CAP_CQ) begin
+    if (w <= nic_pkg::REG_PORT_IPV4) begin
       decode = R_CONST;
     end else if (w == nic_pkg::REG_SCRATCH) begin
       decode = R_SCRATCH;
@@ -273,6 +276,10 @@ module nic_csr #(
       nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
                                                8'(LogMaxSqDepth)};
       nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
+      // the transport is not built yet: CAP_TRANSPORT reads 0
+      nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
+      nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
+      nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
       default:                     rd_const = 32'd0;
     endcase
   end

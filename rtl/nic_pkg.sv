@@ -28,6 +28,10 @@ package nic_pkg;
   localparam logic [21:0] REG_CAP_MSIX = 22'h18;
   localparam logic [21:0] REG_CAP_SQ = 22'h1C;
   localparam logic [21:0] REG_CAP_CQ = 22'h20;
+  localparam logic [21:0] REG_CAP_TRANSPORT = 22'h24;
+  localparam logic [21:0] REG_PORT_MAC_LO = 22'h28;
+  localparam logic [21:0] REG_PORT_MAC_HI = 22'h2C;
+  localparam logic [21:0] REG_PORT_IPV4 = 22'h30;
   localparam logic [21:0] REG_SCRATCH = 22'h100;
   localparam logic [21:0] REG_ARG0 = 22'h200;
   localparam logic [21:0] REG_CMD = 22'h240;
@@ -45,6 +49,7 @@ package nic_pkg;
 
   // wqe_op: WQE opcode (byte 0 of every WQE).
   localparam logic [7:0] WQE_OP_NOP = 8'h0;
+  localparam logic [7:0] WQE_OP_RECV = 8'h10;
   localparam logic [7:0] WQE_OP_SEND = 8'h1;
   localparam logic [7:0] WQE_OP_SEND_INV = 8'h2;
   localparam logic [7:0] WQE_OP_WRITE = 8'h3;
@@ -94,6 +99,7 @@ package nic_pkg;
   localparam logic [1:0] QP_STATE_RESET = 2'h0;
   localparam logic [1:0] QP_STATE_READY = 2'h1;
   localparam logic [1:0] QP_STATE_ERROR = 2'h2;
+  localparam logic [1:0] QP_STATE_RTS = 2'h3;
 
   // mr_state: State of an MR/MW table entry.
   localparam logic [1:0] MR_STATE_FREE = 2'h0;
@@ -108,6 +114,7 @@ package nic_pkg;
   localparam logic [7:0] CMD_CQ_DESTROY = 8'h5;
   localparam logic [7:0] CMD_MR_INIT = 8'h6;
   localparam logic [7:0] CMD_MR_FREE = 8'h7;
+  localparam logic [7:0] CMD_QP_CONNECT = 8'h8;
 
   // arm: Arm types carried by a CQ doorbell (the values of NDK_CQ_NOTIFY_*).
   localparam logic [1:0] ARM_ERRORS = 2'h0;
@@ -163,6 +170,55 @@ package nic_pkg;
     logic [7:0] nsge;
     logic [7:0] opcode;
   } wqe_invalidate_t;
+
+  // sge (16 bytes): A scatter/gather entry inside a transport or receive WQE (the layout of ndk_sge). `token` is a local token of a registered MR (address = a virtual address in it) or the PD's privileged token (address = a logical address).
+  typedef struct packed {
+    logic [31:0] token;
+    logic [31:0] length;
+    logic [63:0] address;
+  } sge_t;
+
+  // wqe_send (64 bytes): SEND and SEND_INV: up to 3 SGEs at bytes 16, 32, 48, or with FLAG_INLINE `length` bytes of data at byte 16 (at most 48).
+  typedef struct packed {
+    sge_t sge2;
+    sge_t sge1;
+    sge_t sge0;
+    logic [31:0] length;
+    logic [31:0] inv_token;
+    logic [15:0] rsvd_6;
+    logic [15:0] index;
+    logic [15:0] flags;
+    logic [7:0] nsge;
+    logic [7:0] opcode;
+  } wqe_send_t;
+
+  // wqe_rdma (64 bytes): WRITE and READ: up to 2 SGEs at bytes 24 and 40 (READ: the sink), or for WRITE with FLAG_INLINE `length` bytes of data at byte 24 (at most 40).
+  typedef struct packed {
+    logic [63:0] rsvd_56;
+    sge_t sge1;
+    sge_t sge0;
+    logic [63:0] remote_va;
+    logic [31:0] length;
+    logic [31:0] remote_token;
+    logic [15:0] rsvd_6;
+    logic [15:0] index;
+    logic [15:0] flags;
+    logic [7:0] nsge;
+    logic [7:0] opcode;
+  } wqe_rdma_t;
+
+  // wqe_recv (64 bytes): A receive-queue WQE: up to 3 SGEs where an incoming Send's payload is scattered, in order.
+  typedef struct packed {
+    sge_t sge2;
+    sge_t sge1;
+    sge_t sge0;
+    logic [31:0] length;
+    logic [47:0] rsvd_6;
+    logic [15:0] index;
+    logic [15:0] flags;
+    logic [7:0] nsge;
+    logic [7:0] opcode;
+  } wqe_recv_t;
 
   // cqe (32 bytes): Completion queue entry, written by the NIC. Valid when `owner` bit 0 equals ((consumer_index >> log_depth) & 1) ^ 1: the first pass over the ring writes 1, the second 0, and so on.
   typedef struct packed {

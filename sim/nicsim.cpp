@@ -62,7 +62,9 @@ struct Outputs {
 
 struct Inputs {
 	bool rst;
-	bool us_tick; // the core's microsecond time base
+	bool us_tick;	   // the core's microsecond time base
+	uint64_t port_mac; // the port's identity (constant per NIC)
+	uint32_t port_ipv4;
 	uint32_t axil_awaddr, axil_wdata, axil_araddr;
 	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
 	bool awready, wready, bvalid;
@@ -132,6 +134,8 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	{
 		m_->rst_i = in.rst;
 		m_->us_tick_i = in.us_tick;
+		m_->port_mac_i = in.port_mac;
+		m_->port_ipv4_i = in.port_ipv4;
 		m_->s_axil_awaddr_i = in.axil_awaddr;
 		m_->s_axil_awvalid_i = in.axil_awvalid;
 		m_->s_axil_wdata_i = in.axil_wdata;
@@ -588,6 +592,9 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	// one pulse per microsecond: seen by the rising edge of every cycle that is a multiple
 	// of clock_mhz (these inputs are sampled at the next edge, cycle now + 1)
 	in.us_tick = (now + 1) % w->cfg.clock_mhz == 0;
+	// docs/transport.md: NIC i is 02:00:00:00:00:(i+1), 10.0.0.(i+1)
+	in.port_mac = 0x020000000000ull | (n->index + 1);
+	in.port_ipv4 = 0x0a000000u | (n->index + 1);
 }
 
 void world_cycle(nicsim *w)

@@ -46,6 +46,32 @@ Test(bar0, id_block_comes_first_and_names_the_device)
 	nicsim_destroy(w);
 }
 
+/* docs/transport.md: the world gives NIC i the MAC 02:00:00:00:00:(i+1) and 10.0.0.(i+1) */
+Test(bar0, each_port_reports_the_identity_the_platform_gave_it)
+{
+	struct nicsim_config c = {
+		.nics = 3,
+		.data_width = width(),
+		.clock_mhz = 250,
+		.mmio_write_ns = 300,
+		.mmio_read_ns = 1000,
+		.dma_read_ns = 500,
+		.dma_write_ns = 300,
+		.pcie_mbps = 7000,
+		.host_memory_bytes = 1 << 20,
+		.cycle_limit = 1000000,
+	};
+	struct nicsim *w;
+	cr_assert_eq(nicsim_create(&c, &w), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		cr_expect_eq(nicsim_mmio_read32(w, i, NIC_REG_PORT_MAC_LO), i + 1, "NIC %u", i);
+		cr_expect_eq(nicsim_mmio_read32(w, i, NIC_REG_PORT_MAC_HI), 0x0200, "NIC %u", i);
+		cr_expect_eq(nicsim_mmio_read32(w, i, NIC_REG_PORT_IPV4), 0x0a000000u + i + 1,
+			     "NIC %u", i);
+	}
+	nicsim_destroy(w);
+}
+
 Test(bar0, scratch_register_reads_back_after_posted_writes)
 {
 	struct nicsim *w = make_world();

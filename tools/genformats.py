@@ -26,13 +26,22 @@ def hexv(v, digits=0):
     return f"0x{v:0{digits}X}" if digits else f"0x{v:X}"
 
 
-def check_struct(s):
+def check_struct(s, earlier):
+    """A field is a scalar (`bits` 8/16/32/64, naturally aligned) or a struct defined earlier in
+    the file (`struct = "name"`, aligned to 8 bytes); the latter gets its `bits` filled in."""
     used = [False] * s["bytes"]
     for f in s["fields"]:
-        if f["bits"] not in (8, 16, 32, 64):
+        if "struct" in f:
+            if f["struct"] not in earlier:
+                sys.exit(f"{s['name']}.{f['name']}: struct {f['struct']} is not defined before it")
+            f["bits"] = earlier[f["struct"]]["bytes"] * 8
+            align = 8
+        elif f["bits"] not in (8, 16, 32, 64):
             sys.exit(f"{s['name']}.{f['name']}: bits must be 8/16/32/64")
+        else:
+            align = f["bits"] // 8
         nbytes = f["bits"] // 8
-        if f["offset"] % nbytes:
+        if f["offset"] % align:
             sys.exit(f"{s['name']}.{f['name']}: offset not naturally aligned")
         for b in range(f["offset"], f["offset"] + nbytes):
             if b >= s["bytes"] or used[b]:
@@ -75,13 +84,16 @@ def gen_sv(d):
         for f in reversed(fields):
             end = f["offset"] + f["bits"] // 8
             if end < pos:
-                items.append((f"rsvd_{end}", (pos - end) * 8))
-            items.append((f["name"], f["bits"]))
+                items.append((f"rsvd_{end}", (pos - end) * 8, None))
+            items.append((f["name"], f["bits"], f.get("struct")))
             pos = f["offset"]
         if pos > 0:
-            items.append(("rsvd_0", pos * 8))
-        for name, bits in items:
-            o.append(f"    logic [{bits-1}:0] {name};")
+            items.append(("rsvd_0", pos * 8, None))
+        for name, bits, struct in items:
+            if struct:
+                o.append(f"    {struct}_t {name};")
+            else:
+                o.append(f"    logic [{bits-1}:0] {name};")
         o.append(f"  }} {s['name']}_t;")
         o.append("")
     o.append("endpackage")
@@ -118,7 +130,10 @@ def gen_h(d):
         for f in sorted(s["fields"], key=lambda f: f["offset"]):
             if f["offset"] > pos:
                 o.append(f"\tuint8_t rsvd_{pos}[{f['offset'] - pos}];")
-            o.append(f"\t{ctype[f['bits']]} {f['name']};")
+            if "struct" in f:
+                o.append(f"\tstruct nic_{f['struct']} {f['name']};")
+            else:
+                o.append(f"\t{ctype[f['bits']]} {f['name']};")
             pos = f["offset"] + f["bits"] // 8
         if pos < s["bytes"]:
             o.append(f"\tuint8_t rsvd_{pos}[{s['bytes'] - pos}];")
@@ -167,7 +182,8 @@ def gen_fmts_md(d):
         o += [f"## {s['name']} ({s['bytes']} bytes)", "", md_escape(s["doc"]), "",
               "| offset | bits | field | meaning |", "|---|---|---|---|"]
         for f in sorted(s["fields"], key=lambda f: f["offset"]):
-            o.append(f"| {f['offset']} | {f['bits']} | {f['name']} | {md_escape(f.get('doc', ''))} |")
+            kind = f"{f['struct']} ({f['bits']})" if "struct" in f else f["bits"]
+            o.append(f"| {f['offset']} | {kind} | {f['name']} | {md_escape(f.get('doc', ''))} |")
         o.append("")
     for e in d["enums"]:
         if e["name"] in ("cmd", "qp_state", "arm"):
@@ -185,8 +201,10 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
     args = ap.parse_args()
     d = tomllib.loads(SRC.read_text())
+    earlier = {}
     for s in d["structs"]:
-        check_struct(s)
+        check_struct(s, earlier)
+        earlier[s["name"]] = s
     outputs = {OUT_SV: gen_sv(d), OUT_H: gen_h(d), OUT_REGS: gen_regs_md(d), OUT_FMTS: gen_fmts_md(d)}
     stale = []
     for path, text in outputs.items():

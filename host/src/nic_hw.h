@@ -29,6 +29,10 @@
 #define NIC_REG_CAP_MSIX 0x18u
 #define NIC_REG_CAP_SQ 0x1Cu
 #define NIC_REG_CAP_CQ 0x20u
+#define NIC_REG_CAP_TRANSPORT 0x24u
+#define NIC_REG_PORT_MAC_LO 0x28u
+#define NIC_REG_PORT_MAC_HI 0x2Cu
+#define NIC_REG_PORT_IPV4 0x30u
 #define NIC_REG_SCRATCH 0x100u
 #define NIC_REG_ARG0 0x200u
 #define NIC_REG_CMD 0x240u
@@ -46,6 +50,7 @@
 
 /* wqe_op: WQE opcode (byte 0 of every WQE). */
 #define NIC_WQE_OP_NOP 0x0u
+#define NIC_WQE_OP_RECV 0x10u
 #define NIC_WQE_OP_SEND 0x1u
 #define NIC_WQE_OP_SEND_INV 0x2u
 #define NIC_WQE_OP_WRITE 0x3u
@@ -95,6 +100,7 @@
 #define NIC_QP_STATE_RESET 0x0u
 #define NIC_QP_STATE_READY 0x1u
 #define NIC_QP_STATE_ERROR 0x2u
+#define NIC_QP_STATE_RTS 0x3u
 
 /* mr_state: State of an MR/MW table entry. */
 #define NIC_MR_STATE_FREE 0x0u
@@ -109,6 +115,7 @@
 #define NIC_CMD_CQ_DESTROY 0x5u
 #define NIC_CMD_MR_INIT 0x6u
 #define NIC_CMD_MR_FREE 0x7u
+#define NIC_CMD_QP_CONNECT 0x8u
 
 /* arm: Arm types carried by a CQ doorbell (the values of NDK_CQ_NOTIFY_*). */
 #define NIC_ARM_ERRORS 0x0u
@@ -195,6 +202,88 @@ static_assert(offsetof(struct nic_wqe_invalidate, nsge) == 1, "wqe_invalidate.ns
 static_assert(offsetof(struct nic_wqe_invalidate, flags) == 2, "wqe_invalidate.flags");
 static_assert(offsetof(struct nic_wqe_invalidate, index) == 4, "wqe_invalidate.index");
 static_assert(offsetof(struct nic_wqe_invalidate, token) == 8, "wqe_invalidate.token");
+
+/* A scatter/gather entry inside a transport or receive WQE (the layout of ndk_sge). `token` is a local token of a registered MR (address = a virtual address in it) or the PD's privileged token (address = a logical address). */
+struct nic_sge {
+	uint64_t address;
+	uint32_t length;
+	uint32_t token;
+} __attribute__((packed));
+static_assert(sizeof(struct nic_sge) == 16, "sge size");
+static_assert(offsetof(struct nic_sge, address) == 0, "sge.address");
+static_assert(offsetof(struct nic_sge, length) == 8, "sge.length");
+static_assert(offsetof(struct nic_sge, token) == 12, "sge.token");
+
+/* SEND and SEND_INV: up to 3 SGEs at bytes 16, 32, 48, or with FLAG_INLINE `length` bytes of data at byte 16 (at most 48). */
+struct nic_wqe_send {
+	uint8_t opcode;
+	uint8_t nsge;
+	uint16_t flags;
+	uint16_t index;
+	uint8_t rsvd_6[2];
+	uint32_t inv_token;
+	uint32_t length;
+	struct nic_sge sge0;
+	struct nic_sge sge1;
+	struct nic_sge sge2;
+} __attribute__((packed));
+static_assert(sizeof(struct nic_wqe_send) == 64, "wqe_send size");
+static_assert(offsetof(struct nic_wqe_send, opcode) == 0, "wqe_send.opcode");
+static_assert(offsetof(struct nic_wqe_send, nsge) == 1, "wqe_send.nsge");
+static_assert(offsetof(struct nic_wqe_send, flags) == 2, "wqe_send.flags");
+static_assert(offsetof(struct nic_wqe_send, index) == 4, "wqe_send.index");
+static_assert(offsetof(struct nic_wqe_send, inv_token) == 8, "wqe_send.inv_token");
+static_assert(offsetof(struct nic_wqe_send, length) == 12, "wqe_send.length");
+static_assert(offsetof(struct nic_wqe_send, sge0) == 16, "wqe_send.sge0");
+static_assert(offsetof(struct nic_wqe_send, sge1) == 32, "wqe_send.sge1");
+static_assert(offsetof(struct nic_wqe_send, sge2) == 48, "wqe_send.sge2");
+
+/* WRITE and READ: up to 2 SGEs at bytes 24 and 40 (READ: the sink), or for WRITE with FLAG_INLINE `length` bytes of data at byte 24 (at most 40). */
+struct nic_wqe_rdma {
+	uint8_t opcode;
+	uint8_t nsge;
+	uint16_t flags;
+	uint16_t index;
+	uint8_t rsvd_6[2];
+	uint32_t remote_token;
+	uint32_t length;
+	uint64_t remote_va;
+	struct nic_sge sge0;
+	struct nic_sge sge1;
+	uint8_t rsvd_56[8];
+} __attribute__((packed));
+static_assert(sizeof(struct nic_wqe_rdma) == 64, "wqe_rdma size");
+static_assert(offsetof(struct nic_wqe_rdma, opcode) == 0, "wqe_rdma.opcode");
+static_assert(offsetof(struct nic_wqe_rdma, nsge) == 1, "wqe_rdma.nsge");
+static_assert(offsetof(struct nic_wqe_rdma, flags) == 2, "wqe_rdma.flags");
+static_assert(offsetof(struct nic_wqe_rdma, index) == 4, "wqe_rdma.index");
+static_assert(offsetof(struct nic_wqe_rdma, remote_token) == 8, "wqe_rdma.remote_token");
+static_assert(offsetof(struct nic_wqe_rdma, length) == 12, "wqe_rdma.length");
+static_assert(offsetof(struct nic_wqe_rdma, remote_va) == 16, "wqe_rdma.remote_va");
+static_assert(offsetof(struct nic_wqe_rdma, sge0) == 24, "wqe_rdma.sge0");
+static_assert(offsetof(struct nic_wqe_rdma, sge1) == 40, "wqe_rdma.sge1");
+
+/* A receive-queue WQE: up to 3 SGEs where an incoming Send's payload is scattered, in order. */
+struct nic_wqe_recv {
+	uint8_t opcode;
+	uint8_t nsge;
+	uint16_t flags;
+	uint16_t index;
+	uint8_t rsvd_6[6];
+	uint32_t length;
+	struct nic_sge sge0;
+	struct nic_sge sge1;
+	struct nic_sge sge2;
+} __attribute__((packed));
+static_assert(sizeof(struct nic_wqe_recv) == 64, "wqe_recv size");
+static_assert(offsetof(struct nic_wqe_recv, opcode) == 0, "wqe_recv.opcode");
+static_assert(offsetof(struct nic_wqe_recv, nsge) == 1, "wqe_recv.nsge");
+static_assert(offsetof(struct nic_wqe_recv, flags) == 2, "wqe_recv.flags");
+static_assert(offsetof(struct nic_wqe_recv, index) == 4, "wqe_recv.index");
+static_assert(offsetof(struct nic_wqe_recv, length) == 12, "wqe_recv.length");
+static_assert(offsetof(struct nic_wqe_recv, sge0) == 16, "wqe_recv.sge0");
+static_assert(offsetof(struct nic_wqe_recv, sge1) == 32, "wqe_recv.sge1");
+static_assert(offsetof(struct nic_wqe_recv, sge2) == 48, "wqe_recv.sge2");
 
 /* Completion queue entry, written by the NIC. Valid when `owner` bit 0 equals ((consumer_index >> log_depth) & 1) ^ 1: the first pass over the ring writes 1, the second 0, and so on. */
 struct nic_cqe {
