@@ -35,12 +35,13 @@ module nic_local_exec #(
   input  logic [15:0]               wqe_idx_i,
   input  logic                      wqe_dma_err_i,
   input  logic                      wqe_stale_i,
-  // QP context (owned by nic_sq_engine)
+  // QP context (owned by nic_sq_engine): a read port for the QP of the WQE being executed
   input  logic                      qp_reset_i,        // QP created or destroyed this cycle
   input  logic [7:0]                qp_reset_qpn_i,
-  input  logic [2*NumQps-1:0]       qp_state_i,
-  input  logic [16*NumQps-1:0]      qp_pd_i,
-  input  logic [8*NumQps-1:0]       qp_sq_cqn_i,
+  output logic [7:0]                qp_rd_qpn_o,       // the QP whose context is read
+  input  logic [1:0]                qp_rd_state_i,     // its state (RESET if out of range)
+  input  logic [15:0]               qp_rd_pd_i,
+  input  logic [7:0]                qp_rd_sq_cqn_i,
   output logic                      qp_err_o,          // the WQE failed: QP := ERROR
   output logic [7:0]                qp_err_qpn_o,
   output logic                      retire_o,          // a WQE was executed or cancelled
@@ -145,7 +146,7 @@ module nic_local_exec #(
   // ---- the WQE being executed -------------------------------------------------------------------
   state_e       st_q, st_d;
   logic         cur_valid_q, cur_valid_d;
-  logic [511:0] cur_wqe_q, cur_wqe_d;
+  logic [511:0] cur_wqe_q;
   logic [7:0]   cur_qpn_q, cur_qpn_d;
   logic [15:0]  cur_idx_q, cur_idx_d;
   logic         cur_dma_err_q, cur_dma_err_d;
@@ -201,9 +202,10 @@ module nic_local_exec #(
   logic [7:0]  qp_cqn;
   logic        discard;
 
-  assign qp_state = qp_state_i[2*cur_qpn_q +: 2];
-  assign qp_pd    = qp_pd_i[16*cur_qpn_q +: 16];
-  assign qp_cqn   = qp_sq_cqn_i[8*cur_qpn_q +: 8];
+  assign qp_rd_qpn_o = cur_qpn_q;
+  assign qp_state    = qp_rd_state_i;
+  assign qp_pd       = qp_rd_pd_i;
+  assign qp_cqn      = qp_rd_sq_cqn_i;
   assign discard  = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q) ||
                     qp_state == nic_pkg::QP_STATE_RESET;
 
@@ -482,18 +484,25 @@ module nic_local_exec #(
 
   always_comb begin
     cur_valid_d   = cur_valid_q && !finish;
-    cur_wqe_d     = cur_wqe_q;
     cur_qpn_d     = cur_qpn_q;
     cur_idx_d     = cur_idx_q;
     cur_dma_err_d = cur_dma_err_q;
     cur_stale_d   = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q);
     if (load) begin
       cur_valid_d   = 1'b1;
-      cur_wqe_d     = wqe_data_i;
       cur_qpn_d     = wqe_qpn_i;
       cur_idx_d     = wqe_idx_i;
       cur_dma_err_d = wqe_dma_err_i;
       cur_stale_d   = wqe_stale_i || (qp_reset_i && qp_reset_qpn_i == wqe_qpn_i);
+    end
+  end
+
+  // The WQE itself: loaded when taken, and only then (512 bits need no per-cycle copy).
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      cur_wqe_q <= '0;
+    end else if (load) begin
+      cur_wqe_q <= wqe_data_i;
     end
   end
 
@@ -526,7 +535,6 @@ module nic_local_exec #(
     if (rst_i) begin
       st_q          <= StRun;
       cur_valid_q   <= 1'b0;
-      cur_wqe_q     <= '0;
       cur_qpn_q     <= '0;
       cur_idx_q     <= '0;
       cur_dma_err_q <= 1'b0;
@@ -544,7 +552,6 @@ module nic_local_exec #(
     end else begin
       st_q          <= st_d;
       cur_valid_q   <= cur_valid_d;
-      cur_wqe_q     <= cur_wqe_d;
       cur_qpn_q     <= cur_qpn_d;
       cur_idx_q     <= cur_idx_d;
       cur_dma_err_q <= cur_dma_err_d;
@@ -564,37 +571,31 @@ module nic_local_exec #(
 
 `ifndef SYNTHESIS
   // Completions leave in WQE order per QP: each one's index is after the previous one's
-  // (modulo 2^16; SILENT_SUCCESS WQEs leave gaps). A QP reset starts a fresh sequence.
-  logic [16*NumQps-1:0] last_idx_q, last_idx_d;
-  logic [NumQps-1:0]    seen_q, seen_d;
-  logic [15:0]          emit_gap;
-  logic [255:0]         seen_all;
+  // (modulo 2^16; SILENT_SUCCESS WQEs leave gaps). A QP reset starts a fresh sequence. The last
+  // index per QP is a table written at each completion (no per-QP work in other cycles).
+  localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;
+  logic [15:0]       last_idx_q [NumQps];
+  logic [NumQps-1:0] seen_q;
+  logic [15:0]       emit_gap;
+  logic [255:0]      seen_all;
 
   assign seen_all = 256'(seen_q);
 
-  assign emit_gap = cur_idx_q - last_idx_q[16*cur_qpn_q +: 16];
-
-  always_comb begin
-    last_idx_d = last_idx_q;
-    seen_d     = seen_q;
-    for (int q = 0; q < NumQps; q++) begin
-      if (qp_reset_i && qp_reset_qpn_i == 8'(q)) begin
-        seen_d[q] = 1'b0;
-      end
-      if (emit && cur_qpn_q == 8'(q)) begin
-        seen_d[q]             = 1'b1;
-        last_idx_d[16*q +: 16] = cur_idx_q;
-      end
-    end
-  end
+  assign emit_gap = cur_idx_q - last_idx_q[QpW'(cur_qpn_q)];
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      last_idx_q <= '0;
-      seen_q     <= '0;
+      seen_q <= '0;
     end else begin
-      last_idx_q <= last_idx_d;
-      seen_q     <= seen_d;
+      if (qp_reset_i && 32'(qp_reset_qpn_i) < NumQps) begin
+        seen_q[QpW'(qp_reset_qpn_i)] <= 1'b0;
+      end
+      if (emit && 32'(cur_qpn_q) < NumQps) begin
+        seen_q[QpW'(cur_qpn_q)] <= 1'b1;
+      end
+    end
+    if (emit && 32'(cur_qpn_q) < NumQps) begin
+      last_idx_q[QpW'(cur_qpn_q)] <= cur_idx_q;
     end
   end
 

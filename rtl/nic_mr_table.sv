@@ -121,37 +121,28 @@ module nic_mr_table #(
                        wr_base_va_i, wr_key_i};
 
   // ---- entry states ---------------------------------------------------------------------------
-  for (genvar e = 0; e < NumMrs; e++) begin : gen_entry
-    logic [1:0] state_q, state_d;
+  // One vector of flops (it needs a reset and every reader sees it current), written like a RAM:
+  // only the entry a write names changes, nothing is evaluated per entry in other cycles. The
+  // executor writes first, the commands after: a command wins a same-cycle clash on one entry.
+  logic [2*NumMrs-1:0] state_q;
 
-    always_comb begin
-      state_d = state_q;
-      if (wr_i && wr_idx_i == MrW'(e)) begin
-        state_d = wr_state_i;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q <= {NumMrs{nic_pkg::MR_STATE_FREE}};
+    end else begin
+      if (wr_i) begin
+        state_q[2*wr_idx_i +: 2] <= wr_state_i;
       end
-      if (init_i && cmd_idx_i == MrW'(e)) begin
-        state_d = nic_pkg::MR_STATE_INVALID;
+      if (init_i) begin
+        state_q[2*cmd_idx_i +: 2] <= nic_pkg::MR_STATE_INVALID;
       end
-      if (free_i && cmd_idx_i == MrW'(e)) begin
-        state_d = nic_pkg::MR_STATE_FREE;
-      end
-    end
-
-    always_ff @(posedge clk_i) begin
-      if (rst_i) begin
-        state_q <= nic_pkg::MR_STATE_FREE;
-      end else begin
-        state_q <= state_d;
+      if (free_i) begin
+        state_q[2*cmd_idx_i +: 2] <= nic_pkg::MR_STATE_FREE;
       end
     end
-
-    assign state_o[2*e +: 2] = state_q;
-
-`ifndef SYNTHESIS
-    a_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
-        state_q != 2'd3);
-`endif
   end
+
+  assign state_o = state_q;
 
   // ---- RAMs: one copy per read port -------------------------------------------------------------
   nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (
@@ -294,6 +285,8 @@ module nic_mr_table #(
       wr_i |-> 32'(wr_idx_i) < NumMrs);
   a_mtt_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
       mtt_we_i |-> 32'(mtt_idx_i) < MttEntries);
+  // No entry is ever in the undefined state 3: the states change only by these writes, and the
+  // commands write constants, so checking the executor's written state covers every entry.
   a_wr_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
       wr_i |-> wr_state_i != 2'd3);
   // A successful translation's page lies in the MTT.

@@ -7,8 +7,8 @@
 //                                                          └──────▶ nic_dma_rd ◀──┘ page lists
 //                                                 nic_mr_table ◀──▶ nic_local_exec ──▶ cpl_*
 //
-// QP context (per QP, in flops): state, pd, send/receive CQ numbers, SQ ring base and depth, RQ
-// ring base, depth and producer index. Commands (one-cycle pulses from nic_csr, applied in that
+// QP context (per QP): state, pd, send/receive CQ numbers, RQ ring base, depth and producer index
+// here; the SQ ring base and depth next to the SQ indices, in nic_wqe_fetch. Commands (one-cycle pulses from nic_csr, applied in that
 // cycle; a queue number >= NumQps / an MR index >= NumMrs is ignored):
 //   QP_CREATE: READY with all indices 0 if sq_log_depth <= LogMaxSqDepth and the SQ ring is
 //              4 KiB aligned, else the QP stays / goes to RESET (the driver reads QP_STATE).
@@ -98,117 +98,132 @@ module nic_sq_engine #(
   assign mr_free    = cmd_mr && cmd_op_i == nic_pkg::CMD_MR_FREE;
 
   // ---- QP contexts --------------------------------------------------------------------------
+  // Tables written like RAMs, by the command or event that names the QP: the state (with reset,
+  // kept as one vector, which is also what nic_csr reads), the active bits (state != RESET), and,
+  // without reset (QP_CREATE writes them before any use), pd, CQ numbers and the RQ ring. The SQ
+  // ring (base, depth) lives with its indices in nic_wqe_fetch. Nothing is evaluated per QP in a
+  // cycle without an event, except while a CQ is in error (below).
+  localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;     // table index of a QP
+  localparam logic [2*NumQps-1:0] StateLoBits = {NumQps{2'b01}};
+
   logic [255:0]          cq_err_all;     // one bit per possible CQ number (absent CQs: 0)
-  logic [NumQps-1:0]     qp_active;
-  logic [NumQps*52-1:0]  qp_base;
-  logic [NumQps*4-1:0]   qp_log_depth;
-  logic [NumQps*16-1:0]  qp_pd;
-  logic [NumQps*8-1:0]   qp_sq_cqn;
-  logic [NumQps*16-1:0]  qp_rq_pi;
-  logic [NumQps*64-1:0]  qp_rq_base;
-  logic [NumQps*8-1:0]   qp_rq_log_depth;
+  logic [2*NumQps-1:0]   qp_state_q;     // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
+  logic [NumQps-1:0]     qp_active_q;    // state != RESET
+  logic [15:0]           pd_q      [NumQps];
+  logic [7:0]            sq_cqn_q  [NumQps];
+  logic [7:0]            rq_cqn_q  [NumQps];
+  logic [63:0]           rq_base_q [NumQps];
+  logic [7:0]            rq_ld_q   [NumQps];
+  logic [15:0]           rq_pi_q   [NumQps];
   logic                  db_err, exec_err;
   logic [7:0]            db_err_qpn, exec_err_qpn;
+  logic [QpW-1:0]        cmd_idx, db_err_idx, exec_err_idx, rq_db_idx;
+  logic                  db_err_hit, exec_err_hit, rq_db_hit;
 
-  assign cq_err_all = 256'(cq_error_i);
+  assign cq_err_all   = 256'(cq_error_i);
+  assign cmd_idx      = QpW'(cmd_qpn);
+  assign db_err_idx   = QpW'(db_err_qpn);
+  assign exec_err_idx = QpW'(exec_err_qpn);
+  assign rq_db_idx    = QpW'(rq_db_qpn_i);
+  assign db_err_hit   = db_err && 32'(db_err_qpn) < NumQps &&
+                        qp_state_q[2*db_err_idx +: 2] == nic_pkg::QP_STATE_READY;
+  assign exec_err_hit = exec_err && 32'(exec_err_qpn) < NumQps &&
+                        qp_state_q[2*exec_err_idx +: 2] == nic_pkg::QP_STATE_READY;
+  assign rq_db_hit    = rq_db_valid_i && 32'(rq_db_qpn_i) < NumQps &&
+                        qp_state_q[2*rq_db_idx +: 2] != nic_pkg::QP_STATE_RESET;
 
-  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic [1:0]  state_q, state_d;
-    logic [15:0] pd_q, pd_d;
-    logic [7:0]  sq_cqn_q, sq_cqn_d, rq_cqn_q, rq_cqn_d;
-    logic [51:0] base_q, base_d;
-    logic [3:0]  ld_q, ld_d;
-    logic [63:0] rq_base_q, rq_base_d;
-    logic [7:0]  rq_ld_q, rq_ld_d;
-    logic [15:0] rq_pi_q, rq_pi_d;
-    logic        hit, fail;
-
-    assign hit  = cmd_qpn == 8'(q);
-    assign fail = (db_err && db_err_qpn == 8'(q)) || (exec_err && exec_err_qpn == 8'(q)) ||
-                  cq_err_all[sq_cqn_q] || cq_err_all[rq_cqn_q];
-
-    always_comb begin
-      state_d   = state_q;
-      pd_d      = pd_q;
-      sq_cqn_d  = sq_cqn_q;
-      rq_cqn_d  = rq_cqn_q;
-      base_d    = base_q;
-      ld_d      = ld_q;
-      rq_base_d = rq_base_q;
-      rq_ld_d   = rq_ld_q;
-      rq_pi_d   = rq_pi_q;
-      if (fail && state_q == nic_pkg::QP_STATE_READY) begin
-        state_d = nic_pkg::QP_STATE_ERROR;
+  // State: READY -> ERROR when a WQE fails, a doorbell overruns the ring or the send or receive
+  // CQ is in error; commands come last: they win over same-cycle events of the old incarnation.
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      qp_state_q  <= {NumQps{nic_pkg::QP_STATE_RESET}};
+      qp_active_q <= '0;
+    end else begin
+      // A CQ in error stays so until it is destroyed, and a QP created on it fails at once: the
+      // check of every QP runs in the cycles some CQ is in error (overflow), and only then.
+      if (cq_error_i != '0) begin
+        for (int q = 0; q < NumQps; q++) begin
+          if (qp_state_q[2*q +: 2] == nic_pkg::QP_STATE_READY &&
+              (cq_err_all[sq_cqn_q[q]] || cq_err_all[rq_cqn_q[q]])) begin
+            qp_state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+          end
+        end
       end
-      if (rq_db_valid_i && rq_db_qpn_i == 8'(q) && state_q != nic_pkg::QP_STATE_RESET) begin
-        rq_pi_d = rq_db_pi_i;
+      if (db_err_hit) begin
+        qp_state_q[2*db_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
-      // Commands come last: they win over same-cycle events of the old incarnation.
-      if (qp_flush && hit && state_q != nic_pkg::QP_STATE_RESET) begin
-        state_d = nic_pkg::QP_STATE_ERROR;
+      if (exec_err_hit) begin
+        qp_state_q[2*exec_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
-      if (qp_destroy && hit) begin
-        state_d = nic_pkg::QP_STATE_RESET;
+      if (qp_flush && qp_state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin
+        qp_state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
-      if (qp_create && hit) begin
-        state_d   = create_ok ? nic_pkg::QP_STATE_READY : nic_pkg::QP_STATE_RESET;
-        pd_d      = arg2[15:0];
-        sq_cqn_d  = arg2[23:16];
-        rq_cqn_d  = arg2[31:24];
-        base_d    = {arg1, arg0[31:12]};
-        ld_d      = arg3[3:0];
-        rq_base_d = {arg5, arg4};
-        rq_ld_d   = arg3[15:8];
-        rq_pi_d   = '0;
+      if (qp_destroy) begin
+        qp_state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RESET;
+        qp_active_q[cmd_idx]       <= 1'b0;
+      end
+      if (qp_create) begin
+        qp_state_q[2*cmd_idx +: 2] <= create_ok ? nic_pkg::QP_STATE_READY : nic_pkg::QP_STATE_RESET;
+        qp_active_q[cmd_idx]       <= create_ok;
       end
     end
-
-    always_ff @(posedge clk_i) begin
-      if (rst_i) begin
-        state_q   <= nic_pkg::QP_STATE_RESET;
-        pd_q      <= '0;
-        sq_cqn_q  <= '0;
-        rq_cqn_q  <= '0;
-        base_q    <= '0;
-        ld_q      <= '0;
-        rq_base_q <= '0;
-        rq_ld_q   <= '0;
-        rq_pi_q   <= '0;
-      end else begin
-        state_q   <= state_d;
-        pd_q      <= pd_d;
-        sq_cqn_q  <= sq_cqn_d;
-        rq_cqn_q  <= rq_cqn_d;
-        base_q    <= base_d;
-        ld_q      <= ld_d;
-        rq_base_q <= rq_base_d;
-        rq_ld_q   <= rq_ld_d;
-        rq_pi_q   <= rq_pi_d;
-      end
-    end
-
-    assign qp_state_o[2*q +: 2]          = state_q;
-    assign qp_active[q]                  = state_q != nic_pkg::QP_STATE_RESET;
-    assign qp_base[52*q +: 52]           = base_q;
-    assign qp_log_depth[4*q +: 4]        = ld_q;
-    assign qp_pd[16*q +: 16]             = pd_q;
-    assign qp_sq_cqn[8*q +: 8]           = sq_cqn_q;
-    assign qp_rq_pi[16*q +: 16]          = rq_pi_q;
-    assign qp_rq_base[64*q +: 64]        = rq_base_q;
-    assign qp_rq_log_depth[8*q +: 8]     = rq_ld_q;
-
-`ifndef SYNTHESIS
-    a_qp_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
-        state_q != 2'd3);
-    a_qp_depth_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-        state_q != nic_pkg::QP_STATE_RESET |-> 32'(ld_q) <= LogMaxSqDepth);
-`endif
   end
 
+  // The static fields: written by QP_CREATE (whether or not the QP becomes READY).
+  always_ff @(posedge clk_i) begin
+    if (qp_create) begin
+      pd_q[cmd_idx]      <= arg2[15:0];
+      sq_cqn_q[cmd_idx]  <= arg2[23:16];
+      rq_cqn_q[cmd_idx]  <= arg2[31:24];
+      rq_base_q[cmd_idx] <= {arg5, arg4};
+      rq_ld_q[cmd_idx]   <= arg3[15:8];
+    end
+  end
+
+  // The RQ producer index: receive doorbells of a live QP; QP_CREATE zeroes it.
+  always_ff @(posedge clk_i) begin
+    if (rq_db_hit) begin
+      rq_pi_q[rq_db_idx] <= rq_db_pi_i;
+    end
+    if (qp_create) begin
+      rq_pi_q[cmd_idx] <= '0;
+    end
+  end
+
+  assign qp_state_o = qp_state_q;
+
+  // The executor's read port: the context of the QP of the WQE it executes.
+  logic [7:0]     ex_qpn;
+  logic [QpW-1:0] ex_idx;
+  logic [1:0]     ex_state;
+  logic [15:0]    ex_pd;
+  logic [7:0]     ex_sq_cqn;
+
+  assign ex_idx    = QpW'(ex_qpn);
+  assign ex_state  = (32'(ex_qpn) < NumQps) ? qp_state_q[2*ex_idx +: 2] : nic_pkg::QP_STATE_RESET;
+  assign ex_pd     = pd_q[ex_idx];
+  assign ex_sq_cqn = sq_cqn_q[ex_idx];
+
+`ifndef SYNTHESIS
+  // No QP is ever in the undefined state 3 (all QPs at once: no field has both bits set).
+  a_qp_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
+      (qp_state_q & (qp_state_q >> 1) & StateLoBits) == '0);
+  // The active bits summarise the states: checked for the QP a command changed.
+  logic           chk_cmd_q;
+  logic [QpW-1:0] chk_cmd_idx_q;
+  always_ff @(posedge clk_i) begin
+    chk_cmd_q     <= !rst_i && cmd_qp;
+    chk_cmd_idx_q <= cmd_idx;
+  end
+  a_qp_active_matches: assert property (@(posedge clk_i) disable iff (rst_i)
+      chk_cmd_q |-> qp_active_q[chk_cmd_idx_q] ==
+                    (qp_state_q[2*chk_cmd_idx_q +: 2] != nic_pkg::QP_STATE_RESET));
+`endif
+
   // The receive side is not built yet: the RQ producer index, ring base and depth are kept for
-  // the transport, which will consume them.
+  // the transport, which will consume them (here: the executor's QP, as a placeholder reader).
   logic unused_rq;
-  assign unused_rq = ^{qp_rq_pi, qp_rq_base, qp_rq_log_depth};
+  assign unused_rq = ^{rq_pi_q[ex_idx], rq_base_q[ex_idx], rq_ld_q[ex_idx]};
   // Command arguments no command of this engine uses.
   logic unused_args;
   assign unused_args = ^{cmd_args_i[255:192], arg0[31:16], arg3[31:16]};
@@ -272,9 +287,10 @@ module nic_sq_engine #(
     .rst_i          (rst_i),
     .qp_reset_i     (qp_reset),
     .qp_reset_qpn_i (cmd_qpn),
-    .qp_active_i    (qp_active),
-    .qp_base_i      (qp_base),
-    .qp_log_depth_i (qp_log_depth),
+    .qp_create_i    (qp_create),
+    .qp_create_base_i      ({arg1, arg0[31:12]}),
+    .qp_create_log_depth_i (arg3[3:0]),
+    .qp_active_i    (qp_active_q),
     .sq_db_valid_i  (sq_db_valid_i),
     .sq_db_qpn_i    (sq_db_qpn_i),
     .sq_db_pi_i     (sq_db_pi_i),
@@ -407,9 +423,10 @@ module nic_sq_engine #(
     .wqe_stale_i       (wqe_stale),
     .qp_reset_i        (qp_reset),
     .qp_reset_qpn_i    (cmd_qpn),
-    .qp_state_i        (qp_state_o),
-    .qp_pd_i           (qp_pd),
-    .qp_sq_cqn_i       (qp_sq_cqn),
+    .qp_rd_qpn_o       (ex_qpn),
+    .qp_rd_state_i     (ex_state),
+    .qp_rd_pd_i        (ex_pd),
+    .qp_rd_sq_cqn_i    (ex_sq_cqn),
     .qp_err_o          (exec_err),
     .qp_err_qpn_o      (exec_err_qpn),
     .retire_o          (retire),

@@ -21,6 +21,14 @@
 // also carries its QP number in flops, so a QP reset (create or destroy) marks every WQE of that
 // QP still in flight or buffered as stale (wqe_stale_o): the executor discards it without a
 // completion, and a new incarnation of the QP never sees WQEs of the old one.
+//
+// The per-QP state (ring base and depth, written by QP_CREATE; the three indices) and the
+// per-slot tags are tables written like RAMs: an event writes only the entry it names, and a
+// per-entry loop runs only in the cycle of the event that needs it (a QP reset scans the slot
+// tags; an issue tags the slots it reserves). Nothing is evaluated per entry in a cycle without
+// such an event, which is what keeps the cycle-based simulation of a large NumQps or
+// WqeBufEntries cheap; the logic is the same per-entry decode a flop array needs. The QPs with
+// pi != fetch are kept as a registered bit vector next to the indices.
 module nic_wqe_fetch #(
   parameter int DataWidth     = 64,  // AXI data width: 64, 128 or 256
   parameter int NumQps        = 16,  // queue pairs, 1..256
@@ -31,12 +39,13 @@ module nic_wqe_fetch #(
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
-  // QP context, owned by nic_sq_engine
+  // QP commands and state, from nic_sq_engine
   input  logic                   qp_reset_i,       // QP created or destroyed this cycle
   input  logic [7:0]             qp_reset_qpn_i,   // (< NumQps)
+  input  logic                   qp_create_i,      // ... and it is a QP_CREATE: the ring below
+  input  logic [51:0]            qp_create_base_i,       // SQ ring base address [63:12]
+  input  logic [3:0]             qp_create_log_depth_i,  // SQ ring depth log2
   input  logic [NumQps-1:0]      qp_active_i,      // state != RESET
-  input  logic [NumQps*52-1:0]   qp_base_i,        // ring base address [63:12] per QP
-  input  logic [NumQps*4-1:0]    qp_log_depth_i,   // ring depth log2 per QP
   // send-queue doorbells (one-cycle pulses)
   input  logic                   sq_db_valid_i,
   input  logic [7:0]             sq_db_qpn_i,
@@ -75,6 +84,7 @@ module nic_wqe_fetch #(
   localparam int RdAW        = $clog2(MaxReads);
   localparam int RdPtrW      = RdAW + 1;
   localparam int WordW       = 1 + 16 + 512;                  // {dma_err, ring index, WQE}
+  localparam int QpW         = (NumQps > 1) ? $clog2(NumQps) : 1;   // table index of a QP
 
   // ---- parameter checks -----------------------------------------------------------------------
   if (DataWidth < 64 || DataWidth > 256 || (DataWidth & (DataWidth - 1)) != 0) begin : gen_bad_width
@@ -106,8 +116,17 @@ module nic_wqe_fetch #(
     min17 = (a < b) ? a : b;
   endfunction
 
-  // ---- per-QP indices ---------------------------------------------------------------------------
-  logic [NumQps*16-1:0] pi_vec, fetch_vec, exec_vec;
+  // ---- per-QP tables ------------------------------------------------------------------------------
+  // SQ ring of each QP (base [63:12], log2 depth): written by QP_CREATE, read at fetch and doorbell.
+  // No reset: a QP is only used after its QP_CREATE wrote them.
+  logic [51:0]          ring_base_q [NumQps];
+  logic [3:0]           ring_ld_q   [NumQps];
+  // The indices: pi, fetch and exec of each QP. No reset either: QP_CREATE (and QP_DESTROY) zero
+  // them, and only an active QP's indices are used.
+  logic [15:0]          pi_q        [NumQps];
+  logic [15:0]          fetch_q     [NumQps];
+  logic [15:0]          exec_q      [NumQps];
+  logic [NumQps-1:0]    pend_q;             // pi != fetch, per QP
   logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
 
   logic                 issue;              // a WQE read is issued this cycle
@@ -115,68 +134,62 @@ module nic_wqe_fetch #(
   logic [7:0]           pick_qpn;           // its QP
   logic                 db_ok;              // the doorbell is taken
 
-  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic [15:0] pi_q, pi_d, fetch_q, fetch_d, exec_q, exec_d;
-    logic        hit_reset, hit_retire, hit_issue, hit_db;
+  logic [QpW-1:0]       reset_idx, retire_idx, pick_idx, db_idx;
+  assign reset_idx  = QpW'(qp_reset_qpn_i);
+  assign retire_idx = QpW'(retire_qpn_i);
+  assign pick_idx   = QpW'(pick_qpn);
 
-    assign hit_reset  = qp_reset_i && qp_reset_qpn_i == 8'(q);
-    assign hit_retire = retire_i && retire_qpn_i == 8'(q);
-    assign hit_issue  = issue && pick_qpn == 8'(q);
-    assign hit_db     = db_ok && sq_db_qpn_i == 8'(q);
+  // The new pi and fetch of the QPs an issue or a doorbell touches (the same QP when both name it),
+  // for their pending bits.
+  logic [15:0] issue_fetch_new, issue_pi_new, db_fetch_new;
+  assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n);
+  assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_q[pick_idx];
+  assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_q[db_idx];
 
-    always_comb begin
-      pi_d    = pi_q;
-      fetch_d = fetch_q;
-      exec_d  = exec_q;
-      if (hit_retire) begin
-        exec_d = exec_q + 16'd1;
-      end
-      if (hit_issue) begin
-        fetch_d = fetch_q + 16'(issue_n);
-      end
-      if (hit_db) begin
-        pi_d = sq_db_pi_i;
-      end
-      if (hit_reset) begin            // QP_CREATE / QP_DESTROY: a fresh ring
-        pi_d    = '0;
-        fetch_d = '0;
-        exec_d  = '0;
-      end
+  always_ff @(posedge clk_i) begin
+    if (qp_create_i) begin
+      ring_base_q[reset_idx] <= qp_create_base_i;
+      ring_ld_q[reset_idx]   <= qp_create_log_depth_i;
     end
-
-    always_ff @(posedge clk_i) begin
-      if (rst_i) begin
-        pi_q    <= '0;
-        fetch_q <= '0;
-        exec_q  <= '0;
-      end else begin
-        pi_q    <= pi_d;
-        fetch_q <= fetch_d;
-        exec_q  <= exec_d;
-      end
-    end
-
-    assign pi_vec[16*q +: 16]    = pi_q;
-    assign fetch_vec[16*q +: 16] = fetch_q;
-    assign exec_vec[16*q +: 16]  = exec_q;
-    assign pending[q]            = qp_active_i[q] && pi_q != fetch_q;
-
-`ifndef SYNTHESIS
-    logic [16:0] depth;
-    logic [15:0] n_fetched, n_posted;    // modulo 2^16: the indices are free running
-    assign depth     = 17'd1 << qp_log_depth_i[4*q +: 4];
-    assign n_fetched = fetch_q - exec_q;
-    assign n_posted  = pi_q - exec_q;
-    // exec <= fetch <= pi <= exec + depth, modulo 2^16, for every live QP.
-    a_qp_indices_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-        qp_active_i[q] |-> n_fetched <= n_posted && 17'(n_posted) <= depth);
-    // The executor retires this QP's WQEs one by one, in ring order, and only fetched ones.
-    a_retire_in_order: assert property (@(posedge clk_i) disable iff (rst_i)
-        hit_retire && !hit_reset |-> retire_idx_i == exec_q && exec_q != fetch_q);
-    a_log_depth_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-        qp_active_i[q] |-> 32'(qp_log_depth_i[4*q +: 4]) <= LogMaxSqDepth);
-`endif
   end
+
+  // Events in the order of precedence: a QP reset (QP_CREATE / QP_DESTROY: a fresh ring) comes
+  // last and wins. It never meets an issue (no read is issued in a reset cycle) nor a doorbell of
+  // its own QP (refused), only possibly a retire.
+  always_ff @(posedge clk_i) begin
+    if (retire_i) begin
+      exec_q[retire_idx] <= exec_q[retire_idx] + 16'd1;
+    end
+    if (issue) begin
+      fetch_q[pick_idx] <= issue_fetch_new;
+    end
+    if (db_ok) begin
+      pi_q[db_idx] <= sq_db_pi_i;
+    end
+    if (qp_reset_i) begin
+      pi_q[reset_idx]    <= '0;
+      fetch_q[reset_idx] <= '0;
+      exec_q[reset_idx]  <= '0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pend_q <= '0;
+    end else begin
+      if (issue) begin
+        pend_q[pick_idx] <= issue_pi_new != issue_fetch_new;
+      end
+      if (db_ok) begin
+        pend_q[db_idx] <= sq_db_pi_i != db_fetch_new;
+      end
+      if (qp_reset_i) begin
+        pend_q[reset_idx] <= 1'b0;
+      end
+    end
+  end
+
+  assign pending = qp_active_i & pend_q;
 
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
@@ -191,13 +204,13 @@ module nic_wqe_fetch #(
   assign active_all = 256'(qp_active_i);
 
   assign db_sel       = (32'(sq_db_qpn_i) < NumQps) ? sq_db_qpn_i : 8'd0;
+  assign db_idx       = QpW'(db_sel);
   assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
                         !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
-  assign db_exec_now  = exec_vec[16*db_sel +: 16] +
-                        16'(retire_i && retire_qpn_i == db_sel);
-  assign db_fetch_now = fetch_vec[16*db_sel +: 16] +
+  assign db_exec_now  = exec_q[db_idx] + 16'(retire_i && retire_qpn_i == db_sel);
+  assign db_fetch_now = fetch_q[db_idx] +
                         ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
-  assign db_depth       = 17'd1 << qp_log_depth_i[4*db_sel +: 4];
+  assign db_depth       = 17'd1 << ring_ld_q[db_idx];
   assign db_outstanding16 = sq_db_pi_i - db_exec_now;
   assign db_fetched16     = db_fetch_now - db_exec_now;
   assign db_outstanding   = 17'(db_outstanding16);
@@ -214,9 +227,10 @@ module nic_wqe_fetch #(
   logic [PtrW-1:0]   buf_used;
   logic [16:0]       buf_free;
 
-  // The reads in flight, in issue order: first ring index and WQE count of each.
-  logic [MaxReads*16-1:0] rq_idx_q, rq_idx_d;
-  logic [MaxReads*NW-1:0] rq_n_q, rq_n_d;
+  // The reads in flight, in issue order: first ring index and WQE count of each (written at issue,
+  // one entry per read).
+  logic [15:0]            rq_idx_q [MaxReads];
+  logic [NW-1:0]          rq_n_q   [MaxReads];
   logic [RdPtrW-1:0]      rq_wp_q, rq_wp_d, rq_rp_q, rq_rp_d;
   logic                   rq_full, rq_empty;
   logic [RdPtrW-1:0]      rq_count;
@@ -228,8 +242,8 @@ module nic_wqe_fetch #(
   assign rq_count    = rq_wp_q - rq_rp_q;
   assign rq_full     = rq_count == RdPtrW'(MaxReads);
   assign rq_empty    = rq_wp_q == rq_rp_q;
-  assign rq_head_idx = rq_idx_q[16*rq_rp_q[RdAW-1:0] +: 16];
-  assign rq_head_n   = rq_n_q[NW*rq_rp_q[RdAW-1:0] +: NW];
+  assign rq_head_idx = rq_idx_q[rq_rp_q[RdAW-1:0]];
+  assign rq_head_n   = rq_n_q[rq_rp_q[RdAW-1:0]];
 
   // ---- fetch scheduling: round robin, then one burst for the picked QP ----------------------------
   logic [7:0]  rr_q, rr_d;          // the QP served last
@@ -241,25 +255,26 @@ module nic_wqe_fetch #(
 
   // The lowest pending QP above the last served one, else the lowest pending QP.
   always_comb begin
-    pick_valid = 1'b0;
+    pick_valid = |pending;
     pick_qpn   = '0;
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (pending[q]) begin
-        pick_valid = 1'b1;
-        pick_qpn   = 8'(q);
+    if (pick_valid) begin
+      for (int q = NumQps - 1; q >= 0; q--) begin
+        if (pending[q]) begin
+          pick_qpn = 8'(q);
+        end
       end
-    end
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (pending[q] && 8'(q) > rr_q) begin
-        pick_qpn = 8'(q);
+      for (int q = NumQps - 1; q >= 0; q--) begin
+        if (pending[q] && 8'(q) > rr_q) begin
+          pick_qpn = 8'(q);
+        end
       end
     end
   end
 
-  assign sel_pi    = pi_vec[16*pick_qpn +: 16];
-  assign sel_fetch = fetch_vec[16*pick_qpn +: 16];
-  assign sel_base  = qp_base_i[52*pick_qpn +: 52];
-  assign sel_ld    = qp_log_depth_i[4*pick_qpn +: 4];
+  assign sel_pi    = pi_q[pick_idx];
+  assign sel_fetch = fetch_q[pick_idx];
+  assign sel_base  = ring_base_q[pick_idx];
+  assign sel_ld    = ring_ld_q[pick_idx];
   assign sel_depth = 17'd1 << sel_ld;
   assign sel_slot  = sel_fetch & 16'(sel_depth - 17'd1);
   assign to_end    = sel_depth - 17'(sel_slot);              // slots up to the ring end
@@ -283,44 +298,37 @@ module nic_wqe_fetch #(
   assign rr_d = issue ? pick_qpn : rr_q;
 
   // ---- per-slot QP tags and stale marks -----------------------------------------------------------
-  logic [WqeBufEntries*8-1:0] slot_qpn_vec;
-  logic [WqeBufEntries-1:0]   slot_stale_vec;
+  // A QP reset marks the slots of its QP stale (a scan of every tag, in that cycle only); an issue
+  // tags the slots it reserves with its QP, not stale. The two never meet in one cycle.
+  logic [WqeBufEntries*8-1:0] slot_qpn_q;
+  logic [WqeBufEntries-1:0]   slot_stale_q;
 
-  for (genvar s = 0; s < WqeBufEntries; s++) begin : gen_slot
-    logic [7:0]       qpn_q, qpn_d;
-    logic             stale_q, stale_d;
-    logic [BufAW-1:0] rel;              // distance from the next slot to reserve
-
-    assign rel = BufAW'(s) - rsv_ptr_q[BufAW-1:0];
-
-    always_comb begin
-      qpn_d   = qpn_q;
-      stale_d = stale_q;
-      if (qp_reset_i && qpn_q == qp_reset_qpn_i) begin
-        stale_d = 1'b1;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      slot_qpn_q   <= '0;
+      slot_stale_q <= '0;
+    end else begin
+      if (qp_reset_i) begin
+        for (int s = 0; s < WqeBufEntries; s++) begin
+          if (slot_qpn_q[8*s +: 8] == qp_reset_qpn_i) begin
+            slot_stale_q[s] <= 1'b1;
+          end
+        end
       end
-      if (issue && 32'(rel) < 32'(issue_n)) begin
-        qpn_d   = pick_qpn;
-        stale_d = 1'b0;
-      end
-    end
-
-    always_ff @(posedge clk_i) begin
-      if (rst_i) begin
-        qpn_q   <= '0;
-        stale_q <= 1'b0;
-      end else begin
-        qpn_q   <= qpn_d;
-        stale_q <= stale_d;
+      if (issue) begin
+        for (int s = 0; s < WqeBufEntries; s++) begin
+          // the distance from the next slot to reserve
+          if (32'(BufAW'(BufAW'(s) - rsv_ptr_q[BufAW-1:0])) < 32'(issue_n)) begin
+            slot_qpn_q[8*s +: 8] <= pick_qpn;
+            slot_stale_q[s]      <= 1'b0;
+          end
+        end
       end
     end
-
-    assign slot_qpn_vec[8*s +: 8] = qpn_q;
-    assign slot_stale_vec[s]      = stale_q;
   end
 
   // ---- R channel: assemble WQEs into the reserved slots -----------------------------------------
-  logic [(BeatsPerWqe-1)*DataWidth-1:0] asm_q, asm_d;   // the beats before the last one
+  logic [(BeatsPerWqe-1)*DataWidth-1:0] asm_q;          // the beats before the last one
   logic [BwW-1:0]   bw_q, bw_d;                         // beat within the WQE
   logic [NW-1:0]    wc_q, wc_d;                         // WQE within the burst
   logic             err_q, err_d;                       // an earlier beat of the WQE failed
@@ -336,16 +344,10 @@ module nic_wqe_fetch #(
   assign buf_wdata  = {err_q || beat_err, rq_head_idx + 16'(wc_q), r_data_i, asm_q};
 
   always_comb begin
-    asm_d = asm_q;
     bw_d  = bw_q;
     wc_d  = wc_q;
     err_d = err_q;
     if (r_valid_i) begin
-      for (int b = 0; b < BeatsPerWqe - 1; b++) begin
-        if (bw_q == BwW'(b)) begin
-          asm_d[b*DataWidth +: DataWidth] = r_data_i;
-        end
-      end
       if (wqe_done) begin
         bw_d  = '0;
         err_d = 1'b0;
@@ -354,6 +356,15 @@ module nic_wqe_fetch #(
         bw_d  = bw_q + BwW'(1);
         err_d = err_q || beat_err;
       end
+    end
+  end
+
+  // Every beat but a WQE's last is kept in its place (the last goes straight into the RAM word).
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      asm_q <= '0;
+    end else if (r_valid_i && !wqe_done) begin
+      asm_q[DataWidth*32'(bw_q) +: DataWidth] <= r_data_i;
     end
   end
 
@@ -367,7 +378,7 @@ module nic_wqe_fetch #(
   logic [WordW-1:0] buf_rdata;
 
   assign rd_lo       = rd_ptr_q[BufAW-1:0];
-  assign rd_slot_qpn = slot_qpn_vec[8*rd_lo +: 8];
+  assign rd_slot_qpn = slot_qpn_q[8*rd_lo +: 8];
   // Only slots written in an earlier cycle are read: no read-during-write on the RAM.
   assign buf_re      = (!out_valid_q || wqe_ready_i) && wr_ptr_q != rd_ptr_q;
 
@@ -378,7 +389,7 @@ module nic_wqe_fetch #(
     if (buf_re) begin
       out_valid_d = 1'b1;
       out_qpn_d   = rd_slot_qpn;
-      out_stale_d = slot_stale_vec[rd_lo] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
+      out_stale_d = slot_stale_q[rd_lo] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
     end
   end
 
@@ -409,18 +420,15 @@ module nic_wqe_fetch #(
     rsv_ptr_d = rsv_ptr_q + (issue ? PtrW'(issue_n) : '0);
     wr_ptr_d  = wr_ptr_q + PtrW'(buf_we);
     rd_ptr_d  = rd_ptr_q + PtrW'(buf_re);
-    rq_idx_d  = rq_idx_q;
-    rq_n_d    = rq_n_q;
-    rq_wp_d   = rq_wp_q;
+    rq_wp_d   = rq_wp_q + RdPtrW'(issue);
     rq_rp_d   = rq_rp_q + RdPtrW'(burst_done);
+  end
+
+  // The read FIFO's entries: written at issue, no reset (only entries between rp and wp are read).
+  always_ff @(posedge clk_i) begin
     if (issue) begin
-      for (int i = 0; i < MaxReads; i++) begin
-        if (rq_wp_q[RdAW-1:0] == RdAW'(i)) begin
-          rq_idx_d[16*i +: 16] = sel_fetch;
-          rq_n_d[NW*i +: NW]   = issue_n;
-        end
-      end
-      rq_wp_d = rq_wp_q + RdPtrW'(1);
+      rq_idx_q[rq_wp_q[RdAW-1:0]] <= sel_fetch;
+      rq_n_q[rq_wp_q[RdAW-1:0]]   <= issue_n;
     end
   end
 
@@ -430,11 +438,8 @@ module nic_wqe_fetch #(
       rsv_ptr_q   <= '0;
       wr_ptr_q    <= '0;
       rd_ptr_q    <= '0;
-      rq_idx_q    <= '0;
-      rq_n_q      <= '0;
       rq_wp_q     <= '0;
       rq_rp_q     <= '0;
-      asm_q       <= '0;
       bw_q        <= '0;
       wc_q        <= '0;
       err_q       <= 1'b0;
@@ -446,11 +451,8 @@ module nic_wqe_fetch #(
       rsv_ptr_q   <= rsv_ptr_d;
       wr_ptr_q    <= wr_ptr_d;
       rd_ptr_q    <= rd_ptr_d;
-      rq_idx_q    <= rq_idx_d;
-      rq_n_q      <= rq_n_d;
       rq_wp_q     <= rq_wp_d;
       rq_rp_q     <= rq_rp_d;
-      asm_q       <= asm_d;
       bw_q        <= bw_d;
       wc_q        <= wc_d;
       err_q       <= err_d;
@@ -461,6 +463,72 @@ module nic_wqe_fetch #(
   end
 
 `ifndef SYNTHESIS
+  // ---- per-QP invariants, checked where they can change ----
+  // exec <= fetch <= pi <= exec + depth (modulo 2^16) for every live QP. The indices change only
+  // through the events above, so the QPs an event touched are checked in the next cycle (a reset
+  // zeroes them: nothing to check), which is when a per-QP check of every QP would first see it.
+  logic           chk_retire_q, chk_issue_q, chk_db_q;
+  logic [QpW-1:0] chk_retire_idx_q, chk_issue_idx_q, chk_db_idx_q;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      chk_retire_q <= 1'b0;
+      chk_issue_q  <= 1'b0;
+      chk_db_q     <= 1'b0;
+    end else begin
+      chk_retire_q <= retire_i;
+      chk_issue_q  <= issue;
+      chk_db_q     <= db_ok;
+    end
+    chk_retire_idx_q <= retire_idx;
+    chk_issue_idx_q  <= pick_idx;
+    chk_db_idx_q     <= db_idx;
+  end
+
+  function automatic logic indices_ok(input logic [15:0] pi, input logic [15:0] fetch,
+                                      input logic [15:0] exec, input logic [3:0] ld);
+    logic [15:0] n_fetched, n_posted;    // modulo 2^16: the indices are free running
+    n_fetched  = fetch - exec;
+    n_posted   = pi - exec;
+    indices_ok = n_fetched <= n_posted && 17'(n_posted) <= (17'd1 << ld);
+  endfunction
+
+  logic ok_retire, ok_issue, ok_db;
+  assign ok_retire = indices_ok(pi_q[chk_retire_idx_q], fetch_q[chk_retire_idx_q],
+                                exec_q[chk_retire_idx_q], ring_ld_q[chk_retire_idx_q]);
+  assign ok_issue  = indices_ok(pi_q[chk_issue_idx_q], fetch_q[chk_issue_idx_q],
+                                exec_q[chk_issue_idx_q], ring_ld_q[chk_issue_idx_q]);
+  assign ok_db     = indices_ok(pi_q[chk_db_idx_q], fetch_q[chk_db_idx_q],
+                                exec_q[chk_db_idx_q], ring_ld_q[chk_db_idx_q]);
+
+  a_qp_indices_in_range_retire: assert property (@(posedge clk_i) disable iff (rst_i)
+      chk_retire_q && qp_active_i[chk_retire_idx_q] |-> ok_retire);
+  a_qp_indices_in_range_issue: assert property (@(posedge clk_i) disable iff (rst_i)
+      chk_issue_q && qp_active_i[chk_issue_idx_q] |-> ok_issue);
+  a_qp_indices_in_range_db: assert property (@(posedge clk_i) disable iff (rst_i)
+      chk_db_q && qp_active_i[chk_db_idx_q] |-> ok_db);
+  // The executor retires this QP's WQEs one by one, in ring order, and only fetched ones.
+  logic [15:0] retire_exec, retire_fetch;
+  assign retire_exec  = exec_q[retire_idx];
+  assign retire_fetch = fetch_q[retire_idx];
+  a_retire_in_order: assert property (@(posedge clk_i) disable iff (rst_i)
+      retire_i && !(qp_reset_i && qp_reset_qpn_i == retire_qpn_i) |->
+      32'(retire_qpn_i) < NumQps && retire_idx_i == retire_exec && retire_exec != retire_fetch);
+  // A live QP's ring depth is in range wherever it is used.
+  a_log_depth_in_range_fetch: assert property (@(posedge clk_i) disable iff (rst_i)
+      pick_valid |-> 32'(sel_ld) <= LogMaxSqDepth);
+  a_log_depth_in_range_db: assert property (@(posedge clk_i) disable iff (rst_i)
+      db_take |-> 32'(db_depth) <= (32'd1 << LogMaxSqDepth));
+  // The pending bits agree with the indices they summarise, for the QPs used this cycle.
+  logic db_pi_ne_fetch;
+  assign db_pi_ne_fetch = pi_q[db_idx] != fetch_q[db_idx];
+  a_pending_matches_fetch: assert property (@(posedge clk_i) disable iff (rst_i)
+      pick_valid |-> sel_pi != sel_fetch);
+  a_pending_matches_db: assert property (@(posedge clk_i) disable iff (rst_i)
+      db_take |-> pend_q[db_idx] == db_pi_ne_fetch);
+  a_no_issue_on_reset: assert property (@(posedge clk_i) disable iff (rst_i)
+      !(issue && qp_reset_i));
+
   // Reservation works: the buffer never holds more than its slots, data only lands in reserved
   // slots, and a read never reserves more than is free.
   a_buf_no_overflow: assert property (@(posedge clk_i) disable iff (rst_i)
