@@ -9,9 +9,11 @@
  *       once, then 32 Invalidates rung once, polling the CQ every cycle (as bench/doorbell.c
  *       does), so the NIC fetches, executes and writes CQEs most of the time.
  * Each configuration runs R times (default 5) and the median is printed, with the minimum and
- * maximum, as one line:
+ * maximum, as one line; cpu= is the same rate over the process's CPU time instead of wall-clock
+ * time (steadier on a shared machine):
  *
- *   simspeed nics=2 width=256 load=busy cycles=200000 median=... M cycles/s (min ... max ...)
+ *   simspeed nics=2 width=256 load=busy cycles=200000 end_cycle=... median=... M cycles/s
+ *   (min ... max ..., R runs) cpu=... M cycles/s
  *
  * --all measures the eight combinations of nics {1, 2}, width {64, 256}, load {idle, busy}.
  * The set-up (adapters, MRs) is not timed. The simulated cycle count of a busy run is printed
@@ -97,15 +99,18 @@ static void load_poll(struct nic_load *l)
 		load_post(l);
 }
 
-static double now_s(void)
+static double now_s(clockid_t clock)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(clock, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* One timed run; returns cycles per second, and the world's final cycle in *end_cycle. */
-static double run_once(unsigned nics, unsigned width, int busy, uint64_t cycles,
+/*
+ * One timed run; returns cycles per wall-clock second, the cycles per CPU second in *cpu_rate
+ * and the world's final cycle in *end_cycle.
+ */
+static double run_once(unsigned nics, unsigned width, int busy, uint64_t cycles, double *cpu_rate,
 		       uint64_t *end_cycle)
 {
 	struct ndk_sim_config cfg;
@@ -123,7 +128,7 @@ static double run_once(unsigned nics, unsigned width, int busy, uint64_t cycles,
 			load_post(&loads[i]);
 		}
 	const uint64_t c0 = ndk_sim_cycle(sim);
-	const double t0 = now_s();
+	const double t0 = now_s(CLOCK_MONOTONIC), u0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	if (busy) {
 		/* host work (posting) also moves the clock: stop at the first cycle past the end */
 		while (ndk_sim_cycle(sim) - c0 < cycles) {
@@ -134,8 +139,9 @@ static double run_once(unsigned nics, unsigned width, int busy, uint64_t cycles,
 	} else {
 		ndk_sim_step(sim, cycles);
 	}
-	const double t1 = now_s();
+	const double t1 = now_s(CLOCK_MONOTONIC), u1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	const uint64_t done = ndk_sim_cycle(sim) - c0;
+	*cpu_rate = (double)done / (u1 - u0);
 	*end_cycle = ndk_sim_cycle(sim);
 	ndk_sim_destroy(sim);
 	return (double)done / (t1 - t0);
@@ -149,17 +155,19 @@ static int cmp_double(const void *a, const void *b)
 
 static void measure(unsigned nics, unsigned width, int busy, uint64_t cycles, int runs)
 {
-	double v[64];
+	double v[64], u[64];
 	uint64_t end = 0;
 	if (runs > 64)
 		runs = 64;
 	for (int i = 0; i < runs; i++)
-		v[i] = run_once(nics, width, busy, cycles, &end);
+		v[i] = run_once(nics, width, busy, cycles, &u[i], &end);
 	qsort(v, (size_t)runs, sizeof(v[0]), cmp_double);
+	qsort(u, (size_t)runs, sizeof(u[0]), cmp_double);
 	printf("simspeed nics=%u width=%u load=%s cycles=%llu end_cycle=%llu median=%.3f M cycles/s"
-	       " (min %.3f max %.3f, %d runs)\n",
+	       " (min %.3f max %.3f, %d runs) cpu=%.3f M cycles/s\n",
 	       nics, width, busy ? "busy" : "idle", (unsigned long long)cycles,
-	       (unsigned long long)end, v[runs / 2] / 1e6, v[0] / 1e6, v[runs - 1] / 1e6, runs);
+	       (unsigned long long)end, v[runs / 2] / 1e6, v[0] / 1e6, v[runs - 1] / 1e6, runs,
+	       u[runs / 2] / 1e6);
 	fflush(stdout);
 }
 
