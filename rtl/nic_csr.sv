@@ -154,7 +154,7 @@ module nic_csr #(
   logic           rvalid_q, rvalid_d;
   logic [31:0]    rdata_q, rdata_d;
   logic [31:0]    scratch_q, scratch_d;
-  logic [255:0]   args_q, args_d;
+  logic [255:0]   args_q;
 
   logic           cmd_valid_q, cmd_valid_d;
   logic [7:0]     cmd_op_q, cmd_op_d;
@@ -180,7 +180,11 @@ module nic_csr #(
 
   always_comb begin
     wr_addr   = {s_axil_awaddr_i[21:2], 2'b00};
-    wr_region = decode(s_axil_awaddr_i[21:2]);
+    // Decoded only while a write is offered, its only use (an idle bus costs no decode).
+    wr_region = R_NONE;
+    if (s_axil_awvalid_i) begin
+      wr_region = decode(s_axil_awaddr_i[21:2]);
+    end
     // the doorbell areas start on a page boundary
     wr_qp_page = wr_addr[21:12] - nic_pkg::REG_QP_DB_BASE[21:12];
     wr_cq_page = wr_addr[21:12] - nic_pkg::REG_CQ_DB_BASE[21:12];
@@ -193,7 +197,6 @@ module nic_csr #(
   always_comb begin
     bvalid_d      = bvalid_q;
     scratch_d     = scratch_q;
-    args_d        = args_q;
     cmd_valid_d   = 1'b0;
     cmd_op_d      = cmd_op_q;
     cmd_index_d   = cmd_index_q;
@@ -214,8 +217,7 @@ module nic_csr #(
           scratch_d = (scratch_q & ~wr_mask) | (s_axil_wdata_i & wr_mask);
         end
         R_ARG: begin
-          args_d[32*wr_addr[4:2] +: 32] = (args_q[32*wr_addr[4:2] +: 32] & ~wr_mask)
-                                          | (s_axil_wdata_i & wr_mask);
+          // written below, word by word (a 256-bit next-state copy every cycle is not needed)
         end
         R_CMD: begin
           cmd_valid_d = 1'b1;
@@ -242,6 +244,20 @@ module nic_csr #(
     end
   end
 
+  // ARG writes: the addressed word only.
+  logic        arg_we;
+  logic [31:0] arg_wdata;
+  assign arg_we    = wr_take && wr_region == R_ARG;
+  assign arg_wdata = (args_q[32*wr_addr[4:2] +: 32] & ~wr_mask) | (s_axil_wdata_i & wr_mask);
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      args_q <= '0;
+    end else if (arg_we) begin
+      args_q[32*wr_addr[4:2] +: 32] <= arg_wdata;
+    end
+  end
+
   // MSI-X writes go straight through, in the cycle the write is taken.
   assign msix_wr_valid_o = wr_take && (wr_region == R_MSIX);
   assign msix_wr_addr_o  = 16'(wr_addr - nic_pkg::REG_MSIX_TABLE);
@@ -260,9 +276,13 @@ module nic_csr #(
 
   always_comb begin
     rd_addr   = {s_axil_araddr_i[21:2], 2'b00};
-    rd_region = decode(s_axil_araddr_i[21:2]);
     rd_qp_idx = (rd_addr - nic_pkg::REG_QP_STATE_BASE) >> 2;
     rd_cq_idx = (rd_addr - nic_pkg::REG_CQ_STATE_BASE) >> 2;
+    // Decoded only while a read is offered, its only use (an idle bus costs no decode).
+    rd_region = R_NONE;
+    if (s_axil_arvalid_i) begin
+      rd_region = decode(s_axil_araddr_i[21:2]);
+    end
 
     unique case (rd_addr)
       nic_pkg::REG_ID_MAGIC:       rd_const = nic_pkg::MAGIC;
@@ -313,7 +333,6 @@ module nic_csr #(
       rvalid_q      <= 1'b0;
       rdata_q       <= '0;
       scratch_q     <= '0;
-      args_q        <= '0;
       cmd_valid_q   <= 1'b0;
       cmd_op_q      <= '0;
       cmd_index_q   <= '0;
@@ -328,7 +347,6 @@ module nic_csr #(
       rvalid_q      <= rvalid_d;
       rdata_q       <= rdata_d;
       scratch_q     <= scratch_d;
-      args_q        <= args_d;
       cmd_valid_q   <= cmd_valid_d;
       cmd_op_q      <= cmd_op_d;
       cmd_index_q   <= cmd_index_d;

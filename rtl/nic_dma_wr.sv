@@ -61,8 +61,9 @@ module nic_dma_wr #(
   logic                 aw_pend_q, aw_pend_d;
   logic                 w_pend_q, w_pend_d;
   logic                 is_msg_q, is_msg_d;
-  logic [63:0]          addr_q, addr_d;
-  logic [255:0]         data_q, data_d;                   // record, or the message in [31:0]
+  logic [63:0]          addr_q;
+  logic [255:0]         data_q;                           // record, or the message in [31:0]
+  logic                 take0, take1;                     // port 0 / port 1 request accepted
   logic [BeatBits-1:0]  beat_q, beat_d;
 
   logic                 idle;                             // no request in progress after this cycle
@@ -83,13 +84,13 @@ module nic_dma_wr #(
   // engine relies on (it raises the interrupt only after its record was accepted here).
   assign req1_ready_o = idle;
   assign req0_ready_o = idle && !req1_valid_i;
+  assign take1        = req1_valid_i && req1_ready_o;
+  assign take0        = req0_valid_i && req0_ready_o;
 
   always_comb begin
     aw_pend_d = aw_pend_q;
     w_pend_d  = w_pend_q;
     is_msg_d  = is_msg_q;
-    addr_d    = addr_q;
-    data_d    = data_q;
     beat_d    = beat_q;
 
     if (aw_fire) begin
@@ -103,20 +104,31 @@ module nic_dma_wr #(
       end
     end
 
-    if (req1_valid_i && req1_ready_o) begin
+    if (take1) begin
       aw_pend_d = 1'b1;
       w_pend_d  = 1'b1;
       is_msg_d  = 1'b1;
-      addr_d    = req1_addr_i;
-      data_d    = {224'b0, req1_data_i};
       beat_d    = '0;
-    end else if (req0_valid_i && req0_ready_o) begin
+    end else if (take0) begin
       aw_pend_d = 1'b1;
       w_pend_d  = 1'b1;
       is_msg_d  = 1'b0;
-      addr_d    = req0_addr_i;
-      data_d    = req0_data_i;
       beat_d    = '0;
+    end
+  end
+
+  // The request's address and data: loaded when a request is accepted, and only then (no
+  // 256-bit next-state copy in the other cycles).
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      addr_q <= '0;
+      data_q <= '0;
+    end else if (take1) begin
+      addr_q <= req1_addr_i;
+      data_q <= {224'b0, req1_data_i};
+    end else if (take0) begin
+      addr_q <= req0_addr_i;
+      data_q <= req0_data_i;
     end
   end
 
@@ -125,15 +137,11 @@ module nic_dma_wr #(
       aw_pend_q <= 1'b0;
       w_pend_q  <= 1'b0;
       is_msg_q  <= 1'b0;
-      addr_q    <= '0;
-      data_q    <= '0;
       beat_q    <= '0;
     end else begin
       aw_pend_q <= aw_pend_d;
       w_pend_q  <= w_pend_d;
       is_msg_q  <= is_msg_d;
-      addr_q    <= addr_d;
-      data_q    <= data_d;
       beat_q    <= beat_d;
     end
   end
@@ -143,8 +151,10 @@ module nic_dma_wr #(
   always_comb begin
     msg_wdata = '0;
     msg_wstrb = '0;
-    msg_wdata[32*addr_q[LaneBits-1:2] +: 32] = data_q[31:0];
-    msg_wstrb[4*addr_q[LaneBits-1:2] +: 4]   = 4'hf;
+    if (is_msg_q) begin
+      msg_wdata[32*addr_q[LaneBits-1:2] +: 32] = data_q[31:0];
+      msg_wstrb[4*addr_q[LaneBits-1:2] +: 4]   = 4'hf;
+    end
   end
 
   assign m_axi_awid_o    = 4'd0;

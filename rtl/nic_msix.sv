@@ -71,17 +71,22 @@ module nic_msix #(
   logic               we_addr_lo, we_addr_hi, we_data;
 
   always_comb begin
-    wr_table = reg_wr_valid_i && (32'(reg_wr_addr_i) < MsixVectors * 16);
-    wr_vec   = VecBits'(reg_wr_addr_i[15:4]);
-    wr_word  = reg_wr_addr_i[3:2];
-    unique case (wr_word)
-      2'd0:    wr_old = addr_lo_mem[wr_vec];
-      2'd1:    wr_old = addr_hi_mem[wr_vec];
-      2'd2:    wr_old = data_mem[wr_vec];
-      default: wr_old = {31'b0, mask_q[wr_vec]};
-    endcase
-    for (int b = 0; b < 4; b++) begin
-      wr_merged[8*b +: 8] = reg_wr_strb_i[b] ? reg_wr_data_i[8*b +: 8] : wr_old[8*b +: 8];
+    wr_table  = reg_wr_valid_i && (32'(reg_wr_addr_i) < MsixVectors * 16);
+    wr_vec    = VecBits'(reg_wr_addr_i[15:4]);
+    wr_word   = reg_wr_addr_i[3:2];
+    wr_old    = 32'd0;
+    wr_merged = 32'd0;
+    // The merged word matters only for a table write (no per-cycle work on an idle port).
+    if (wr_table) begin
+      unique case (wr_word)
+        2'd0:    wr_old = addr_lo_mem[wr_vec];
+        2'd1:    wr_old = addr_hi_mem[wr_vec];
+        2'd2:    wr_old = data_mem[wr_vec];
+        default: wr_old = {31'b0, mask_q[wr_vec]};
+      endcase
+      for (int b = 0; b < 4; b++) begin
+        wr_merged[8*b +: 8] = reg_wr_strb_i[b] ? reg_wr_data_i[8*b +: 8] : wr_old[8*b +: 8];
+      end
     end
     we_addr_lo = wr_table && (wr_word == 2'd0);
     we_addr_hi = wr_table && (wr_word == 2'd1);
@@ -116,12 +121,13 @@ module nic_msix #(
     pba_bits             = '0;
     pba_bits[MsixVectors-1:0] = pend_q;
     rd_pba_word          = (reg_rd_addr_i - PbaOffset) >> 2;
-    rd_entry.addr_lo     = addr_lo_mem[rd_vec];
-    rd_entry.addr_hi     = addr_hi_mem[rd_vec];
-    rd_entry.data        = data_mem[rd_vec];
-    rd_entry.control     = {31'b0, mask_q[rd_vec]};
+    rd_entry             = '0;
     reg_rd_data_o        = 32'd0;
     if (32'(reg_rd_addr_i) < MsixVectors * 16) begin
+      rd_entry.addr_lo = addr_lo_mem[rd_vec];
+      rd_entry.addr_hi = addr_hi_mem[rd_vec];
+      rd_entry.data    = data_mem[rd_vec];
+      rd_entry.control = {31'b0, mask_q[rd_vec]};
       unique case (reg_rd_addr_i[3:2])
         2'd0:    reg_rd_data_o = rd_entry.addr_lo;
         2'd1:    reg_rd_data_o = rd_entry.addr_hi;
@@ -151,10 +157,13 @@ module nic_msix #(
   always_comb begin
     pend_found = 1'b0;
     pend_vec   = '0;
-    for (int v = 0; v < MsixVectors; v++) begin
-      if (!pend_found && pend_q[v] && !mask_q[v]) begin
-        pend_found = 1'b1;
-        pend_vec   = VecBits'(v);
+    // The scan runs only while some vector is pending and unmasked (rare: a masked vector).
+    if ((pend_q & ~mask_q) != '0) begin
+      for (int v = 0; v < MsixVectors; v++) begin
+        if (!pend_found && pend_q[v] && !mask_q[v]) begin
+          pend_found = 1'b1;
+          pend_vec   = VecBits'(v);
+        end
       end
     end
   end
@@ -174,10 +183,13 @@ module nic_msix #(
         launch_vec = irq_vec;
       end
     end
-    launch_entry.addr_lo = addr_lo_mem[launch_vec];
-    launch_entry.addr_hi = addr_hi_mem[launch_vec];
-    launch_entry.data    = data_mem[launch_vec];
-    launch_entry.control = {31'b0, mask_q[launch_vec]};
+    launch_entry = '0;
+    if (launch) begin
+      launch_entry.addr_lo = addr_lo_mem[launch_vec];
+      launch_entry.addr_hi = addr_hi_mem[launch_vec];
+      launch_entry.data    = data_mem[launch_vec];
+      launch_entry.control = {31'b0, mask_q[launch_vec]};
+    end
   end
 
   always_comb begin
