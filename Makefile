@@ -60,11 +60,15 @@ VERILATOR_FLAGS += --cc           # emit C++ (the harness owns the model, no --e
 # VERILATOR_ROOT, asked once and only when a recipe needs it (help, clean, lint never do).
 VERILATOR_ROOT_DIR = $(eval VERILATOR_ROOT_DIR := $$(shell $(VERILATOR) -getenv VERILATOR_ROOT))$(VERILATOR_ROOT_DIR)
 
+# The Verilated top is nic_sim_top, nic_core with its inputs registered on the falling clock edge
+# (generated from rtl/nic_core.sv by tools/gensimtop.py, which says why): the model then
+# evaluates the core's input-dependent logic twice per cycle instead of three times.
+SIM_TOP   := $(VDIR)/nic_sim_top.sv
 vprefix   = Vnic_core_w$(1)
 vmk       = $(VDIR)/w$(1)/$(call vprefix,$(1)).mk
 varchive  = $(VDIR)/w$(1)/$(call vprefix,$(1))__ALL.a
-vcommand  = $(VERILATOR) $(strip $(VERILATOR_FLAGS)) --top-module $(RTL_TOP) \
-	--prefix $(call vprefix,$(1)) --Mdir $(VDIR)/w$(1) -GDataWidth=$(1) $(RTL_FILES)
+vcommand  = $(VERILATOR) $(strip $(VERILATOR_FLAGS)) --top-module nic_sim_top \
+	--prefix $(call vprefix,$(1)) --Mdir $(VDIR)/w$(1) -GDataWidth=$(1) $(RTL_FILES) $(SIM_TOP)
 MODEL_MKS := $(foreach w,$(WIDTHS),$(call vmk,$(w)))
 MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 
@@ -72,13 +76,17 @@ MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 # per-cycle code (its default is -Os); it is not a variable of this Makefile.
 VMODEL_MAKEFLAGS := OPT_FAST=-O2
 
+$(SIM_TOP): rtl/nic_core.sv tools/gensimtop.py
+	@mkdir -p $(@D)
+	$(PYTHON) tools/gensimtop.py rtl/nic_core.sv $@
+
 define model_rules
 # Re-verilate when the command line changes, not only when a source does.
 $(VDIR)/w$(1).cmd: FORCE
 	@mkdir -p $$(@D)
 	@echo '$(call vcommand,$(1))' | cmp -s - $$@ || echo '$(call vcommand,$(1))' > $$@
 
-$(call vmk,$(1)): $(RTL_FILES) $(VDIR)/w$(1).cmd
+$(call vmk,$(1)): $(RTL_FILES) $(SIM_TOP) $(VDIR)/w$(1).cmd
 	@mkdir -p $$(@D)
 	$(call vcommand,$(1))
 	@touch $$@

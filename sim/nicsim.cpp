@@ -10,6 +10,10 @@
 //      capture) act on those handshakes and compute the next inputs;
 //   4. falling edge (clk 0, new inputs, eval) so combinational outputs settle.
 //
+// The Verilated top is nic_sim_top (tools/gensimtop.py): nic_core with its inputs registered on
+// that falling edge, so the core sees the same inputs in the same cycles, and Verilator does
+// not re-evaluate the core's input-dependent logic at the start of the rising-edge eval too.
+//
 // Statistics are counted here, on the buses, never read from the RTL.
 
 #include "nicsim.h"
