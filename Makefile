@@ -28,10 +28,11 @@ NDK_PC      := $(BUILD)/ndk.pc
 
 # ---- sources ---------------------------------------------------------------------------------
 RTL_TOP     := nic_core
-RTL_PKG     := rtl/nic_pkg.sv
+# The packages: the generated nic_pkg first (the others may use it), then the hand-written ones.
+RTL_PKG     := rtl/nic_pkg.sv $(filter-out rtl/nic_pkg.sv,$(sort $(wildcard rtl/*_pkg.sv)))
 RTL_WAIVERS := $(wildcard rtl/lint_waivers.vlt)
 RTL_SRCS    := $(filter-out $(RTL_PKG),$(sort $(wildcard rtl/*.sv)))
-# Order matters to Verilator: waivers first, then the package, then the modules.
+# Order matters to Verilator: waivers first, then the packages, then the modules.
 RTL_FILES   := $(RTL_WAIVERS) $(RTL_PKG) $(RTL_SRCS)
 WIDTHS      := 64 256
 

@@ -275,6 +275,14 @@ module nic_core #(
     .req1_addr_i    (msg_addr),
     .req1_data_i    (msg_data),
     .req1_ready_o   (msg_ready),
+    .req2_valid_i   (1'b0),            // payload writes: the transport, not connected yet
+    .req2_addr_i    (64'd0),
+    .req2_len_i     (8'd0),
+    .req2_ready_o   (pay_req_ready),
+    .w2_valid_i     (1'b0),
+    .w2_data_i      ('0),
+    .w2_strb_i      ('0),
+    .w2_ready_o     (pay_w_ready),
     .m_axi_awid_o   (m_axi_awid_o),
     .m_axi_awaddr_o (m_axi_awaddr_o),
     .m_axi_awlen_o  (m_axi_awlen_o),
@@ -292,6 +300,10 @@ module nic_core #(
     .m_axi_bvalid_i (m_axi_bvalid_i),
     .m_axi_bready_o (m_axi_bready_o)
   );
+
+  // Payload writes come with the transport, which is not connected yet.
+  logic pay_req_ready, pay_w_ready, unused_pay;
+  assign unused_pay = pay_req_ready ^ pay_w_ready;
 
   // ---- network port: idle until the transport exists ----
   assign m_axis_tx_tdata_o  = '0;

@@ -4,6 +4,9 @@
 //   port 0 (req0_*): a 32-byte record (CQE or CQ error record) to a 32-byte aligned address;
 //                    req0_data_i byte 0 is bits [7:0] (the little-endian memory image).
 //   port 1 (req1_*): an MSI-X message: a 4-byte write of req1_data_i to a 4-byte aligned address.
+//   port 2 (req2_*, w2_*): a payload burst: req2_len_i + 1 beats to a beat-aligned address inside
+//                    one 4 KiB page; the caller supplies the beats with their byte strobes on w2_*
+//                    (valid/ready) once the request is accepted.
 // Both ports are valid/ready: a request is accepted in a cycle with valid and ready high, and its
 // fields must stay stable while valid is high and ready is low.
 //
@@ -29,6 +32,15 @@ module nic_dma_wr #(
   input  logic [63:0]            req1_addr_i,
   input  logic [31:0]            req1_data_i,
   output logic                   req1_ready_o,
+  // port 2: payload bursts
+  input  logic                   req2_valid_i,
+  input  logic [63:0]            req2_addr_i,
+  input  logic [7:0]             req2_len_i,
+  output logic                   req2_ready_o,
+  input  logic                   w2_valid_i,
+  input  logic [DataWidth-1:0]   w2_data_i,
+  input  logic [DataWidth/8-1:0] w2_strb_i,
+  output logic                   w2_ready_o,
   // AXI4 write channels
   output logic [3:0]             m_axi_awid_o,
   output logic [63:0]            m_axi_awaddr_o,
@@ -61,10 +73,12 @@ module nic_dma_wr #(
   logic                 aw_pend_q, aw_pend_d;
   logic                 w_pend_q, w_pend_d;
   logic                 is_msg_q, is_msg_d;
+  logic                 is_pay_q, is_pay_d;               // a payload burst (port 2)
   logic [63:0]          addr_q;
   logic [255:0]         data_q;                           // record, or the message in [31:0]
-  logic                 take0, take1;                     // port 0 / port 1 request accepted
-  logic [BeatBits-1:0]  beat_q, beat_d;
+  logic                 take0, take1, take2;              // port 0 / 1 / 2 request accepted
+  logic [7:0]           beat_q, beat_d;
+  logic [7:0]           len_q;                            // payload burst: beats - 1
 
   logic                 idle;                             // no request in progress after this cycle
   logic                 aw_fire, w_fire, w_last;
@@ -73,7 +87,7 @@ module nic_dma_wr #(
 
   assign aw_fire = m_axi_awvalid_o && m_axi_awready_i;
   assign w_fire  = m_axi_wvalid_o && m_axi_wready_i;
-  assign w_last  = is_msg_q || (beat_q == BeatBits'(RecBeats - 1));
+  assign w_last  = is_msg_q || (is_pay_q ? beat_q == len_q : beat_q == 8'(RecBeats - 1));
 
   // The request slot frees in the cycle its last handshake happens, so a new request can be
   // accepted back to back.
@@ -84,13 +98,16 @@ module nic_dma_wr #(
   // engine relies on (it raises the interrupt only after its record was accepted here).
   assign req1_ready_o = idle;
   assign req0_ready_o = idle && !req1_valid_i;
+  assign req2_ready_o = idle && !req1_valid_i && !req0_valid_i;
   assign take1        = req1_valid_i && req1_ready_o;
   assign take0        = req0_valid_i && req0_ready_o;
+  assign take2        = req2_valid_i && req2_ready_o;
 
   always_comb begin
     aw_pend_d = aw_pend_q;
     w_pend_d  = w_pend_q;
     is_msg_d  = is_msg_q;
+    is_pay_d  = is_pay_q;
     beat_d    = beat_q;
 
     if (aw_fire) begin
@@ -100,7 +117,7 @@ module nic_dma_wr #(
       if (w_last) begin
         w_pend_d = 1'b0;
       end else begin
-        beat_d = beat_q + BeatBits'(1);
+        beat_d = beat_q + 8'd1;
       end
     end
 
@@ -108,11 +125,19 @@ module nic_dma_wr #(
       aw_pend_d = 1'b1;
       w_pend_d  = 1'b1;
       is_msg_d  = 1'b1;
+      is_pay_d  = 1'b0;
       beat_d    = '0;
     end else if (take0) begin
       aw_pend_d = 1'b1;
       w_pend_d  = 1'b1;
       is_msg_d  = 1'b0;
+      is_pay_d  = 1'b0;
+      beat_d    = '0;
+    end else if (take2) begin
+      aw_pend_d = 1'b1;
+      w_pend_d  = 1'b1;
+      is_msg_d  = 1'b0;
+      is_pay_d  = 1'b1;
       beat_d    = '0;
     end
   end
@@ -129,6 +154,13 @@ module nic_dma_wr #(
     end else if (take0) begin
       addr_q <= req0_addr_i;
       data_q <= req0_data_i;
+    end else if (take2) begin
+      addr_q <= req2_addr_i;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (take2) begin
+      len_q <= req2_len_i;     // read only while a payload burst is in progress
     end
   end
 
@@ -137,11 +169,13 @@ module nic_dma_wr #(
       aw_pend_q <= 1'b0;
       w_pend_q  <= 1'b0;
       is_msg_q  <= 1'b0;
+      is_pay_q  <= 1'b0;
       beat_q    <= '0;
     end else begin
       aw_pend_q <= aw_pend_d;
       w_pend_q  <= w_pend_d;
       is_msg_q  <= is_msg_d;
+      is_pay_q  <= is_pay_d;
       beat_q    <= beat_d;
     end
   end
@@ -159,15 +193,17 @@ module nic_dma_wr #(
 
   assign m_axi_awid_o    = 4'd0;
   assign m_axi_awaddr_o  = addr_q;
-  assign m_axi_awlen_o   = is_msg_q ? 8'd0 : 8'(RecBeats - 1);
+  assign m_axi_awlen_o   = is_msg_q ? 8'd0 : is_pay_q ? len_q : 8'(RecBeats - 1);
   assign m_axi_awsize_o  = is_msg_q ? 3'd2 : 3'(LaneBits);
   assign m_axi_awburst_o = 2'b01;  // INCR
   assign m_axi_awvalid_o = aw_pend_q;
 
-  assign m_axi_wdata_o  = is_msg_q ? msg_wdata : data_q[DataWidth*beat_q +: DataWidth];
-  assign m_axi_wstrb_o  = is_msg_q ? msg_wstrb : {BeatBytes{1'b1}};
+  assign m_axi_wdata_o  = is_msg_q ? msg_wdata : is_pay_q ? w2_data_i
+                          : data_q[DataWidth*beat_q[BeatBits-1:0] +: DataWidth];
+  assign m_axi_wstrb_o  = is_msg_q ? msg_wstrb : is_pay_q ? w2_strb_i : {BeatBytes{1'b1}};
   assign m_axi_wlast_o  = w_last;
-  assign m_axi_wvalid_o = w_pend_q;
+  assign m_axi_wvalid_o = w_pend_q && (!is_pay_q || w2_valid_i);
+  assign w2_ready_o     = w_pend_q && is_pay_q && m_axi_wready_i;
 
   assign m_axi_bready_o = 1'b1;
 
@@ -196,7 +232,10 @@ module nic_dma_wr #(
        && $stable(m_axi_wlast_o)));
   // Every record burst has exactly RecBeats beats: the beat counter never passes the last beat.
   a_beat_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    m_axi_wvalid_o |-> (is_msg_q ? (beat_q == '0) : (32'(beat_q) < RecBeats)));
+    m_axi_wvalid_o |-> (is_msg_q ? (beat_q == '0)
+                        : is_pay_q ? (beat_q <= len_q) : (32'(beat_q) < RecBeats)));
+  a_req2_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
+    req2_valid_i |-> req2_addr_i[LaneBits-1:0] == '0);
 `endif
 
 endmodule

@@ -76,6 +76,9 @@ package nic_pkg;
   localparam logic [31:0] STATUS_INVALID_DEVICE_STATE = 32'hC0000184;
   localparam logic [31:0] STATUS_CANCELLED = 32'hC0000120;
   localparam logic [31:0] STATUS_INTERNAL_ERROR = 32'hC00000E5;
+  localparam logic [31:0] STATUS_REMOTE_ERROR = 32'hC000013D;
+  localparam logic [31:0] STATUS_IO_TIMEOUT = 32'hC00000B5;
+  localparam logic [31:0] STATUS_DATA_OVERRUN = 32'hC000003C;
 
   // flag: WQE flag bits: the NDK_OP_FLAG_* values (DEFER never reaches the hardware).
   localparam logic [15:0] FLAG_SILENT_SUCCESS = 16'h1;

@@ -1,0 +1,809 @@
+`default_nettype none
+// nic_requester: the requester side of the RC transport (docs/transport.md). It takes the
+// transport WQEs (Send, SendAndInvalidate, Write) of connected QPs from nic_local_exec in ring
+// order, checks their SGEs against the MR table, cuts each message into packets of at most the
+// path MTU, gathers their payload by DMA (or from the WQE for INLINE data), hands the packets to
+// nic_roce_tx, and completes each WQE, in posting order per QP, once an ACK covers its last PSN.
+//
+// Per QP: its PD and send CQ (latched from QP_CREATE on the command bus), the connection (peer
+// MAC, IPv4, QPN, path MTU: latched from QP_CONNECT), the next PSN, the PSN acknowledged so far, and a ring of outstanding WQEs (their index,
+// last PSN, completion type and flags) in a RAM of NumQps * OutDepth entries. A WQE waits at
+// intake while its QP's ring is full.
+//
+// Completion rules (checked in this order for a QP's oldest outstanding WQE):
+//   - decided at intake (its SGEs failed the checks: ACCESS_VIOLATION; its QP was not RTS:
+//     CANCELLED): completes with that status;
+//   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
+//   - a NAK names a PSN up to its last one: the NAK's status (remote access error:
+//     ACCESS_VIOLATION; RNR (no retry yet) IO_TIMEOUT; any other: REMOTE_ERROR), and the QP goes
+//     to ERROR;
+//   - its QP is in ERROR: CANCELLED.
+// busy_o[q] is high while QP q has a WQE here: nic_local_exec then holds q's later WQEs, so
+// completions stay in posting order across local and transport requests.
+//
+// Not built yet (the transport's next steps): RDMA Read, retransmission (RNR retries, timeouts:
+// the link is lossless and in order), several pieces of a gather in flight at once.
+module nic_requester #(
+  parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
+  parameter int NumQps    = 16,   // queue pairs, <= 256
+  parameter int OutDepth  = 16    // outstanding WQEs per QP: a power of two >= 2
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  // commands (QP_CONNECT, QP_CREATE, QP_DESTROY)
+  input  logic                          cmd_valid_i,
+  input  logic [7:0]                    cmd_op_i,
+  input  logic [15:0]                   cmd_index_i,
+  input  logic [255:0]                  cmd_args_i,
+  // QP states (nic_sq_engine)
+  input  logic [2*NumQps-1:0]           qp_state_i,
+  output logic [NumQps-1:0]             busy_o,
+  output logic                          qp_err_o,
+  output logic [7:0]                    qp_err_qpn_o,
+  // transport WQEs, in ring order per QP
+  input  logic                          wqe_valid_i,
+  input  logic [511:0]                  wqe_data_i,
+  input  logic [7:0]                    wqe_qpn_i,
+  input  logic [15:0]                   wqe_idx_i,
+  output logic                          wqe_ready_o,
+  // MR table translation port (through an arbiter: a request waits for its grant)
+  output logic                          xl_req_o,
+  input  logic                          xl_gnt_i,
+  output logic [31:0]                   xl_token_o,
+  output logic [63:0]                   xl_va_o,
+  output logic [31:0]                   xl_len_o,
+  output logic [15:0]                   xl_pd_o,
+  input  logic                          xl_rsp_valid_i,
+  input  logic [31:0]                   xl_status_i,
+  input  logic [51:0]                   xl_pfn_i,
+  input  logic [11:0]                   xl_page_off_i,
+  // DMA read client (payload)
+  output logic                          ar_valid_o,
+  input  logic                          ar_ready_i,
+  output logic [63:0]                   ar_addr_o,
+  output logic [7:0]                    ar_len_o,
+  input  logic                          r_valid_i,
+  output logic                          r_ready_o,
+  input  logic [DataWidth-1:0]          r_data_i,
+  input  logic [1:0]                    r_resp_i,
+  input  logic                          r_last_i,
+  // packets to nic_roce_tx (through the TX arbiter)
+  output logic                          pkt_valid_o,
+  output nic_roce_pkg::tx_pkt_t         pkt_o,
+  input  logic                          pkt_ready_i,
+  output logic                          pl_valid_o,
+  output logic [DataWidth-1:0]          pl_data_o,
+  output logic [$clog2(DataWidth/8):0]  pl_nbytes_o,
+  input  logic                          pl_ready_i,
+  // acknowledgements for this side's QPs (from nic_roce_rx)
+  input  logic                          ack_valid_i,
+  input  logic [7:0]                    ack_qpn_i,
+  input  logic [23:0]                   ack_psn_i,
+  input  logic [7:0]                    ack_syndrome_i,
+  // completions
+  output logic                          cpl_valid_o,
+  output logic [7:0]                    cpl_cqn_o,
+  output nic_pkg::cqe_t                 cpl_cqe_o,
+  input  logic                          cpl_ready_i
+);
+
+  localparam int W8   = DataWidth / 8;
+  localparam int LW   = $clog2(W8);
+  localparam int NB   = LW + 1;
+  localparam int QW   = (NumQps > 1) ? $clog2(NumQps) : 1;
+  localparam int OW   = $clog2(OutDepth);
+  localparam int EntW = 16 + 24 + 16 + 1 + 1 + 32;   // idx, last psn, op type, silent, pend, status
+  // the longest DMA read burst: 256 beats (AXI4), and never more than a page
+  localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
+
+  if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
+    $fatal(1, "nic_requester: DataWidth must be 64 or 256");
+  end
+  if (OutDepth < 2 || (OutDepth & (OutDepth - 1)) != 0) begin : gen_bad_depth
+    $fatal(1, "nic_requester: OutDepth must be a power of two >= 2");
+  end
+
+  function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
+    psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
+  endfunction
+
+  // ---- context and connection per QP (tables written by their commands) ------------------------
+  logic [15:0]          pd_q       [NumQps];
+  logic [7:0]           sq_cqn_q   [NumQps];
+  logic [47:0]          peer_mac_q [NumQps];
+  logic [31:0]          peer_ip_q  [NumQps];
+  logic [23:0]          peer_qpn_q [NumQps];
+  logic [3:0]           log_mtu_q  [NumQps];
+  logic [NumQps*24-1:0] next_psn_q, next_psn_d;
+  logic [NumQps*24-1:0] acked_psn_q, acked_psn_d;
+  logic [NumQps-1:0]    acked_v_q, acked_v_d;      // acked_psn holds an ACK
+  logic [NumQps-1:0]    nak_v_q, nak_v_d;          // a NAK arrived: nak_psn, nak_status
+  logic [NumQps*24-1:0] nak_psn_q, nak_psn_d;
+  logic [NumQps*32-1:0] nak_status_q, nak_status_d;
+  logic [NumQps*OW-1:0] head_q, head_d;
+  logic [NumQps*(OW+1)-1:0] count_q, count_d;
+  logic [NumQps-1:0]    work_q, work_d;            // the completer should look at the QP
+
+  logic       cmd_in_range, cmd_connect, cmd_reset;
+  logic [QW-1:0] cmd_qpn;
+  assign cmd_in_range = 32'(cmd_index_i) < NumQps;
+  assign cmd_qpn      = QW'(cmd_index_i);
+  assign cmd_connect  = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
+  assign cmd_reset    = cmd_valid_i && cmd_in_range
+                        && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
+
+  // RAM-like: written by QP_CREATE / QP_CONNECT before any use, no reset needed
+  always_ff @(posedge clk_i) begin
+    if (cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE) begin
+      pd_q[cmd_qpn]     <= cmd_args_i[79:64];
+      sq_cqn_q[cmd_qpn] <= cmd_args_i[87:80];
+    end
+    if (cmd_connect) begin
+      peer_mac_q[cmd_qpn] <= {cmd_args_i[47:32], cmd_args_i[31:0]};
+      peer_ip_q[cmd_qpn]  <= cmd_args_i[95:64];
+      peer_qpn_q[cmd_qpn] <= cmd_args_i[119:96];
+      log_mtu_q[cmd_qpn]  <= cmd_args_i[195:192];
+    end
+  end
+
+  // ---- outstanding WQE ring (RAM) ------------------------------------------------------------------
+  logic              ent_we;
+  logic [QW+OW-1:0]  ent_waddr;
+  logic [EntW-1:0]   ent_wdata;
+  logic              ent_re;
+  logic [QW+OW-1:0]  ent_raddr;
+  logic [EntW-1:0]   ent_rdata;
+
+  nic_ram_1r1w #(
+    .Width  (EntW),
+    .Depth  (NumQps * OutDepth),
+    .Forward(1'b1)
+  ) u_out (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (ent_we),
+    .waddr_i(ent_waddr),
+    .wdata_i(ent_wdata),
+    .re_i   (ent_re),
+    .raddr_i(ent_raddr),
+    .rdata_o(ent_rdata)
+  );
+
+  // ---- intake and packet generation -----------------------------------------------------------
+  typedef enum logic [3:0] {
+    S_IDLE,     // wait for a WQE
+    S_SPACE,    // wait for room in the QP's outstanding ring
+    S_CHECK,    // check the next SGE (privileged: the PD; else a translation request)
+    S_CHECK_RSP,// the translation answer
+    S_PKT,      // offer the next packet's descriptor
+    S_PIECE,    // plan the next piece of the packet's payload (or an inline chunk)
+    S_XL,       // translation request for the piece
+    S_XL_RSP,   // its answer
+    S_AR,       // DMA read request
+    S_DATA,     // DMA read data -> payload chunks
+    S_INLINE,   // inline data -> payload chunks
+    S_RECORD    // append the outstanding entry
+  } state_e;
+
+  state_e         state_q, state_d;
+  logic [511:0]   wqe_q, wqe_d;
+  logic [QW-1:0]  qpn_q, qpn_d;
+  logic [15:0]    idx_q, idx_d;
+  logic [31:0]    status_q, status_d;       // SUCCESS while the WQE is fine
+  logic [1:0]     sge_q, sge_d;             // SGE being checked / gathered
+  logic [31:0]    sum_q, sum_d;             // sum of the SGE lengths
+  logic [31:0]    msg_off_q, msg_off_d;     // message bytes already packetised
+  logic [12:0]    pkt_left_q, pkt_left_d;   // payload bytes of the current packet still to gather
+  logic [23:0]    psn_q, psn_d;             // PSN of the current packet
+  logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
+  logic [63:0]    phys_q, phys_d;           // the piece's logical address
+  logic [12:0]    piece_q, piece_d;         // the piece's length
+  logic [12:0]    piece_left_q, piece_left_d;
+  logic           first_beat_q, first_beat_d;
+
+  // the WQE, seen both ways
+  nic_pkg::wqe_send_t ws;
+  nic_pkg::wqe_rdma_t wr;
+  logic [7:0]         op;
+  logic               is_write;
+  logic [15:0]        wflags;
+  logic [31:0]        msg_len;
+  logic [1:0]         nsge;
+  logic               inline_data;
+  nic_pkg::sge_t      cur_sge;
+  logic [QW-1:0]      wq;                    // the incoming WQE's QP
+  logic [4:0]         lmtu;
+  logic [12:0]        mtu;
+
+  always_comb begin
+    ws          = wqe_q;
+    wr          = wqe_q;
+    op          = ws.opcode;
+    is_write    = op == nic_pkg::WQE_OP_WRITE;
+    wflags      = ws.flags;
+    msg_len     = ws.length;
+    nsge        = ws.nsge[1:0];
+    inline_data = (wflags & nic_pkg::FLAG_INLINE) != 16'd0;
+    cur_sge     = is_write ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
+                           : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
+    wq          = QW'(wqe_qpn_i);
+    lmtu        = {1'b0, log_mtu_q[qpn_q]};
+    mtu         = 13'd1 << lmtu;
+  end
+
+  // the current packet
+  logic [31:0]  pkt_len_full;
+  logic [12:0]  pkt_len;
+  logic         pkt_first, pkt_last;
+  logic [7:0]   pkt_opcode;
+  always_comb begin
+    pkt_len_full = msg_len - msg_off_q;
+    pkt_len      = (pkt_len_full > 32'(mtu)) ? mtu : 13'(pkt_len_full);
+    pkt_first    = msg_off_q == 32'd0;
+    pkt_last     = 32'(pkt_len) == pkt_len_full;
+    if (is_write) begin
+      pkt_opcode = (pkt_first && pkt_last) ? nic_roce_pkg::OP_WRITE_ONLY
+                 : pkt_first ? nic_roce_pkg::OP_WRITE_FIRST
+                 : pkt_last ? nic_roce_pkg::OP_WRITE_LAST : nic_roce_pkg::OP_WRITE_MIDDLE;
+    end else if (op == nic_pkg::WQE_OP_SEND_INV) begin
+      pkt_opcode = (pkt_first && pkt_last) ? nic_roce_pkg::OP_SEND_ONLY_INV
+                 : pkt_first ? nic_roce_pkg::OP_SEND_FIRST
+                 : pkt_last ? nic_roce_pkg::OP_SEND_LAST_INV : nic_roce_pkg::OP_SEND_MIDDLE;
+    end else begin
+      pkt_opcode = (pkt_first && pkt_last) ? nic_roce_pkg::OP_SEND_ONLY
+                 : pkt_first ? nic_roce_pkg::OP_SEND_FIRST
+                 : pkt_last ? nic_roce_pkg::OP_SEND_LAST : nic_roce_pkg::OP_SEND_MIDDLE;
+    end
+
+    pkt_o           = '0;
+    pkt_o.dst_mac   = peer_mac_q[qpn_q];
+    pkt_o.dst_ip    = peer_ip_q[qpn_q];
+    pkt_o.opcode    = pkt_opcode;
+    pkt_o.se        = pkt_last && !is_write && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+    pkt_o.ackreq    = pkt_last;
+    pkt_o.dqpn      = peer_qpn_q[qpn_q];
+    pkt_o.sqpn      = 24'(qpn_q);
+    pkt_o.psn       = psn_q;
+    pkt_o.reth.va   = wr.remote_va;
+    pkt_o.reth.rkey = wr.remote_token;
+    pkt_o.reth.dma_len = msg_len;
+    pkt_o.ieth_rkey = ws.inv_token;
+    pkt_o.pay_len   = pkt_len;
+  end
+
+  // the next piece of a gather: inside the SGE, the packet, a page and one burst
+  logic [63:0] piece_va;
+  logic [31:0] sge_left;
+  logic [12:0] piece_len;
+  logic        priv_token;
+  always_comb begin
+    piece_va   = cur_sge.address + 64'(sge_off_q);
+    sge_left   = cur_sge.length - sge_off_q;
+    piece_len  = pkt_left_q;
+    if (sge_left < 32'(piece_len)) begin
+      piece_len = 13'(sge_left);
+    end
+    if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
+      piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
+    end
+    if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
+      piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+    end
+    priv_token = cur_sge.token[31:24] == 8'hFF;
+  end
+
+  // payload chunk from DMA data or from the WQE's inline bytes
+  logic [LW-1:0]        lane0;
+  logic [NB-1:0]        chunk_n;
+  logic [DataWidth-1:0] chunk_data;
+  logic [9:0]           inl_base;            // byte offset of inline data in the WQE
+  logic [511:0]         inl_shifted;
+  always_comb begin
+    lane0      = first_beat_q ? phys_q[LW-1:0] : '0;
+    chunk_n    = NB'(W8) - NB'(lane0);
+    if (13'(chunk_n) > piece_left_q) begin
+      chunk_n = NB'(piece_left_q);
+    end
+    chunk_data = r_data_i >> (8 * 32'(lane0));
+    inl_base   = (is_write ? 10'd24 : 10'd16) + 10'(msg_off_q) + 10'(pkt_len - pkt_left_q);
+    inl_shifted = wqe_q >> (8 * 32'(inl_base));
+  end
+
+  // outstanding ring of the intake QP
+  logic [OW-1:0]  in_head;
+  logic [OW:0]    in_count;
+  assign in_head  = head_q[OW*qpn_q +: OW];
+  assign in_count = count_q[(OW+1)*qpn_q +: OW+1];
+
+  logic intake_append;          // S_RECORD appends this cycle
+  logic [NumQps-1:0] busy_intake;
+
+  always_comb begin
+    state_d      = state_q;
+    wqe_d        = wqe_q;
+    qpn_d        = qpn_q;
+    idx_d        = idx_q;
+    status_d     = status_q;
+    sge_d        = sge_q;
+    sum_d        = sum_q;
+    msg_off_d    = msg_off_q;
+    pkt_left_d   = pkt_left_q;
+    psn_d        = psn_q;
+    sge_off_d    = sge_off_q;
+    phys_d       = phys_q;
+    piece_d      = piece_q;
+    piece_left_d = piece_left_q;
+    first_beat_d = first_beat_q;
+    intake_append = 1'b0;
+
+    wqe_ready_o  = 1'b0;
+    xl_req_o     = 1'b0;
+    xl_token_o   = cur_sge.token;
+    xl_va_o      = (state_q == S_CHECK) ? cur_sge.address : piece_va;
+    xl_len_o     = (state_q == S_CHECK) ? cur_sge.length : 32'(piece_q);
+    xl_pd_o      = pd_q[qpn_q];
+    ar_valid_o   = 1'b0;
+    ar_addr_o    = {phys_q[63:LW], {LW{1'b0}}};
+    ar_len_o     = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
+    r_ready_o    = 1'b0;
+    pkt_valid_o  = 1'b0;
+
+    unique case (state_q)
+      S_IDLE: begin
+        wqe_ready_o = 1'b1;
+        if (wqe_valid_i) begin
+          wqe_d     = wqe_data_i;
+          qpn_d     = wq;
+          idx_d     = wqe_idx_i;
+          status_d  = nic_pkg::STATUS_SUCCESS;
+          sge_d     = '0;
+          sum_d     = '0;
+          msg_off_d = '0;
+          state_d   = S_SPACE;
+        end
+      end
+      S_SPACE: begin
+        if (32'(in_count) < OutDepth) begin
+          psn_d = next_psn_q[24*qpn_q +: 24];
+          if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
+            status_d = nic_pkg::STATUS_CANCELLED;
+            state_d  = S_RECORD;
+          end else if (op != nic_pkg::WQE_OP_SEND && op != nic_pkg::WQE_OP_SEND_INV
+                       && op != nic_pkg::WQE_OP_WRITE) begin
+            status_d = nic_pkg::STATUS_INVALID_PARAMETER;   // READ: not built yet
+            state_d  = S_RECORD;
+          end else if (inline_data) begin
+            // INLINE: at most 48 (Send) / 40 (Write) bytes, in the WQE
+            status_d = (msg_len > (is_write ? 32'd40 : 32'd48)) ? nic_pkg::STATUS_INVALID_PARAMETER
+                                                               : nic_pkg::STATUS_SUCCESS;
+            state_d  = (status_d == nic_pkg::STATUS_SUCCESS) ? S_PKT : S_RECORD;
+          end else if (32'(nsge) > (is_write ? 32'd2 : 32'd3) || ws.nsge > 8'd3) begin
+            status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+            state_d  = S_RECORD;
+          end else begin
+            state_d = S_CHECK;
+          end
+        end
+      end
+      S_CHECK: begin
+        if (sge_q == nsge) begin
+          // every SGE checked: the lengths must add up to the message
+          if (sum_q != msg_len) begin
+            status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+            state_d  = S_RECORD;
+          end else begin
+            sge_d     = '0;
+            sge_off_d = '0;
+            state_d   = S_PKT;
+          end
+        end else if (cur_sge.length == 32'd0) begin
+          sge_d = sge_q + 2'd1;
+        end else if (priv_token) begin
+          // a logical address under the PD's privileged token: local access, same PD only
+          if (cur_sge.token[23:8] != pd_q[qpn_q]) begin
+            status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
+            state_d  = S_RECORD;
+          end else begin
+            sum_d = sum_q + cur_sge.length;
+            sge_d = sge_q + 2'd1;
+          end
+        end else begin
+          xl_req_o = 1'b1;
+          if (xl_gnt_i) begin
+            state_d = S_CHECK_RSP;
+          end
+        end
+      end
+      S_CHECK_RSP: begin
+        if (xl_rsp_valid_i) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
+            state_d  = S_RECORD;
+          end else begin
+            sum_d   = sum_q + cur_sge.length;
+            sge_d   = sge_q + 2'd1;
+            state_d = S_CHECK;
+          end
+        end
+      end
+      S_PKT: begin
+        pkt_valid_o = 1'b1;
+        if (pkt_ready_i) begin
+          pkt_left_d = pkt_len;
+          state_d    = (pkt_len == '0) ? S_PIECE : (inline_data ? S_INLINE : S_PIECE);
+        end
+      end
+      S_PIECE: begin
+        if (pkt_left_q == '0) begin
+          // the packet is out
+          msg_off_d = msg_off_q + 32'(pkt_len);
+          psn_d     = psn_q + 24'd1;
+          state_d   = pkt_last ? S_RECORD : S_PKT;
+        end else if (sge_off_q == cur_sge.length) begin
+          sge_d     = sge_q + 2'd1;
+          sge_off_d = '0;
+        end else begin
+          piece_d      = piece_len;
+          piece_left_d = piece_len;
+          first_beat_d = 1'b1;
+          if (priv_token) begin
+            phys_d  = piece_va;
+            state_d = S_AR;
+          end else begin
+            state_d = S_XL;
+          end
+        end
+      end
+      S_XL: begin
+        xl_req_o = 1'b1;
+        if (xl_gnt_i) begin
+          state_d = S_XL_RSP;
+        end
+      end
+      S_XL_RSP: begin
+        if (xl_rsp_valid_i) begin
+          phys_d  = {xl_pfn_i, xl_page_off_i};
+          state_d = S_AR;
+        end
+      end
+      S_AR: begin
+        ar_valid_o = 1'b1;
+        if (ar_ready_i) begin
+          state_d = S_DATA;
+        end
+      end
+      S_DATA: begin
+        r_ready_o  = pl_ready_i;
+        if (r_valid_i && pl_ready_i) begin
+          first_beat_d = 1'b0;
+          piece_left_d = piece_left_q - 13'(chunk_n);
+          if (r_last_i) begin
+            pkt_left_d = pkt_left_q - piece_q;
+            sge_off_d  = sge_off_q + 32'(piece_q);
+            state_d    = S_PIECE;
+          end
+        end
+      end
+      S_INLINE: begin
+        if (pl_ready_i) begin
+          pkt_left_d = pkt_left_q - 13'(pl_nbytes_o);
+          if (pkt_left_q <= 13'(W8)) begin
+            state_d = S_PIECE;
+          end
+        end
+      end
+      S_RECORD: begin
+        intake_append = 1'b1;
+        state_d       = S_IDLE;
+      end
+      default: begin
+        state_d = S_IDLE;
+      end
+    endcase
+  end
+
+  // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
+  // which nic_roce_tx computes from it).
+  always_comb begin
+    pl_valid_o  = 1'b0;
+    pl_data_o   = chunk_data;
+    pl_nbytes_o = chunk_n;
+    if (state_q == S_DATA) begin
+      pl_valid_o = r_valid_i;
+    end else if (state_q == S_INLINE) begin
+      pl_valid_o  = 1'b1;
+      pl_data_o   = inl_shifted[DataWidth-1:0];
+      pl_nbytes_o = (pkt_left_q >= 13'(W8)) ? NB'(W8) : NB'(pkt_left_q);
+    end
+  end
+
+  // the entry S_RECORD appends: a WQE that went out waits for its ACK (pend)
+  logic       rec_pend;
+  logic [15:0] rec_type;
+  assign rec_pend = status_q == nic_pkg::STATUS_SUCCESS;
+  assign rec_type = is_write ? nic_pkg::NDK_OP_TYPE_WRITE : nic_pkg::NDK_OP_TYPE_SEND;
+
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      busy_intake[q] = state_q != S_IDLE && 32'(qpn_q) == q;
+    end
+  end
+
+  // ---- completer --------------------------------------------------------------------------------
+  typedef enum logic [1:0] {
+    C_IDLE,   // pick a QP with work
+    C_READ,   // its oldest entry is being read
+    C_DECIDE, // decide and, if it completes, offer the CQE
+    C_CPL     // CQE offered
+  } cstate_e;
+
+  cstate_e        cstate_q, cstate_d;
+  logic [QW-1:0]  cq_q, cq_d;                 // the QP being completed
+  nic_pkg::cqe_t  cqe_q, cqe_d;
+  logic           pick_found;
+  logic [QW-1:0]  pick_q;
+  logic           c_pop;                      // the head entry is done this cycle
+  logic           c_nak_used;                 // ... by its NAK
+  logic           c_no_work;                  // nothing completable: clear work
+
+  always_comb begin
+    pick_found = 1'b0;
+    pick_q     = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (!pick_found && work_q[q]) begin
+        pick_found = 1'b1;
+        pick_q     = QW'(q);
+      end
+    end
+  end
+
+  // the head entry, as read
+  logic [15:0] e_idx;
+  logic [23:0] e_psn;
+  logic [15:0] e_type;
+  logic        e_silent, e_pend;
+  logic [31:0] e_status;
+  assign {e_idx, e_psn, e_type, e_silent, e_pend, e_status} = ent_rdata;
+
+  logic [31:0] c_status;
+  logic        c_done;
+  logic [OW:0] c_count;
+  always_comb begin
+    c_count  = count_q[(OW+1)*cq_q +: OW+1];
+    c_done   = 1'b0;
+    c_status = nic_pkg::STATUS_SUCCESS;
+    c_nak_used = 1'b0;
+    if (!e_pend) begin
+      c_done   = 1'b1;
+      c_status = e_status;
+    end else if (acked_v_q[cq_q] && psn_le(e_psn, acked_psn_q[24*cq_q +: 24])) begin
+      c_done   = 1'b1;
+    end else if (nak_v_q[cq_q] && psn_le(nak_psn_q[24*cq_q +: 24], e_psn)) begin
+      c_done     = 1'b1;
+      c_status   = nak_status_q[32*cq_q +: 32];
+      c_nak_used = 1'b1;
+    end else if (qp_state_i[2*cq_q +: 2] == nic_pkg::QP_STATE_ERROR) begin
+      c_done   = 1'b1;
+      c_status = nic_pkg::STATUS_CANCELLED;
+    end
+  end
+
+  always_comb begin
+    cstate_d  = cstate_q;
+    cq_d      = cq_q;
+    cqe_d     = cqe_q;
+    c_pop     = 1'b0;
+    c_no_work = 1'b0;
+    ent_re    = 1'b0;
+    ent_raddr = {cq_q, head_q[OW*cq_q +: OW]};
+    unique case (cstate_q)
+      C_IDLE: begin
+        if (pick_found) begin
+          cq_d      = pick_q;
+          ent_re    = 1'b1;
+          ent_raddr = {pick_q, head_q[OW*pick_q +: OW]};
+          cstate_d  = C_READ;
+        end
+      end
+      C_READ: begin
+        cstate_d = C_DECIDE;     // the RAM answers now
+      end
+      C_DECIDE: begin
+        if (c_count == '0 || !c_done) begin
+          c_no_work = 1'b1;
+          cstate_d  = C_IDLE;
+        end else begin
+          cqe_d           = '0;
+          cqe_d.status    = c_status;
+          cqe_d.wqe_index = e_idx;
+          cqe_d.qpn       = 16'(cq_q);
+          cqe_d.op_type   = e_type;
+          if (c_status == nic_pkg::STATUS_SUCCESS && e_silent) begin
+            c_pop    = 1'b1;                 // silent success: the slot frees without a CQE
+            cstate_d = C_IDLE;
+          end else begin
+            cstate_d = C_CPL;
+          end
+        end
+      end
+      C_CPL: begin
+        if (cpl_ready_i) begin
+          c_pop    = 1'b1;
+          cstate_d = C_IDLE;
+        end
+      end
+      default: begin
+        cstate_d = C_IDLE;
+      end
+    endcase
+  end
+
+  assign cpl_valid_o = cstate_q == C_CPL;
+  assign cpl_cqn_o   = sq_cqn_q[cq_q];
+  assign cpl_cqe_o   = cqe_q;
+
+  // A NAKed WQE, or one that failed its checks, moves the QP to ERROR when it completes.
+  logic c_err_pop;
+  assign c_err_pop    = c_pop && cqe_q.status != nic_pkg::STATUS_SUCCESS
+                        && cqe_q.status != nic_pkg::STATUS_CANCELLED;
+  assign qp_err_o     = c_err_pop;
+  assign qp_err_qpn_o = 8'(cq_q);
+
+  // ---- per-QP bookkeeping ---------------------------------------------------------------------
+  logic [2:0] ack_kind;
+  assign ack_kind = ack_syndrome_i[7:5];
+
+  always_comb begin
+    next_psn_d   = next_psn_q;
+    acked_psn_d  = acked_psn_q;
+    acked_v_d    = acked_v_q;
+    nak_v_d      = nak_v_q;
+    nak_psn_d    = nak_psn_q;
+    nak_status_d = nak_status_q;
+    head_d       = head_q;
+    count_d      = count_q;
+    work_d       = work_q;
+    ent_we       = 1'b0;
+    ent_waddr    = {qpn_q, in_head + OW'(in_count)};
+    ent_wdata    = {idx_q, psn_q - 24'd1, rec_type,
+                    (wflags & nic_pkg::FLAG_SILENT_SUCCESS) != 16'd0, rec_pend, status_q};
+
+    // a finished WQE: its PSNs are used up, its entry appended
+    if (intake_append) begin
+      ent_we = 1'b1;
+      count_d[(OW+1)*qpn_q +: OW+1] = in_count + (OW+1)'(1);
+      next_psn_d[24*qpn_q +: 24]    = psn_q;
+      if (!rec_pend) begin
+        work_d[qpn_q] = 1'b1;
+      end
+    end
+    // the completer
+    if (c_pop) begin
+      head_d[OW*cq_q +: OW]          = head_q[OW*cq_q +: OW] + OW'(1);
+      count_d[(OW+1)*cq_q +: OW+1]   = count_d[(OW+1)*cq_q +: OW+1] - (OW+1)'(1);
+      if (c_nak_used) begin
+        nak_v_d[cq_q] = 1'b0;
+      end
+    end
+    if (c_no_work) begin
+      work_d[cq_q] = 1'b0;
+    end
+    // a QP in ERROR with entries has work (they complete CANCELLED)
+    for (int q = 0; q < NumQps; q++) begin
+      if (qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR && count_q[(OW+1)*q +: OW+1] != '0
+          && !(c_no_work && 32'(cq_q) == q)) begin
+        work_d[q] = 1'b1;
+      end
+    end
+    // acknowledgements: ACK = everything up to the PSN; NAK = up to the one before, that one
+    // failed; RNR NAK = the same (no retries yet)
+    if (ack_valid_i && 32'(ack_qpn_i) < NumQps) begin
+      if (ack_kind == 3'b000) begin
+        acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i;
+        acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
+      end else begin
+        acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i - 24'd1;
+        acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
+        nak_v_d[ack_qpn_i[QW-1:0]]              = 1'b1;
+        nak_psn_d[24*ack_qpn_i[QW-1:0] +: 24]   = ack_psn_i;
+        nak_status_d[32*ack_qpn_i[QW-1:0] +: 32] =
+            (ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT
+          : (ack_syndrome_i == nic_roce_pkg::AETH_NAK_REMOTE_ACCESS) ? nic_pkg::STATUS_ACCESS_VIOLATION
+          : nic_pkg::STATUS_REMOTE_ERROR;
+      end
+      work_d[ack_qpn_i[QW-1:0]] = 1'b1;
+    end
+    // QP_CONNECT starts the PSNs; QP_CREATE / QP_DESTROY forget everything
+    if (cmd_connect) begin
+      next_psn_d[24*cmd_qpn +: 24] = cmd_args_i[151:128];
+      acked_v_d[cmd_qpn]           = 1'b0;
+      nak_v_d[cmd_qpn]             = 1'b0;
+    end
+    if (cmd_reset) begin
+      head_d[OW*cmd_qpn +: OW]        = '0;
+      count_d[(OW+1)*cmd_qpn +: OW+1] = '0;
+      acked_v_d[cmd_qpn]              = 1'b0;
+      nak_v_d[cmd_qpn]                = 1'b0;
+      work_d[cmd_qpn]                 = 1'b0;
+    end
+  end
+
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      busy_o[q] = busy_intake[q] || count_q[(OW+1)*q +: OW+1] != '0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q      <= S_IDLE;
+      cstate_q     <= C_IDLE;
+      next_psn_q   <= '0;
+      acked_psn_q  <= '0;
+      acked_v_q    <= '0;
+      nak_v_q      <= '0;
+      nak_psn_q    <= '0;
+      nak_status_q <= '0;
+      head_q       <= '0;
+      count_q      <= '0;
+      work_q       <= '0;
+      qpn_q        <= '0;
+      cq_q         <= '0;
+    end else begin
+      state_q      <= state_d;
+      cstate_q     <= cstate_d;
+      next_psn_q   <= next_psn_d;
+      acked_psn_q  <= acked_psn_d;
+      acked_v_q    <= acked_v_d;
+      nak_v_q      <= nak_v_d;
+      nak_psn_q    <= nak_psn_d;
+      nak_status_q <= nak_status_d;
+      head_q       <= head_d;
+      count_q      <= count_d;
+      work_q       <= work_d;
+      qpn_q        <= qpn_d;
+      cq_q         <= cq_d;
+    end
+  end
+
+  // Working registers of the WQE in hand: loaded before use.
+  always_ff @(posedge clk_i) begin
+    wqe_q        <= wqe_d;
+    idx_q        <= idx_d;
+    status_q     <= status_d;
+    sge_q        <= sge_d;
+    sum_q        <= sum_d;
+    msg_off_q    <= msg_off_d;
+    pkt_left_q   <= pkt_left_d;
+    psn_q        <= psn_d;
+    sge_off_q    <= sge_off_d;
+    phys_q       <= phys_d;
+    piece_q      <= piece_d;
+    piece_left_q <= piece_left_d;
+    first_beat_q <= first_beat_d;
+    cqe_q        <= cqe_d;
+  end
+
+  // A DMA error on a payload read is not reported yet (the data goes out as read).
+  logic unused_rresp;
+  assign unused_rresp = ^r_resp_i;
+  logic unused_args;
+  assign unused_args = ^{cmd_args_i[255:196], cmd_args_i[191:152], cmd_args_i[127:120],
+                         cmd_args_i[63:48], wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
+                         wr.rsvd_6, wr.length, ws.rsvd_6,
+                         wqe_qpn_i, inl_shifted[511:DataWidth]};
+
+`ifndef SYNTHESIS
+  a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    32'(in_count) <= OutDepth);
+  a_piece_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == S_AR) |-> piece_q != '0 && 32'(ar_len_o) < 256);
+  a_piece_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == S_AR) |-> 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+  a_chunk_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == S_DATA && r_valid_i) |-> chunk_n != '0);
+  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
+`endif
+
+endmodule

@@ -1,0 +1,839 @@
+`default_nettype none
+// nic_responder: the responder side of the RC transport (docs/transport.md), and the receive
+// path's dispatcher. It takes every checked packet from nic_roce_rx, one at a time:
+//   - ACKs / NAKs go to nic_requester (ack_*); their payload (none) is drained;
+//   - requests for a connected QP (RTS) are checked for their PSN and opcode sequence, then:
+//     Send: the payload goes into the next receive WQE's SGEs (the WQE is read by DMA when the
+//     message starts); Write: into the region named by the RETH (R_Key, range and remote-write
+//     right checked once per message by the MR table, then translated page by page);
+//   - anything else is drained: packets for unknown or unconnected QPs, Read requests (not built
+//     yet: answered with a NAK "invalid request").
+// After a packet's payload is in host memory: the expected PSN advances; at the end of a message
+// an ACK goes back (when the requester asked for one) and a Send's receive completes (type
+// RECEIVE, bytes, CQE flag SOLICITED when the Send carried SE) once its payload writes were
+// accepted by nic_dma_wr, so the CQE can never overtake them on the single-ID write channel.
+//
+// Errors: a PSN ahead of the expected one: NAK "PSN sequence error" (once until it is fixed);
+// behind it (a duplicate): re-ACK, drop; a Send with no receive posted: RNR NAK, drop (the
+// requester retries, or fails the Send with IO_TIMEOUT); a bad opcode sequence or a Read:
+// NAK "invalid request"; an R_Key / range / right violation: NAK "remote access error"; a Send
+// longer than its receive: NAK "invalid request" and the receive completes DATA_OVERRUN. The
+// last three move the QP to ERROR (qp_err_o). A QP in ERROR completes every posted receive
+// CANCELLED, in order, without reading it.
+//
+// Per QP: its PD, receive CQ and receive ring (latched from QP_CREATE on the command bus), the
+// RQ producer index (from RQ doorbells), expected PSN, MSN, receive-queue consumer index, the
+// peer's QPN (latched from QP_CONNECT), whether a message is in progress, and the message's placement state in a RAM
+// (the receive WQE and the offset, or the Write's address, R_Key and bytes left).
+//
+// Not built yet: SendAndInvalidate's invalidation (the token is reported, CQE flag INVALIDATED,
+// but the MR table is not written), RDMA Read responses, several placements in flight.
+module nic_responder #(
+  parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
+  parameter int NumQps    = 16    // queue pairs, <= 256
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  // commands
+  input  logic                          cmd_valid_i,
+  input  logic [7:0]                    cmd_op_i,
+  input  logic [15:0]                   cmd_index_i,
+  input  logic [255:0]                  cmd_args_i,
+  // QP states (nic_sq_engine) and RQ doorbells (nic_csr)
+  input  logic [2*NumQps-1:0]           qp_state_i,
+  input  logic                          rq_db_valid_i,
+  input  logic [7:0]                    rq_db_qpn_i,
+  input  logic [15:0]                   rq_db_pi_i,
+  output logic                          qp_err_o,
+  output logic [7:0]                    qp_err_qpn_o,
+  // packets from nic_roce_rx
+  input  logic                          pkt_valid_i,
+  input  nic_roce_pkg::rx_pkt_t         pkt_i,
+  output logic                          pkt_ready_o,
+  input  logic                          pl_valid_i,
+  input  logic [DataWidth-1:0]          pl_data_i,
+  input  logic [$clog2(DataWidth/8):0]  pl_nbytes_i,
+  input  logic                          pl_last_i,
+  output logic                          pl_ready_o,
+  // acknowledgements for nic_requester
+  output logic                          ack_valid_o,
+  output logic [7:0]                    ack_qpn_o,
+  output logic [23:0]                   ack_psn_o,
+  output logic [7:0]                    ack_syndrome_o,
+  // MR table translation port (through the arbiter)
+  output logic                          xl_req_o,
+  input  logic                          xl_gnt_i,
+  output logic [31:0]                   xl_token_o,
+  output logic [63:0]                   xl_va_o,
+  output logic [31:0]                   xl_len_o,
+  output logic [15:0]                   xl_pd_o,
+  output logic [15:0]                   xl_access_o,
+  input  logic                          xl_rsp_valid_i,
+  input  logic [31:0]                   xl_status_i,
+  input  logic [51:0]                   xl_pfn_i,
+  input  logic [11:0]                   xl_page_off_i,
+  // DMA read client (receive WQEs)
+  output logic                          ar_valid_o,
+  input  logic                          ar_ready_i,
+  output logic [63:0]                   ar_addr_o,
+  output logic [7:0]                    ar_len_o,
+  input  logic                          r_valid_i,
+  output logic                          r_ready_o,
+  input  logic [DataWidth-1:0]          r_data_i,
+  input  logic [1:0]                    r_resp_i,
+  input  logic                          r_last_i,
+  // DMA writes (nic_dma_wr port 2)
+  output logic                          wr_req_valid_o,
+  output logic [63:0]                   wr_req_addr_o,
+  output logic [7:0]                    wr_req_len_o,
+  input  logic                          wr_req_ready_i,
+  output logic                          wr_valid_o,
+  output logic [DataWidth-1:0]          wr_data_o,
+  output logic [DataWidth/8-1:0]        wr_strb_o,
+  input  logic                          wr_ready_i,
+  // ACK / NAK packets to nic_roce_tx (through the TX arbiter; never any payload)
+  output logic                          tx_valid_o,
+  output nic_roce_pkg::tx_pkt_t         tx_pkt_o,
+  input  logic                          tx_ready_i,
+  // receive completions
+  output logic                          cpl_valid_o,
+  output logic [7:0]                    cpl_cqn_o,
+  output nic_pkg::cqe_t                 cpl_cqe_o,
+  input  logic                          cpl_ready_i
+);
+
+  localparam int W8  = DataWidth / 8;
+  localparam int LW  = $clog2(W8);
+  localparam int QW  = (NumQps > 1) ? $clog2(NumQps) : 1;
+  localparam int CB  = $clog2(2 * W8) + 1;
+  localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
+  localparam int RqBeats = 64 / W8;
+  // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
+  localparam int MsgW = 512 + 32 + 64 + 32 + 32;
+
+  if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
+    $fatal(1, "nic_responder: DataWidth must be 64 or 256");
+  end
+
+  function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
+    psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
+  endfunction
+
+  function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
+    for (int i = 0; i < W8; i++) begin
+      lanes_below[i] = CB'(i) < n;
+    end
+  endfunction
+
+  // ---- per-QP state -------------------------------------------------------------------------
+  logic [NumQps*24-1:0] epsn_q, epsn_d;
+  logic [NumQps*24-1:0] msn_q, msn_d;
+  logic [NumQps*16-1:0] rq_ci_q, rq_ci_d;
+  logic [23:0]          peer_qpn_q [NumQps];
+  logic [15:0]          pd_q       [NumQps];
+  logic [7:0]           rq_cqn_q   [NumQps];
+  logic [63:0]          rq_base_q  [NumQps];
+  logic [3:0]           rq_ld_q    [NumQps];
+  logic [15:0]          rq_pi_q    [NumQps];
+  logic [NumQps-1:0]    in_msg_q, in_msg_d;        // a message is half received
+  logic [NumQps-1:0]    msg_wr_q, msg_wr_d;        // ... and it is a Write (else a Send)
+  logic [NumQps-1:0]    nak_q, nak_d;              // a PSN-sequence NAK is out
+
+  logic          cmd_in_range, cmd_connect, cmd_reset;
+  logic [QW-1:0] cmd_qpn;
+  assign cmd_in_range = 32'(cmd_index_i) < NumQps;
+  assign cmd_qpn      = QW'(cmd_index_i);
+  assign cmd_connect  = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
+  assign cmd_reset    = cmd_valid_i && cmd_in_range
+                        && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
+
+  // RAM-like: written by QP_CREATE / QP_CONNECT / RQ doorbells before any use, no reset needed
+  logic rq_db_hit;
+  assign rq_db_hit = rq_db_valid_i && 32'(rq_db_qpn_i) < NumQps
+                     && qp_state_i[2*QW'(rq_db_qpn_i) +: 2] != nic_pkg::QP_STATE_RESET;
+  always_ff @(posedge clk_i) begin
+    if (cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE) begin
+      pd_q[cmd_qpn]      <= cmd_args_i[79:64];
+      rq_cqn_q[cmd_qpn]  <= cmd_args_i[95:88];
+      rq_ld_q[cmd_qpn]   <= cmd_args_i[107:104];
+      rq_base_q[cmd_qpn] <= {cmd_args_i[191:160], cmd_args_i[159:128]};
+      rq_pi_q[cmd_qpn]   <= '0;
+    end else if (rq_db_hit) begin
+      rq_pi_q[QW'(rq_db_qpn_i)] <= rq_db_pi_i;
+    end
+    if (cmd_connect) begin
+      peer_qpn_q[cmd_qpn] <= cmd_args_i[119:96];
+    end
+  end
+
+  // message state RAM
+  logic             ms_we, ms_re;
+  logic [QW-1:0]    ms_waddr, ms_raddr;
+  logic [MsgW-1:0]  ms_wdata, ms_rdata;
+
+  nic_ram_1r1w #(
+    .Width  (MsgW),
+    .Depth  ((NumQps > 1) ? NumQps : 2),
+    .Forward(1'b1)
+  ) u_msg (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (ms_we),
+    .waddr_i(ms_waddr),
+    .wdata_i(ms_wdata),
+    .re_i   (ms_re),
+    .raddr_i(ms_raddr),
+    .rdata_o(ms_rdata)
+  );
+
+  // ---- packet FSM -------------------------------------------------------------------------------
+  typedef enum logic [4:0] {
+    R_IDLE,      // take a packet
+    R_LOAD,      // its QP's message state is being read
+    R_CHECK,     // PSN and opcode sequence
+    R_RQ_AR,     // read the receive WQE
+    R_RQ_DATA,
+    R_WR_XL,     // check the Write's RETH (whole range)
+    R_WR_XL_RSP,
+    R_PIECE,     // plan the next piece of the payload
+    R_XL,        // translate it
+    R_XL_RSP,
+    R_WREQ,      // its DMA write request
+    R_WDATA,     // its beats
+    R_DONE,      // the packet's payload is placed
+    R_ACK,       // ACK / NAK out
+    R_CPL,       // receive completion out
+    R_DRAIN,     // drop the packet's payload
+    R_FLUSH      // a QP in ERROR: cancel its posted receives
+  } state_e;
+
+  state_e                 state_q, state_d;
+  nic_roce_pkg::rx_pkt_t  pkt_q, pkt_d;
+  logic [QW-1:0]          qpn_q, qpn_d;
+  logic [511:0]           rwqe_q, rwqe_d;         // the receive WQE of the Send in progress
+  logic [31:0]            moff_q, moff_d;         // message bytes placed before this packet
+  logic [63:0]            wva_q, wva_d;           // Write: VA of the next byte
+  logic [31:0]            wkey_q, wkey_d;         // Write: R_Key
+  logic [31:0]            wleft_q, wleft_d;       // Write: bytes still expected
+  logic [12:0]            pleft_q, pleft_d;       // this packet's bytes still to place
+  logic [31:0]            poff_q, poff_d;         // message offset of the next byte to place
+  logic [63:0]            phys_q, phys_d;         // the piece's logical address
+  logic [12:0]            piece_q, piece_d;
+  logic [7:0]             beats_left_q, beats_left_d;
+  logic [7:0]             ack_syn_q, ack_syn_d;   // the ACK / NAK to send
+  logic [23:0]            ack_psn_q, ack_psn_d;
+  logic                   fatal_q, fatal_d;       // the QP goes to ERROR after the NAK
+  logic [31:0]            cpl_status_q, cpl_status_d;
+  logic                   cpl_due_q, cpl_due_d;   // a receive completes after the ACK
+  logic [1:0]             rq_beat_q, rq_beat_d;
+  logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
+  logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
+
+  // the packet in hand
+  logic [7:0]  op;
+  logic        is_send, is_write, is_first, is_last, is_ack_type, is_inv;
+  always_comb begin
+    op          = pkt_q.opcode;
+    is_send     = op <= nic_roce_pkg::OP_SEND_LAST || op == nic_roce_pkg::OP_SEND_ONLY
+                  || op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV;
+    is_write    = (op >= nic_roce_pkg::OP_WRITE_FIRST && op <= nic_roce_pkg::OP_WRITE_LAST)
+                  || op == nic_roce_pkg::OP_WRITE_ONLY;
+    is_first    = op == nic_roce_pkg::OP_SEND_FIRST || op == nic_roce_pkg::OP_SEND_ONLY
+                  || op == nic_roce_pkg::OP_SEND_ONLY_INV || op == nic_roce_pkg::OP_WRITE_FIRST
+                  || op == nic_roce_pkg::OP_WRITE_ONLY;
+    is_last     = op == nic_roce_pkg::OP_SEND_LAST || op == nic_roce_pkg::OP_SEND_ONLY
+                  || op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV
+                  || op == nic_roce_pkg::OP_WRITE_LAST || op == nic_roce_pkg::OP_WRITE_ONLY;
+    is_inv      = op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV;
+    is_ack_type = op >= nic_roce_pkg::OP_READ_RESP_FIRST && op <= nic_roce_pkg::OP_ACK;
+  end
+
+  // the QP in hand
+  logic [23:0]   q_epsn;
+  logic [15:0]   q_ci, q_pi;
+  logic [3:0]    q_rq_ld;
+  logic [63:0]   q_rq_base;
+  logic [15:0]   q_pd;
+  logic [1:0]    q_state;
+  assign q_epsn    = epsn_q[24*qpn_q +: 24];
+  assign q_ci      = rq_ci_q[16*qpn_q +: 16];
+  assign q_pi      = rq_pi_q[qpn_q];
+  assign q_rq_ld   = rq_ld_q[qpn_q];
+  assign q_rq_base = rq_base_q[qpn_q];
+  assign q_pd      = pd_q[qpn_q];
+  assign q_state   = qp_state_i[2*qpn_q +: 2];
+
+  // the receive ring slot of the consumer index
+  logic [16:0] rq_mask;
+  logic [15:0] rq_slot;
+  assign rq_mask = (17'd1 << q_rq_ld) - 17'd1;
+  assign rq_slot = q_ci & rq_mask[15:0];
+
+  // the receive WQE
+  nic_pkg::wqe_recv_t rw;
+  nic_pkg::sge_t      rsge;         // the SGE holding message offset poff
+  logic [31:0]        rsge_start;   // its first byte's message offset
+  always_comb begin
+    rw         = rwqe_q;
+    rsge       = rw.sge0;
+    rsge_start = 32'd0;
+    if (rw.nsge >= 8'd2 && poff_q >= rw.sge0.length) begin
+      rsge       = rw.sge1;
+      rsge_start = rw.sge0.length;
+      if (rw.nsge >= 8'd3 && poff_q >= rw.sge0.length + rw.sge1.length) begin
+        rsge       = rw.sge2;
+        rsge_start = rw.sge0.length + rw.sge1.length;
+      end
+    end
+  end
+
+  // the next piece: inside the SGE (Send), the packet, a page and a burst
+  logic [63:0] piece_va;
+  logic [31:0] piece_token;
+  logic [12:0] piece_len;
+  logic        piece_priv;
+  always_comb begin
+    if (msg_wr_q[qpn_q]) begin
+      piece_va    = wva_q;
+      piece_token = wkey_q;
+      piece_len   = pleft_q;
+    end else begin
+      piece_va    = rsge.address + 64'(32'(poff_q - rsge_start));
+      piece_token = rsge.token;
+      piece_len   = pleft_q;
+      if (rsge.length - (poff_q - rsge_start) < 32'(piece_len)) begin
+        piece_len = 13'(rsge.length - (poff_q - rsge_start));
+      end
+    end
+    if (13'd4096 - {1'b0, piece_va[11:0]} < piece_len) begin
+      piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
+    end
+    if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
+      piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+    end
+    piece_priv = piece_token[31:24] == 8'hFF && !msg_wr_q[qpn_q];
+  end
+
+  // ---- the placer: payload bytes -> beats aligned to the host address, with strobes ----------
+  logic [DataWidth-1:0]   rd_word;                 // the payload word in hand (pl_data_i)
+  logic [LW:0]            rd_off_q, rd_off_d;      // its bytes already used
+  logic [2*DataWidth-1:0] acc_q, acc_d;
+  logic [2*W8-1:0]        sacc_q, sacc_d;          // the strobes of acc
+  logic [CB-1:0]          cnt_q, cnt_d;            // lanes filled in acc (leading gap included)
+  logic [12:0]            take_left_q, take_left_d;// bytes of the piece still to take
+  logic [LW:0]            ch_n;                    // bytes taken this cycle
+  logic                   ch_take, beat_out, last_beat;
+
+  assign rd_word = pl_data_i;
+
+  // this cycle's chunk: the unused bytes of the word in hand, at most what the piece still takes,
+  // shifted to lane 0 and cut to ch_n bytes (stray bytes would corrupt the lanes after them)
+  logic [DataWidth-1:0] chunk_bytes;
+  always_comb begin
+    chunk_bytes = rd_word >> (8 * 32'(rd_off_q));
+    for (int i = 0; i < W8; i++) begin
+      if ((LW+1)'(i) >= ch_n) begin
+        chunk_bytes[8*i +: 8] = 8'd0;
+      end
+    end
+  end
+
+  always_comb begin
+    ch_n = pl_nbytes_i - rd_off_q;
+    if (13'(ch_n) > take_left_q) begin
+      ch_n = (LW+1)'(take_left_q);
+    end
+    // a beat goes out when W8 lanes are filled, or the piece is all taken and lanes remain
+    last_beat = beats_left_q == 8'd1;
+    beat_out  = state_q == R_WDATA
+                && (cnt_q >= CB'(W8) || (take_left_q == '0 && cnt_q != '0 && last_beat));
+    ch_take   = state_q == R_WDATA && take_left_q != '0 && pl_valid_i
+                && (cnt_q - ((beat_out && wr_ready_i) ? CB'(W8) : '0)) <= CB'(W8);
+  end
+
+  assign wr_valid_o = beat_out;
+  assign wr_data_o  = acc_q[DataWidth-1:0];
+  assign wr_strb_o  = sacc_q[W8-1:0];
+
+  // ---- ACK / NAK packet and the completion ----------------------------------------------------
+  always_comb begin
+    tx_pkt_o           = '0;
+    tx_pkt_o.dst_mac   = pkt_q.src_mac;
+    tx_pkt_o.dst_ip    = pkt_q.src_ip;
+    tx_pkt_o.opcode    = nic_roce_pkg::OP_ACK;
+    tx_pkt_o.dqpn      = peer_qpn_q[qpn_q];
+    tx_pkt_o.sqpn      = 24'(qpn_q);
+    tx_pkt_o.psn       = ack_psn_q;
+    tx_pkt_o.aeth.syndrome = ack_syn_q;
+    tx_pkt_o.aeth.msn  = msn_q[24*qpn_q +: 24];
+    tx_pkt_o.pay_len   = '0;
+  end
+
+  nic_pkg::cqe_t cqe;
+  always_comb begin
+    cqe                   = '0;
+    cqe.status            = cpl_status_q;
+    cqe.bytes_transferred = (cpl_status_q == nic_pkg::STATUS_SUCCESS) ? moff_q : 32'd0;
+    cqe.wqe_index         = (state_q == R_FLUSH) ? rq_ci_q[16*flush_q +: 16] : q_ci;
+    cqe.qpn               = (state_q == R_FLUSH) ? 16'(flush_q) : 16'(qpn_q);
+    cqe.op_type           = nic_pkg::NDK_OP_TYPE_RECEIVE;
+    cqe.flags             = nic_pkg::CQE_FLAG_RECV_QUEUE;
+    if (state_q != R_FLUSH && cpl_status_q == nic_pkg::STATUS_SUCCESS) begin
+      if (pkt_q.se) begin
+        cqe.flags = cqe.flags | nic_pkg::CQE_FLAG_SOLICITED;
+      end
+      if (is_inv) begin
+        cqe.op_type       = nic_pkg::NDK_OP_TYPE_RECEIVE_AND_INVALIDATE;
+        cqe.flags         = cqe.flags | nic_pkg::CQE_FLAG_INVALIDATED;
+        cqe.type_specific = pkt_q.ieth_rkey;
+      end
+    end
+  end
+
+  assign cpl_valid_o = state_q == R_CPL || state_q == R_FLUSH;
+  assign cpl_cqn_o   = rq_cqn_q[(state_q == R_FLUSH) ? flush_q : qpn_q];
+  assign cpl_cqe_o   = cqe;
+
+  // a QP in ERROR with posted receives
+  logic          fl_found;
+  logic [QW-1:0] fl_qpn;
+  always_comb begin
+    fl_found = 1'b0;
+    fl_qpn   = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (!fl_found && qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR
+          && rq_ci_q[16*q +: 16] != rq_pi_q[q]) begin
+        fl_found = 1'b1;
+        fl_qpn   = QW'(q);
+      end
+    end
+  end
+
+  // ---- next state ---------------------------------------------------------------------------
+  always_comb begin
+    state_d      = state_q;
+    pkt_d        = pkt_q;
+    qpn_d        = qpn_q;
+    rwqe_d       = rwqe_q;
+    moff_d       = moff_q;
+    wva_d        = wva_q;
+    wkey_d       = wkey_q;
+    wleft_d      = wleft_q;
+    pleft_d      = pleft_q;
+    poff_d       = poff_q;
+    phys_d       = phys_q;
+    piece_d      = piece_q;
+    beats_left_d = beats_left_q;
+    ack_syn_d    = ack_syn_q;
+    ack_psn_d    = ack_psn_q;
+    fatal_d      = fatal_q;
+    cpl_status_d = cpl_status_q;
+    cpl_due_d    = cpl_due_q;
+    rq_beat_d    = rq_beat_q;
+    flush_d      = flush_q;
+    pl_done_d    = pl_done_q;
+    epsn_d       = epsn_q;
+    msn_d        = msn_q;
+    rq_ci_d      = rq_ci_q;
+    in_msg_d     = in_msg_q;
+    msg_wr_d     = msg_wr_q;
+    nak_d        = nak_q;
+    rd_off_d     = rd_off_q;
+    acc_d        = acc_q;
+    sacc_d       = sacc_q;
+    cnt_d        = cnt_q;
+    take_left_d  = take_left_q;
+
+    pkt_ready_o    = 1'b0;
+    pl_ready_o     = 1'b0;
+    ack_valid_o    = 1'b0;
+    ack_qpn_o      = 8'(pkt_q.dqpn);
+    ack_psn_o      = pkt_q.psn;
+    ack_syndrome_o = pkt_q.aeth.syndrome;
+    xl_req_o       = 1'b0;
+    xl_token_o     = (state_q == R_WR_XL) ? pkt_q.reth.rkey : piece_token;
+    xl_va_o        = (state_q == R_WR_XL) ? pkt_q.reth.va : piece_va;
+    xl_len_o       = (state_q == R_WR_XL) ? pkt_q.reth.dma_len : 32'(piece_q);
+    xl_pd_o        = q_pd;
+    xl_access_o    = msg_wr_q[qpn_q] || state_q == R_WR_XL ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
+                                                             : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
+    ar_valid_o     = 1'b0;
+    ar_addr_o      = q_rq_base + (64'(rq_slot) << 6);
+    ar_len_o       = 8'(RqBeats - 1);
+    r_ready_o      = 1'b0;
+    wr_req_valid_o = 1'b0;
+    wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
+    wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
+    tx_valid_o     = 1'b0;
+    ms_re          = 1'b0;
+    ms_raddr       = qpn_q;
+    ms_we          = 1'b0;
+    ms_waddr       = qpn_q;
+    ms_wdata       = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
+    qp_err_o       = 1'b0;
+    qp_err_qpn_o   = 8'(qpn_q);
+
+    unique case (state_q)
+      R_IDLE: begin
+        if (fl_found) begin
+          flush_d = fl_qpn;
+          state_d = R_FLUSH;
+        end else if (pkt_valid_i) begin
+          pkt_ready_o = 1'b1;
+          pkt_d       = pkt_i;
+          pl_done_d   = 1'b0;
+          qpn_d       = QW'(pkt_i.dqpn);
+          ms_re       = 1'b1;
+          ms_raddr    = QW'(pkt_i.dqpn);
+          state_d     = R_LOAD;
+        end
+      end
+      R_LOAD: begin
+        // the message state arrives; restore the in-progress placement
+        {rwqe_d, moff_d, wva_d, wkey_d, wleft_d} = ms_rdata;
+        ack_psn_d = pkt_q.psn;
+        state_d   = R_CHECK;
+      end
+      R_CHECK: begin
+        poff_d  = moff_q;
+        pleft_d = pkt_q.pay_len;
+        if (is_ack_type) begin
+          // ACK / NAK / read response: the requester's (read responses: not built yet)
+          ack_valid_o = op == nic_roce_pkg::OP_ACK;
+          state_d     = R_DRAIN;
+        end else if (32'(pkt_q.dqpn) >= NumQps || q_state != nic_pkg::QP_STATE_RTS) begin
+          state_d = R_DRAIN;
+        end else if (pkt_q.psn != q_epsn) begin
+          if (psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
+            // a duplicate: acknowledge what we have, drop it
+            ack_syn_d = nic_roce_pkg::AETH_ACK;
+            ack_psn_d = q_epsn - 24'd1;
+            fatal_d   = 1'b0;
+            cpl_due_d = 1'b0;
+            state_d   = pkt_q.ackreq ? R_ACK : R_DRAIN;
+          end else begin
+            // ahead of the expected PSN: a packet was lost; NAK once
+            ack_syn_d = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+            ack_psn_d = q_epsn;
+            fatal_d   = 1'b0;
+            cpl_due_d = 1'b0;
+            state_d   = nak_q[qpn_q] ? R_DRAIN : R_ACK;
+            nak_d[qpn_q] = 1'b1;
+          end
+        end else if (!(is_send || is_write) || is_first == in_msg_q[qpn_q]
+                     || (!is_first && msg_wr_q[qpn_q] != is_write)) begin
+          // a Read (not built), or FIRST/ONLY inside a message, MIDDLE/LAST outside one
+          ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
+          fatal_d   = 1'b1;
+          cpl_due_d = 1'b0;
+          state_d   = R_ACK;
+        end else begin
+          nak_d[qpn_q] = 1'b0;
+          if (is_first) begin
+            msg_wr_d[qpn_q] = is_write;
+            poff_d          = '0;
+            moff_d          = '0;
+          end
+          if (is_send && is_first) begin
+            if (q_ci == q_pi) begin
+              // no receive posted: RNR NAK, the requester retries
+              ack_syn_d = nic_roce_pkg::AETH_RNR_NAK;
+              fatal_d   = 1'b0;
+              cpl_due_d = 1'b0;
+              state_d   = R_ACK;
+            end else begin
+              rq_beat_d = '0;
+              state_d   = R_RQ_AR;
+            end
+          end else if (is_write && is_first) begin
+            wva_d   = pkt_q.reth.va;
+            wkey_d  = pkt_q.reth.rkey;
+            wleft_d = pkt_q.reth.dma_len;
+            state_d = (pkt_q.reth.dma_len == 32'd0) ? R_PIECE : R_WR_XL;
+          end else begin
+            state_d = R_PIECE;
+          end
+        end
+      end
+      R_RQ_AR: begin
+        ar_valid_o = 1'b1;
+        if (ar_ready_i) begin
+          state_d = R_RQ_DATA;
+        end
+      end
+      R_RQ_DATA: begin
+        r_ready_o = 1'b1;
+        if (r_valid_i) begin
+          rwqe_d[DataWidth*32'(rq_beat_q) +: DataWidth] = r_data_i;
+          rq_beat_d = rq_beat_q + 2'd1;
+          if (r_last_i) begin
+            state_d = R_PIECE;
+          end
+        end
+      end
+      R_WR_XL: begin
+        xl_req_o = 1'b1;
+        if (xl_gnt_i) begin
+          state_d = R_WR_XL_RSP;
+        end
+      end
+      R_WR_XL_RSP: begin
+        if (xl_rsp_valid_i) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            ack_syn_d = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
+            fatal_d   = 1'b1;
+            cpl_due_d = 1'b0;
+            state_d   = R_ACK;
+          end else begin
+            state_d = R_PIECE;
+          end
+        end
+      end
+      R_PIECE: begin
+        if (!msg_wr_q[qpn_q] && rw.opcode != nic_pkg::WQE_OP_RECV) begin
+          // not a receive WQE where one should be: the ring is corrupt
+          ack_syn_d    = nic_roce_pkg::AETH_NAK_REMOTE_OP;
+          fatal_d      = 1'b1;
+          cpl_due_d    = 1'b1;
+          cpl_status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+          state_d      = R_ACK;
+        end else if ((!msg_wr_q[qpn_q] && poff_q + 32'(pleft_q) > rw.length)
+                     || (msg_wr_q[qpn_q] && 32'(pleft_q) > wleft_q)) begin
+          // the message is longer than the receive (Send) or than its RETH said (Write)
+          ack_syn_d    = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
+          fatal_d      = 1'b1;
+          cpl_due_d    = !msg_wr_q[qpn_q];
+          cpl_status_d = nic_pkg::STATUS_DATA_OVERRUN;
+          state_d      = R_ACK;
+        end else if (pleft_q == '0) begin
+          state_d = R_DONE;
+        end else begin
+          piece_d = piece_len;
+          if (piece_priv) begin
+            if (piece_token[23:8] != q_pd) begin
+              ack_syn_d    = nic_roce_pkg::AETH_NAK_REMOTE_OP;
+              fatal_d      = 1'b1;
+              cpl_due_d    = 1'b1;
+              cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
+              state_d      = R_ACK;
+            end else begin
+              phys_d  = piece_va;
+              state_d = R_WREQ;
+            end
+          end else begin
+            state_d = R_XL;
+          end
+        end
+      end
+      R_XL: begin
+        xl_req_o = 1'b1;
+        if (xl_gnt_i) begin
+          state_d = R_XL_RSP;
+        end
+      end
+      R_XL_RSP: begin
+        if (xl_rsp_valid_i) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            // a receive SGE the QP may not write, or a Write region gone since its check
+            ack_syn_d    = msg_wr_q[qpn_q] ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
+                                           : nic_roce_pkg::AETH_NAK_REMOTE_OP;
+            fatal_d      = 1'b1;
+            cpl_due_d    = !msg_wr_q[qpn_q];
+            cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
+            state_d      = R_ACK;
+          end else begin
+            phys_d  = {xl_pfn_i, xl_page_off_i};
+            state_d = R_WREQ;
+          end
+        end
+      end
+      R_WREQ: begin
+        wr_req_valid_o = 1'b1;
+        if (wr_req_ready_i) begin
+          beats_left_d = wr_req_len_o + 8'd1;
+          take_left_d  = piece_q;
+          cnt_d        = CB'(phys_q[LW-1:0]);        // leading lanes: not written
+          acc_d        = '0;
+          sacc_d       = '0;
+          state_d      = R_WDATA;
+        end
+      end
+      R_WDATA: begin
+        // beats out
+        if (beat_out && wr_ready_i) begin
+          acc_d        = acc_q >> DataWidth;
+          sacc_d       = sacc_q >> W8;
+          cnt_d        = (cnt_q >= CB'(W8)) ? cnt_q - CB'(W8) : '0;
+          beats_left_d = beats_left_q - 8'd1;
+        end
+        // payload bytes in
+        if (ch_take) begin
+          acc_d  = acc_d | ((2*DataWidth)'(chunk_bytes) << (8 * cnt_d));
+          sacc_d = sacc_d | ((2*W8)'(lanes_below(CB'(ch_n))) << cnt_d);
+          cnt_d  = cnt_d + CB'(ch_n);
+          take_left_d = take_left_q - 13'(ch_n);
+          if (rd_off_q + ch_n == pl_nbytes_i) begin
+            pl_ready_o = 1'b1;
+            rd_off_d   = '0;
+          end else begin
+            rd_off_d = rd_off_q + ch_n;
+          end
+        end
+        if (beat_out && wr_ready_i && last_beat) begin
+          pleft_d = pleft_q - piece_q;
+          poff_d  = poff_q + 32'(piece_q);
+          wva_d   = wva_q + 64'(piece_q);
+          wleft_d = wleft_q - 32'(piece_q);
+          state_d = R_PIECE;
+        end
+      end
+      R_DONE: begin
+        // the packet is placed
+        epsn_d[24*qpn_q +: 24] = q_epsn + 24'd1;
+        moff_d    = poff_q;
+        ack_syn_d = nic_roce_pkg::AETH_ACK;
+        fatal_d   = 1'b0;
+        cpl_status_d = nic_pkg::STATUS_SUCCESS;
+        cpl_due_d = is_send && is_last;
+        if (is_last) begin
+          in_msg_d[qpn_q]       = 1'b0;
+          msn_d[24*qpn_q +: 24] = msn_q[24*qpn_q +: 24] + 24'd1;
+          state_d = pkt_q.ackreq ? R_ACK : (is_send ? R_CPL : R_DRAIN);
+        end else begin
+          in_msg_d[qpn_q] = 1'b1;
+          ms_we           = 1'b1;
+          ms_wdata        = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
+          state_d         = pkt_q.ackreq ? R_ACK : R_DRAIN;
+        end
+      end
+      R_ACK: begin
+        tx_valid_o = 1'b1;
+        if (tx_ready_i) begin
+          if (fatal_q) begin
+            qp_err_o        = 1'b1;
+            in_msg_d[qpn_q] = 1'b0;
+          end
+          state_d = cpl_due_q ? R_CPL : R_DRAIN;
+        end
+      end
+      R_CPL: begin
+        if (cpl_ready_i) begin
+          rq_ci_d[16*qpn_q +: 16] = q_ci + 16'd1;
+          state_d = R_DRAIN;
+        end
+      end
+      R_DRAIN: begin
+        // every packet ends here: the payload words not placed (all of a dropped packet, the
+        // rest of one that failed midway) are taken and dropped, up to the last one
+        rd_off_d = '0;
+        if (pkt_q.pay_len == '0 || pl_done_q) begin
+          state_d = R_IDLE;
+        end else begin
+          pl_ready_o = 1'b1;
+          if (pl_valid_i && pl_last_i) begin
+            state_d = R_IDLE;
+          end
+        end
+      end
+      R_FLUSH: begin
+        if (cpl_ready_i) begin
+          rq_ci_d[16*flush_q +: 16] = rq_ci_q[16*flush_q +: 16] + 16'd1;
+          state_d = R_IDLE;
+        end
+      end
+      default: begin
+        state_d = R_IDLE;
+      end
+    endcase
+
+    if (pl_valid_i && pl_ready_o && pl_last_i) begin
+      pl_done_d = 1'b1;
+    end
+
+    // QP_CONNECT starts the expected PSN; QP_CREATE / QP_DESTROY forget the QP
+    if (cmd_connect) begin
+      epsn_d[24*cmd_qpn +: 24] = cmd_args_i[183:160];
+      msn_d[24*cmd_qpn +: 24]  = '0;
+      in_msg_d[cmd_qpn]        = 1'b0;
+      nak_d[cmd_qpn]           = 1'b0;
+    end
+    if (cmd_reset) begin
+      rq_ci_d[16*cmd_qpn +: 16] = '0;
+      in_msg_d[cmd_qpn]         = 1'b0;
+      nak_d[cmd_qpn]            = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q  <= R_IDLE;
+      epsn_q   <= '0;
+      msn_q    <= '0;
+      rq_ci_q  <= '0;
+      in_msg_q <= '0;
+      msg_wr_q <= '0;
+      nak_q    <= '0;
+      rd_off_q <= '0;
+      cnt_q    <= '0;
+      qpn_q    <= '0;
+      flush_q  <= '0;
+      pl_done_q <= 1'b0;
+      fatal_q  <= 1'b0;
+      cpl_due_q <= 1'b0;
+    end else begin
+      state_q  <= state_d;
+      epsn_q   <= epsn_d;
+      msn_q    <= msn_d;
+      rq_ci_q  <= rq_ci_d;
+      in_msg_q <= in_msg_d;
+      msg_wr_q <= msg_wr_d;
+      nak_q    <= nak_d;
+      rd_off_q <= rd_off_d;
+      cnt_q    <= cnt_d;
+      qpn_q    <= qpn_d;
+      flush_q  <= flush_d;
+      pl_done_q <= pl_done_d;
+      fatal_q  <= fatal_d;
+      cpl_due_q <= cpl_due_d;
+    end
+  end
+
+  // Working registers of the packet in hand: loaded before use.
+  always_ff @(posedge clk_i) begin
+    pkt_q        <= pkt_d;
+    rwqe_q       <= rwqe_d;
+    moff_q       <= moff_d;
+    wva_q        <= wva_d;
+    wkey_q       <= wkey_d;
+    wleft_q      <= wleft_d;
+    pleft_q      <= pleft_d;
+    poff_q       <= poff_d;
+    phys_q       <= phys_d;
+    piece_q      <= piece_d;
+    beats_left_q <= beats_left_d;
+    ack_syn_q    <= ack_syn_d;
+    ack_psn_q    <= ack_psn_d;
+    cpl_status_q <= cpl_status_d;
+    rq_beat_q    <= rq_beat_d;
+    acc_q        <= acc_d;
+    sacc_q       <= sacc_d;
+    take_left_q  <= take_left_d;
+  end
+
+  // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
+  logic unused_misc;
+  assign unused_misc = ^{r_resp_i, cmd_args_i[255:184], cmd_args_i[159:120], cmd_args_i[95:0],
+                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6, rq_mask[16]};
+
+`ifndef SYNTHESIS
+  a_write_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == R_WREQ) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+  a_beats_match: assert property (@(posedge clk_i) disable iff (rst_i)
+    (wr_valid_o && last_beat) |-> take_left_q == '0 || !wr_ready_i);
+  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
+  a_rq_beats: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == R_RQ_DATA && r_valid_i) |-> 32'(rq_beat_q) < RqBeats);
+`endif
+
+endmodule

@@ -1,0 +1,212 @@
+`default_nettype none
+// nic_roce_pkg: the RoCEv2 wire formats (docs/transport.md), shared by the framing modules
+// (nic_roce_tx, nic_roce_rx) and the transport engines.
+//
+// Network headers are big-endian, unlike the little-endian host-memory formats of nic_pkg (which
+// formats/nic.toml generates). So these structs list their fields in wire order: the packed
+// vector's most significant byte is the first byte on the wire, and every multi-byte field is in
+// network order by construction. A header of N bytes goes on the wire as
+// hdr[8*N-1 -: 8], hdr[8*N-9 -: 8], ... (see the framing modules).
+package nic_roce_pkg;
+
+  // ---- constants ----------------------------------------------------------------------------
+  localparam logic [15:0] ETHERTYPE_IPV4 = 16'h0800;
+  localparam logic [7:0]  IP_PROTO_UDP   = 8'd17;
+  localparam logic [15:0] UDP_PORT_ROCE  = 16'd4791;
+  localparam logic [15:0] PKEY_DEFAULT   = 16'hFFFF;
+  localparam logic [7:0]  IP_TTL         = 8'd64;
+  localparam logic [15:0] IP_FLAGS_DF    = 16'h4000;   // don't fragment, offset 0
+
+  localparam int BASE_HDR_BYTES = 54;   // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
+  localparam int MAX_HDR_BYTES  = 70;   // + RETH 16
+  localparam int HDR_BUF_BYTES  = 72;   // header buffers: MAX_HDR_BYTES rounded up to 8
+  localparam int ICRC_BYTES     = 4;
+  localparam int ETH_BYTES      = 14;   // the ICRC covers everything after the Ethernet header
+  localparam int MAX_PAYLOAD    = 4096; // the largest path MTU
+  localparam logic [31:0] ICRC_SEED = 32'hDEBB20E3;   // CRC register after eight 0xFF bytes
+
+  // BTH opcodes: InfiniBand reliable connection
+  localparam logic [7:0] OP_SEND_FIRST       = 8'h00;
+  localparam logic [7:0] OP_SEND_MIDDLE      = 8'h01;
+  localparam logic [7:0] OP_SEND_LAST        = 8'h02;
+  localparam logic [7:0] OP_SEND_ONLY        = 8'h04;
+  localparam logic [7:0] OP_WRITE_FIRST      = 8'h06;
+  localparam logic [7:0] OP_WRITE_MIDDLE     = 8'h07;
+  localparam logic [7:0] OP_WRITE_LAST       = 8'h08;
+  localparam logic [7:0] OP_WRITE_ONLY       = 8'h0A;
+  localparam logic [7:0] OP_READ_REQUEST     = 8'h0C;
+  localparam logic [7:0] OP_READ_RESP_FIRST  = 8'h0D;
+  localparam logic [7:0] OP_READ_RESP_MIDDLE = 8'h0E;
+  localparam logic [7:0] OP_READ_RESP_LAST   = 8'h0F;
+  localparam logic [7:0] OP_READ_RESP_ONLY   = 8'h10;
+  localparam logic [7:0] OP_ACK              = 8'h11;
+  localparam logic [7:0] OP_SEND_LAST_INV    = 8'h16;
+  localparam logic [7:0] OP_SEND_ONLY_INV    = 8'h17;
+
+  // AETH syndromes: bits [7:5] = 000 ACK, 001 RNR NAK, 011 NAK (then the NAK code in [4:0])
+  localparam logic [7:0] AETH_ACK                 = 8'h1F;  // ACK, credits "invalid" (no EE credit)
+  localparam logic [7:0] AETH_RNR_NAK             = 8'h20;  // | timer code in [4:0]
+  localparam logic [7:0] AETH_NAK_PSN_SEQ_ERR     = 8'h60;
+  localparam logic [7:0] AETH_NAK_INVALID_REQUEST = 8'h61;
+  localparam logic [7:0] AETH_NAK_REMOTE_ACCESS   = 8'h62;
+  localparam logic [7:0] AETH_NAK_REMOTE_OP       = 8'h63;
+
+  // Byte positions (from the start of the frame) of the fields the ICRC treats as all-ones.
+  localparam int POS_IP_TOS    = 15;
+  localparam int POS_IP_TTL    = 22;
+  localparam int POS_IP_CSUM   = 24;   // and 25
+  localparam int POS_UDP_CSUM  = 40;   // and 41
+  localparam int POS_BTH_RESV8 = 46;
+
+  // ---- headers, fields in wire order ----------------------------------------------------------
+  typedef struct packed {
+    logic [47:0] dst_mac;
+    logic [47:0] src_mac;
+    logic [15:0] ethertype;
+  } eth_t;                     // 14 bytes
+
+  typedef struct packed {
+    logic [3:0]  version;
+    logic [3:0]  ihl;
+    logic [7:0]  tos;
+    logic [15:0] total_len;
+    logic [15:0] id;
+    logic [15:0] flags_frag;
+    logic [7:0]  ttl;
+    logic [7:0]  proto;
+    logic [15:0] csum;
+    logic [31:0] src;
+    logic [31:0] dst;
+  } ipv4_t;                    // 20 bytes
+
+  typedef struct packed {
+    logic [15:0] sport;
+    logic [15:0] dport;
+    logic [15:0] len;
+    logic [15:0] csum;
+  } udp_t;                     // 8 bytes
+
+  typedef struct packed {
+    logic [7:0]  opcode;
+    logic        se;           // solicited event
+    logic        migreq;
+    logic [1:0]  padcnt;       // zero bytes after the payload, to a multiple of 4
+    logic [3:0]  tver;
+    logic [15:0] pkey;
+    logic [7:0]  resv8a;
+    logic [23:0] dqpn;
+    logic        ackreq;
+    logic [6:0]  resv7;
+    logic [23:0] psn;
+  } bth_t;                     // 12 bytes
+
+  typedef struct packed {
+    eth_t  eth;
+    ipv4_t ip;
+    udp_t  udp;
+    bth_t  bth;
+  } base_hdr_t;                // 54 bytes
+
+  typedef struct packed {
+    logic [63:0] va;
+    logic [31:0] rkey;
+    logic [31:0] dma_len;
+  } reth_t;                    // 16 bytes
+
+  typedef struct packed {
+    logic [7:0]  syndrome;
+    logic [23:0] msn;
+  } aeth_t;                    // 4 bytes
+
+  // ---- what the transport engines exchange with the framing modules ---------------------------
+  // One packet to send: nic_roce_tx builds the headers from it (the source MAC / IPv4 are the
+  // port's; lengths, checksum, pad count and ICRC are computed) and appends pay_len payload bytes.
+  typedef struct packed {
+    logic [47:0] dst_mac;
+    logic [31:0] dst_ip;
+    logic [7:0]  opcode;
+    logic        se;
+    logic        ackreq;
+    logic [23:0] dqpn;
+    logic [23:0] sqpn;         // the sending QP: only for the UDP source port (flow entropy)
+    logic [23:0] psn;
+    reth_t       reth;         // used when ext_bytes(opcode) == 16
+    aeth_t       aeth;         // used by ACK and READ_RESP_FIRST / LAST / ONLY
+    logic [31:0] ieth_rkey;    // used by SEND_LAST_INV / SEND_ONLY_INV
+    logic [12:0] pay_len;      // 0..4096
+  } tx_pkt_t;
+
+  // One packet received and checked by nic_roce_rx; its payload follows as a dense stream.
+  typedef struct packed {
+    logic [47:0] src_mac;
+    logic [31:0] src_ip;
+    logic [7:0]  opcode;
+    logic        se;
+    logic        ackreq;
+    logic [23:0] dqpn;
+    logic [23:0] psn;
+    reth_t       reth;
+    aeth_t       aeth;
+    logic [31:0] ieth_rkey;
+    logic [12:0] pay_len;
+  } rx_pkt_t;
+
+  // ---- functions --------------------------------------------------------------------------------
+  // Bytes of extension headers after the BTH: RETH 16, AETH or IETH 4.
+  function automatic logic [4:0] ext_bytes(input logic [7:0] op);
+    ext_bytes = 5'd0;
+    if (op == nic_roce_pkg::OP_WRITE_FIRST || op == nic_roce_pkg::OP_WRITE_ONLY
+        || op == nic_roce_pkg::OP_READ_REQUEST) begin
+      ext_bytes = 5'd16;
+    end else if (op == nic_roce_pkg::OP_ACK || op == nic_roce_pkg::OP_READ_RESP_FIRST
+                 || op == nic_roce_pkg::OP_READ_RESP_LAST || op == nic_roce_pkg::OP_READ_RESP_ONLY
+                 || op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV) begin
+      ext_bytes = 5'd4;
+    end
+  endfunction
+
+  // The opcodes this transport sends and accepts (RC, without immediate data or atomics).
+  function automatic logic opcode_known(input logic [7:0] op);
+    opcode_known = (op <= nic_roce_pkg::OP_SEND_LAST) || op == nic_roce_pkg::OP_SEND_ONLY
+                   || (op >= nic_roce_pkg::OP_WRITE_FIRST && op <= nic_roce_pkg::OP_WRITE_LAST)
+                   || op == nic_roce_pkg::OP_WRITE_ONLY
+                   || (op >= nic_roce_pkg::OP_READ_REQUEST && op <= nic_roce_pkg::OP_ACK)
+                   || op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV;
+  endfunction
+
+  // The one's-complement sum of the ten 16-bit words of an IPv4 header, folded: 16'hFFFF for a
+  // header whose checksum is right; with csum = 0, its complement is the checksum to send.
+  function automatic logic [15:0] ipv4_sum(input logic [159:0] h);
+    logic [19:0] s;
+    s = 20'd0;
+    for (int i = 0; i < 10; i++) begin
+      s = s + 20'(h[16*i +: 16]);
+    end
+    s = 20'(s[15:0]) + 20'(s[19:16]);
+    s = 20'(s[15:0]) + 20'(s[19:16]);
+    ipv4_sum = s[15:0];
+  endfunction
+
+  // One byte into a reflected CRC-32 register (the Ethernet polynomial, as crc32_le).
+  function automatic logic [31:0] crc32_byte(input logic [31:0] crc, input logic [7:0] b);
+    logic [31:0] c;
+    c = crc ^ {24'd0, b};
+    for (int i = 0; i < 8; i++) begin
+      c = c[0] ? ((c >> 1) ^ 32'hEDB88320) : (c >> 1);
+    end
+    crc32_byte = c;
+  endfunction
+
+  // The value the ICRC uses for the byte at frame position pos (< 72): all-ones over the
+  // variant fields (IPv4 TOS, TTL and checksum, UDP checksum, the BTH reserved byte).
+  function automatic logic [7:0] icrc_mask(input logic [7:0] b, input logic [12:0] pos);
+    icrc_mask = b;
+    if (pos == 13'(nic_roce_pkg::POS_IP_TOS) || pos == 13'(nic_roce_pkg::POS_IP_TTL)
+        || pos == 13'(nic_roce_pkg::POS_IP_CSUM) || pos == 13'(nic_roce_pkg::POS_IP_CSUM + 1)
+        || pos == 13'(nic_roce_pkg::POS_UDP_CSUM) || pos == 13'(nic_roce_pkg::POS_UDP_CSUM + 1)
+        || pos == 13'(nic_roce_pkg::POS_BTH_RESV8)) begin
+      icrc_mask = 8'hFF;
+    end
+  endfunction
+
+endpackage

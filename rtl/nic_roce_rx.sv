@@ -1,0 +1,564 @@
+`default_nettype none
+// nic_roce_rx: receives RoCEv2 frames from the AXI-Stream RX port, stores each whole frame,
+// checks it, and hands the transport engines one packet at a time: a descriptor
+// (nic_roce_pkg::rx_pkt_t) and then its payload as a dense stream (lane 0 = payload byte 0).
+//
+// Store and forward: nothing of a frame is passed on before its last byte and its checks, so a
+// bad frame never reaches host memory. A frame is dropped, and counted in drops_o, unless it is
+// Ethernet II / IPv4 (version 4, IHL 5, not fragmented, header checksum right, total length =
+// the frame's) / UDP to port 4791 (length = the frame's) / BTH with TVer 0 and an opcode this
+// transport knows, addressed to this port's MAC and IPv4 address, long enough for its headers,
+// pad and ICRC, with at most 4096 payload bytes, and its ICRC right (docs/transport.md).
+//
+// Datapath: the first 72 bytes of a frame are captured into a header register; the bytes from
+// the payload on are realigned as they arrive (the header length is known from the BTH opcode by
+// then) and written to a RAM so that the payload starts at lane 0 of a word: the read side just
+// streams words. The ICRC register runs one beat behind the input, so when tlast shows which
+// four bytes are the ICRC they are left out of it. After tlast the port stalls for one cycle in
+// which the checks decide (and a frame's last realigned word is written).
+//
+// Ports (besides clock and reset):
+//   port_mac_i, port_ipv4_i   this port's addresses: other destinations are dropped
+//   rx_*      AXI4-Stream in (tkeep contiguous from lane 0; only a frame's last beat partial)
+//   pkt_*     the next packet's descriptor (valid/ready); once taken, its payload follows on pl_*
+//   pl_*      payload words (valid/ready): pl_nbytes_o bytes in lanes [0, n), pl_last_o on the
+//             last; a packet without payload has none. The consumer takes every word.
+//   drops_o   frames dropped so far (wraps)
+module nic_roce_rx #(
+  parameter int DataWidth = 64,     // stream width in bits: 64 or 256
+  parameter int BufBytes  = 16384,  // payload RAM: at least two largest payloads; power of two
+  parameter int MaxPkts   = 4       // checked packets waiting for the consumer, >= 1
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  input  logic [47:0]                   port_mac_i,
+  input  logic [31:0]                   port_ipv4_i,
+  // AXI4-Stream RX
+  input  logic [DataWidth-1:0]          rx_tdata_i,
+  input  logic [DataWidth/8-1:0]        rx_tkeep_i,
+  input  logic                          rx_tlast_i,
+  input  logic                          rx_tvalid_i,
+  output logic                          rx_tready_o,
+  // packets
+  output logic                          pkt_valid_o,
+  output nic_roce_pkg::rx_pkt_t         pkt_o,
+  input  logic                          pkt_ready_i,
+  output logic                          pl_valid_o,
+  output logic [DataWidth-1:0]          pl_data_o,
+  output logic [$clog2(DataWidth/8):0]  pl_nbytes_o,
+  output logic                          pl_last_o,
+  input  logic                          pl_ready_i,
+  output logic [31:0]                   drops_o
+);
+
+  localparam int W8     = DataWidth / 8;
+  localparam int LW     = $clog2(W8);                          // lane index bits
+  localparam int Depth  = BufBytes / W8;                       // RAM words
+  localparam int AW     = $clog2(Depth);
+  localparam int NCap   = (nic_roce_pkg::HDR_BUF_BYTES + W8 - 1) / W8;   // beats captured
+  localparam int CapB   = NCap * DataWidth;
+  localparam int HB     = 8 * nic_roce_pkg::HDR_BUF_BYTES;
+  // the most RAM words one frame writes: payload, pad and ICRC
+  localparam int MaxWords = (nic_roce_pkg::MAX_PAYLOAD + 3 + nic_roce_pkg::ICRC_BYTES + W8 - 1) / W8 + 1;
+
+  if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
+    $fatal(1, "nic_roce_rx: DataWidth must be 64 or 256");
+  end
+  if ((BufBytes & (BufBytes - 1)) != 0 || Depth < 2 * MaxWords) begin : gen_bad_buf
+    $fatal(1, "nic_roce_rx: BufBytes must be a power of two holding two largest payloads");
+  end
+  if (MaxPkts < 1) begin : gen_bad_pkts
+    $fatal(1, "nic_roce_rx: MaxPkts must be at least 1");
+  end
+
+  function automatic logic [W8-1:0] lanes_below(input logic [LW+1:0] n);
+    for (int i = 0; i < W8; i++) begin
+      lanes_below[i] = (LW+2)'(i) < n;
+    end
+  endfunction
+
+  function automatic logic [LW:0] keep_count(input logic [W8-1:0] keep);
+    keep_count = '0;
+    for (int i = 0; i < W8; i++) begin
+      keep_count = keep_count + (LW+1)'(keep[i]);
+    end
+  endfunction
+
+  // ---- receive state ------------------------------------------------------------------------
+  typedef enum logic [1:0] {
+    S_FRAME,  // taking beats
+    S_CHECK,  // the frame is in: check it, write its last word, publish or drop it
+    S_BLOCK   // the check passed but the descriptor FIFO is full: wait
+  } state_e;
+
+  state_e            state_q, state_d;
+  logic [CapB-1:0]   cap_q, cap_d;           // the first NCap beats, byte 0 in the top bits
+  logic [15:0]       len_q, len_d;           // frame bytes so far (saturating)
+  logic [15:0]       beat_q, beat_d;         // beats so far (saturating)
+  logic [DataWidth-1:0] prev_q, prev_d;      // the previous beat (ICRC and realignment)
+  logic [LW:0]       prev_n_q, prev_n_d;     // its byte count
+  logic              prev_v_q, prev_v_d;
+  logic [31:0]       crc_q, crc_d;           // ICRC register over the bytes before prev
+  logic              icrc_ok_q, icrc_ok_d;
+  logic [7:0]        op_q, op_d;             // the BTH opcode once seen
+  logic [AW:0]       wptr_q, wptr_d;         // next RAM word (one wrap bit)
+  logic [AW:0]       fstart_q, fstart_d;     // the frame's first RAM word
+  logic [AW:0]       rel_q, rel_d;           // RAM words before this are free
+  logic              too_long_q, too_long_d;
+  logic              flush_q, flush_d;       // a last realigned word is due in S_CHECK
+  logic [DataWidth-1:0] flush_word_q, flush_word_d;
+  logic [31:0]       drops_q, drops_d;
+
+  // descriptor FIFO (flops: a few small entries)
+  localparam int PW = (MaxPkts > 1) ? $clog2(MaxPkts) : 1;
+  nic_roce_pkg::rx_pkt_t fifo_pkt_q [MaxPkts];
+  logic [AW:0]       fifo_start_q [MaxPkts];
+  logic [AW:0]       fifo_end_q [MaxPkts];
+  logic [PW:0]       fifo_count_q, fifo_count_d;
+  logic [PW-1:0]     fifo_head_q, fifo_head_d, fifo_tail_q, fifo_tail_d;
+  logic              fifo_push, fifo_pop;
+  nic_roce_pkg::rx_pkt_t push_pkt;
+  logic              fifo_full;
+
+  assign fifo_full = 32'(fifo_count_q) == MaxPkts;
+
+  // ---- the beat being taken ------------------------------------------------------------------
+  logic              beat_fire;
+  logic [LW:0]       cur_n;
+  logic [15:0]       cur_pos;                // frame position of lane 0
+  logic [7:0]        op_now;                 // opcode, including from this very beat
+  logic [6:0]        hlen_now;               // 54 + extension
+  logic [LW-1:0]     rot;                    // payload start lane: hlen % W8
+  logic [15:0]       hbeat;                  // the beat holding the payload start: hlen / W8
+  logic [AW:0]       free_words;
+
+  logic [AW:0]       fwords;                 // RAM words this frame has written
+  logic [AW:0]       used_words;
+  logic [15:0]       beats_past;             // beats after the payload's first
+  assign fwords     = wptr_q - fstart_q;
+  assign used_words = wptr_q - rel_q;
+  assign free_words = (AW+1)'(Depth) - used_words;
+  assign beats_past = beat_q - hbeat;
+  // Room for this beat's word and a possible flush word; none while checking.
+  assign rx_tready_o = state_q == S_FRAME && free_words >= (AW+1)'(2);
+  assign beat_fire   = rx_tvalid_i && rx_tready_o;
+
+  always_comb begin
+    cur_n   = keep_count(rx_tkeep_i);
+    cur_pos = 16'(beat_q) * 16'(W8);
+    op_now  = op_q;
+    // byte 42 (the BTH opcode) is in this beat
+    if (32'(beat_q) == 42 / W8) begin
+      op_now = rx_tdata_i[8*(42 % W8) +: 8];
+    end
+    hlen_now = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(op_now));
+    rot      = LW'(hlen_now);
+    hbeat    = 16'(hlen_now) / 16'(W8);
+  end
+
+  // ICRC: prev's bytes (masked, from byte 14 on) and, at tlast, this beat's non-ICRC bytes
+  logic [DataWidth-1:0] crc_prev_data, crc_cur_data;
+  logic [W8-1:0]        crc_prev_en, crc_cur_en;
+  logic [31:0]          crc_mid, crc_fin;
+  logic [31:0]          icrc_rx;             // the frame's ICRC, first byte in [7:0]
+
+  nic_crc32_lanes #(.Bytes(W8)) u_crc_prev (
+    .crc_i (crc_q),
+    .data_i(crc_prev_data),
+    .en_i  (crc_prev_en),
+    .crc_o (crc_mid)
+  );
+  nic_crc32_lanes #(.Bytes(W8)) u_crc_cur (
+    .crc_i (crc_mid),
+    .data_i(crc_cur_data),
+    .en_i  (crc_cur_en),
+    .crc_o (crc_fin)
+  );
+
+  always_comb begin
+    logic [15:0] prev_pos;
+    logic [LW+1:0] keep_prev;
+    prev_pos = cur_pos - 16'(W8);
+    for (int j = 0; j < W8; j++) begin
+      crc_prev_data[8*j +: 8] = (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
+                                ? nic_roce_pkg::icrc_mask(prev_q[8*j +: 8], 13'(prev_pos) + 13'(j))
+                                : prev_q[8*j +: 8];
+      crc_cur_data[8*j +: 8]  = (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
+                                ? nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8], 13'(cur_pos) + 13'(j))
+                                : rx_tdata_i[8*j +: 8];
+    end
+    // which lanes of prev and of this beat the ICRC register takes
+    keep_prev = (LW+2)'(prev_n_q);
+    if (rx_tlast_i && cur_n < (LW+1)'(4)) begin
+      keep_prev = (LW+2)'(prev_n_q) - ((LW+2)'(4) - (LW+2)'(cur_n));   // the ICRC starts in prev
+    end
+    crc_prev_en = prev_v_q ? lanes_below(keep_prev) : '0;
+    crc_cur_en  = '0;
+    if (rx_tlast_i && cur_n >= (LW+1)'(4)) begin
+      crc_cur_en = lanes_below((LW+2)'(cur_n) - (LW+2)'(4));
+    end
+    for (int j = 0; j < W8; j++) begin
+      if (32'(prev_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+        crc_prev_en[j] = 1'b0;
+      end
+      if (32'(cur_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+        crc_cur_en[j] = 1'b0;
+      end
+    end
+    // the ICRC bytes: the last four of the frame
+    icrc_rx = '0;
+    for (int k = 0; k < 4; k++) begin
+      if (cur_n >= (LW+1)'(4)) begin
+        icrc_rx[8*k +: 8] = rx_tdata_i[8*(32'(cur_n) - 4 + k) +: 8];
+      end else if (k < 4 - 32'(cur_n)) begin
+        icrc_rx[8*k +: 8] = prev_q[8*(W8 - (4 - 32'(cur_n)) + k) +: 8];
+      end else begin
+        icrc_rx[8*k +: 8] = rx_tdata_i[8*(k - (4 - 32'(cur_n))) +: 8];
+      end
+    end
+  end
+
+  // Realignment: payload word q = frame bytes [hlen + q*W8, ...): from beats hbeat+q and
+  // hbeat+q+1, or just hbeat+q when the payload starts at lane 0.
+  logic                 wr_we;
+  logic [AW-1:0]        wr_addr;
+  logic [DataWidth-1:0] wr_data;
+  logic [DataWidth-1:0] merged;
+
+  always_comb begin
+    merged = (rot == '0) ? rx_tdata_i
+             : ((prev_q >> (8 * 32'(rot))) | (rx_tdata_i << (8 * (W8 - 32'(rot)))));
+  end
+
+  // ---- checks (S_CHECK: everything is registered by now) -----------------------------------------
+  logic [HB-1:0]           hdr;
+  nic_roce_pkg::base_hdr_t base;
+  logic [127:0]            ext;
+  logic [6:0]              hlen;
+  logic [15:0]             min_len;
+  logic [15:0]             pay_len;
+  logic                    good;
+
+  always_comb begin
+    hdr     = cap_q[CapB-1 -: HB];
+    base    = hdr[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
+    ext     = hdr[HB-1-8*nic_roce_pkg::BASE_HDR_BYTES -: 128];
+    hlen    = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(base.bth.opcode));
+    min_len = 16'(hlen) + 16'(base.bth.padcnt) + 16'(nic_roce_pkg::ICRC_BYTES);
+    pay_len = len_q - min_len;
+    good    = !too_long_q && icrc_ok_q
+              && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
+              && base.eth.dst_mac == port_mac_i
+              && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
+              && base.ip.version == 4'd4 && base.ip.ihl == 4'd5
+              && (base.ip.flags_frag & 16'h3FFF) == 16'd0
+              && nic_roce_pkg::ipv4_sum(base.ip) == 16'hFFFF
+              && base.ip.total_len == len_q - 16'(nic_roce_pkg::ETH_BYTES)
+              && base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
+              && base.ip.dst == port_ipv4_i
+              && base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
+              && base.udp.len == len_q - 16'(nic_roce_pkg::ETH_BYTES + 20)
+              && base.bth.tver == 4'd0
+              && nic_roce_pkg::opcode_known(base.bth.opcode);
+
+    push_pkt           = '0;
+    push_pkt.src_mac   = base.eth.src_mac;
+    push_pkt.src_ip    = base.ip.src;
+    push_pkt.opcode    = base.bth.opcode;
+    push_pkt.se        = base.bth.se;
+    push_pkt.ackreq    = base.bth.ackreq;
+    push_pkt.dqpn      = base.bth.dqpn;
+    push_pkt.psn       = base.bth.psn;
+    push_pkt.pay_len   = 13'(pay_len);
+    if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd16) begin
+      push_pkt.reth = ext;
+    end else if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd4) begin
+      push_pkt.aeth      = ext[127:96];
+      push_pkt.ieth_rkey = ext[127:96];
+    end
+  end
+
+  // ---- next state ---------------------------------------------------------------------------
+  always_comb begin
+    state_d      = state_q;
+    cap_d        = cap_q;
+    len_d        = len_q;
+    beat_d       = beat_q;
+    prev_d       = prev_q;
+    prev_n_d     = prev_n_q;
+    prev_v_d     = prev_v_q;
+    crc_d        = crc_q;
+    icrc_ok_d    = icrc_ok_q;
+    op_d         = op_q;
+    wptr_d       = wptr_q;
+    fstart_d     = fstart_q;
+    too_long_d   = too_long_q;
+    flush_d      = flush_q;
+    flush_word_d = flush_word_q;
+    drops_d      = drops_q;
+    wr_we        = 1'b0;
+    wr_addr      = wptr_q[AW-1:0];
+    wr_data      = merged;
+    fifo_push    = 1'b0;
+
+    unique case (state_q)
+      S_FRAME: begin
+        if (beat_fire) begin
+          // header capture
+          if (32'(beat_q) < NCap) begin
+            for (int j = 0; j < W8; j++) begin
+              cap_d[CapB - 1 - DataWidth * 32'(beat_q) - 8 * j -: 8] = rx_tdata_i[8*j +: 8];
+            end
+          end
+          op_d   = op_now;
+          len_d  = (len_q > 16'hFFFF - 16'(W8)) ? 16'hFFFF : len_q + 16'(cur_n);
+          beat_d = (beat_q == 16'hFFFF) ? beat_q : beat_q + 16'd1;
+          // ICRC one beat behind
+          crc_d    = crc_mid;
+          prev_d   = rx_tdata_i;
+          prev_n_d = cur_n;
+          prev_v_d = 1'b1;
+          // payload words
+          if ((rot == '0 && beat_q >= hbeat) || (rot != '0 && beat_q >= hbeat + 16'd1)) begin
+            if (32'(fwords) < MaxWords) begin
+              wr_we  = 1'b1;
+              wptr_d = wptr_q + (AW+1)'(1);
+            end else begin
+              too_long_d = 1'b1;
+            end
+          end
+          if (rx_tlast_i) begin
+            state_d   = S_CHECK;
+            icrc_ok_d = ~crc_fin == icrc_rx;
+            // the payload's tail still in this beat, past the last merged word
+            flush_d      = rot != '0 && beat_q >= hbeat
+                           && 32'(len_q) + 32'(cur_n) > 32'(hlen_now) + W8 * 32'(beats_past);
+            flush_word_d = rx_tdata_i >> (8 * 32'(rot));
+          end
+        end
+      end
+      S_CHECK, S_BLOCK: begin
+        if (state_q == S_CHECK && flush_q) begin
+          if (32'(fwords) < MaxWords) begin
+            wr_we   = 1'b1;
+            wr_data = flush_word_q;
+            wptr_d  = wptr_q + (AW+1)'(1);
+          end else begin
+            too_long_d = 1'b1;
+          end
+          flush_d = 1'b0;
+        end
+        if (state_q == S_CHECK && (!good || (flush_q && 32'(fwords) >= MaxWords))) begin
+          drops_d = drops_q + 32'd1;
+          wptr_d  = fstart_q;             // the frame's words are given back
+          state_d = S_FRAME;
+        end else if (!fifo_full) begin
+          fifo_push = 1'b1;
+          state_d   = S_FRAME;
+        end else begin
+          state_d = S_BLOCK;
+        end
+        if (state_d == S_FRAME) begin
+          // ready for the next frame
+          len_d      = '0;
+          beat_d     = '0;
+          prev_v_d   = 1'b0;
+          crc_d      = nic_roce_pkg::ICRC_SEED;
+          op_d       = '0;
+          too_long_d = 1'b0;
+          fstart_d   = wptr_d;           // after this frame, or its own start when dropped
+          cap_d      = '0;
+        end
+      end
+      default: begin
+        state_d = S_FRAME;
+      end
+    endcase
+  end
+
+  // ---- read side: descriptors, then payload words -----------------------------------------------
+  typedef enum logic [0:0] {
+    R_IDLE,   // the head descriptor is offered
+    R_PAY     // its payload words stream out
+  } rstate_e;
+
+  rstate_e       rstate_q, rstate_d;
+  logic [AW:0]   rptr_q, rptr_d;           // next word to read
+  logic [12:0]   rleft_q, rleft_d;         // payload bytes not yet read from the RAM
+  logic [AW:0]   rend_q, rend_d;           // the frame's end: released when its payload is out
+  logic          rv_q, rv_d;               // the RAM output holds a word not yet taken
+  logic [LW:0]   rv_n_q, rv_n_d;           // its byte count
+  logic          rv_last_q, rv_last_d;
+  logic          re;
+  logic [DataWidth-1:0] rdata;
+  logic          pl_fire;
+
+  assign pkt_valid_o = rstate_q == R_IDLE && fifo_count_q != '0;
+  assign pkt_o       = fifo_pkt_q[fifo_head_q];
+  assign pl_valid_o  = rv_q;
+  assign pl_data_o   = rdata;
+  assign pl_nbytes_o = rv_n_q;
+  assign pl_last_o   = rv_last_q;
+  assign pl_fire     = rv_q && pl_ready_i;
+
+  always_comb begin
+    rstate_d  = rstate_q;
+    rptr_d    = rptr_q;
+    rleft_d   = rleft_q;
+    rend_d    = rend_q;
+    rv_d      = rv_q;
+    rv_n_d    = rv_n_q;
+    rv_last_d = rv_last_q;
+    rel_d     = rel_q;
+    fifo_pop  = 1'b0;
+    re        = 1'b0;
+    if (pl_fire) begin
+      rv_d = 1'b0;
+    end
+    unique case (rstate_q)
+      R_IDLE: begin
+        if (pkt_valid_o && pkt_ready_i) begin
+          fifo_pop = 1'b1;
+          rptr_d   = fifo_start_q[fifo_head_q];
+          rend_d   = fifo_end_q[fifo_head_q];
+          rleft_d  = pkt_o.pay_len;
+          if (pkt_o.pay_len == '0) begin
+            rel_d = fifo_end_q[fifo_head_q];
+          end else begin
+            rstate_d = R_PAY;
+          end
+        end
+      end
+      R_PAY: begin
+        // read the next word when the output register is free or being taken
+        if (rleft_q != '0 && (!rv_q || pl_fire)) begin
+          re        = 1'b1;
+          rptr_d    = rptr_q + (AW+1)'(1);
+          rv_d      = 1'b1;
+          rv_n_d    = (rleft_q >= 13'(W8)) ? (LW+1)'(W8) : (LW+1)'(rleft_q);
+          rv_last_d = rleft_q <= 13'(W8);
+          rleft_d   = (rleft_q >= 13'(W8)) ? rleft_q - 13'(W8) : '0;
+        end
+        if (pl_fire && rv_last_q) begin
+          rel_d    = rend_q;
+          rstate_d = R_IDLE;
+        end
+      end
+      default: begin
+        rstate_d = R_IDLE;
+      end
+    endcase
+  end
+
+  nic_ram_1r1w #(
+    .Width  (DataWidth),
+    .Depth  (Depth),
+    .Forward(1'b0)
+  ) u_buf (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (wr_we),
+    .waddr_i(wr_addr),
+    .wdata_i(wr_data),
+    .re_i   (re),
+    .raddr_i(rptr_q[AW-1:0]),
+    .rdata_o(rdata)
+  );
+
+  // descriptor FIFO bookkeeping
+  always_comb begin
+    fifo_count_d = fifo_count_q + (PW+1)'(fifo_push) - (PW+1)'(fifo_pop);
+    fifo_head_d  = fifo_pop ? ((32'(fifo_head_q) == MaxPkts - 1) ? '0 : fifo_head_q + PW'(1))
+                            : fifo_head_q;
+    fifo_tail_d  = fifo_push ? ((32'(fifo_tail_q) == MaxPkts - 1) ? '0 : fifo_tail_q + PW'(1))
+                             : fifo_tail_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (fifo_push) begin
+      fifo_pkt_q[fifo_tail_q]   <= push_pkt;
+      fifo_start_q[fifo_tail_q] <= fstart_q;
+      fifo_end_q[fifo_tail_q]   <= wptr_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q      <= S_FRAME;
+      cap_q        <= '0;
+      len_q        <= '0;
+      beat_q       <= '0;
+      prev_q       <= '0;
+      prev_n_q     <= '0;
+      prev_v_q     <= 1'b0;
+      crc_q        <= nic_roce_pkg::ICRC_SEED;
+      icrc_ok_q    <= 1'b0;
+      op_q         <= '0;
+      wptr_q       <= '0;
+      fstart_q     <= '0;
+      rel_q        <= '0;
+      too_long_q   <= 1'b0;
+      flush_q      <= 1'b0;
+      flush_word_q <= '0;
+      drops_q      <= '0;
+      fifo_count_q <= '0;
+      fifo_head_q  <= '0;
+      fifo_tail_q  <= '0;
+      rstate_q     <= R_IDLE;
+      rptr_q       <= '0;
+      rleft_q      <= '0;
+      rend_q       <= '0;
+      rv_q         <= 1'b0;
+      rv_n_q       <= '0;
+      rv_last_q    <= 1'b0;
+    end else begin
+      state_q      <= state_d;
+      cap_q        <= cap_d;
+      len_q        <= len_d;
+      beat_q       <= beat_d;
+      prev_q       <= prev_d;
+      prev_n_q     <= prev_n_d;
+      prev_v_q     <= prev_v_d;
+      crc_q        <= crc_d;
+      icrc_ok_q    <= icrc_ok_d;
+      op_q         <= op_d;
+      wptr_q       <= wptr_d;
+      fstart_q     <= fstart_d;
+      rel_q        <= rel_d;
+      too_long_q   <= too_long_d;
+      flush_q      <= flush_d;
+      flush_word_q <= flush_word_d;
+      drops_q      <= drops_d;
+      fifo_count_q <= fifo_count_d;
+      fifo_head_q  <= fifo_head_d;
+      fifo_tail_q  <= fifo_tail_d;
+      rstate_q     <= rstate_d;
+      rptr_q       <= rptr_d;
+      rleft_q      <= rleft_d;
+      rend_q       <= rend_d;
+      rv_q         <= rv_d;
+      rv_n_q       <= rv_n_d;
+      rv_last_q    <= rv_last_d;
+    end
+  end
+
+  assign drops_o = drops_q;
+
+  // The header buffer's last two bytes lie past the longest header (70 bytes).
+  logic unused_hdr_tail;
+  assign unused_hdr_tail = ^hdr[15:0];
+
+`ifndef SYNTHESIS
+  a_keep_contiguous: assert property (@(posedge clk_i) disable iff (rst_i)
+    beat_fire |-> (rx_tkeep_i == lanes_below((LW+2)'(cur_n))) && cur_n != '0);
+  a_full_beats_before_last: assert property (@(posedge clk_i) disable iff (rst_i)
+    (beat_fire && !rx_tlast_i) |-> 32'(cur_n) == W8);
+  a_ram_not_overrun: assert property (@(posedge clk_i) disable iff (rst_i)
+    32'(used_words) <= Depth);
+  a_fifo_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    32'(fifo_count_q) <= MaxPkts);
+  a_pl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (pl_valid_o && !pl_ready_i) |=> pl_valid_o && $stable(pl_data_o) && $stable(pl_nbytes_o));
+`endif
+
+endmodule

@@ -1,0 +1,323 @@
+`default_nettype none
+// nic_roce_tx: turns packets (a nic_roce_pkg::tx_pkt_t and its payload) into RoCEv2 frames on the
+// AXI-Stream TX port (docs/transport.md): Ethernet / IPv4 / UDP / BTH, the extension header the
+// opcode needs, the payload, the pad to a multiple of 4 and the ICRC.
+//
+// Ports (besides clock and reset):
+//   port_mac_i, port_ipv4_i   the port's own addresses (source of every frame)
+//   pkt_*     one packet descriptor (valid/ready); taken while the previous frame still drains
+//   pl_*      its payload: chunks of pl_nbytes_i (1..DataWidth/8) bytes in lanes [0, n), lane 0
+//             first, pkt.pay_len bytes in all, in order (valid/ready). A packet with pay_len 0
+//             takes no chunk.
+//   tx_*      AXI4-Stream: tkeep marks valid bytes, contiguous from lane 0; only the last beat
+//             of a frame may be partial.
+//
+// Datapath: every piece of the frame (header chunks of up to DataWidth/8 bytes, payload chunks,
+// then {pad, ICRC}) is appended to a packer that holds up to two beats and emits full beats, and
+// the final partial one with tlast. So a chunk of any length lands at any lane without a
+// per-packet realignment stage, and payload chunks from unaligned DMA reads just flow through.
+// The ICRC register is updated on the pieces as they enter the packer (from frame byte 14 on,
+// with the variant header fields read as all-ones); the tail chunk carries its complement.
+// Throughput: one chunk per cycle, so a full-beat payload streams at the port's width.
+module nic_roce_tx #(
+  parameter int DataWidth = 64   // stream width in bits: 64 or 256
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  input  logic [47:0]                   port_mac_i,
+  input  logic [31:0]                   port_ipv4_i,
+  // packets
+  input  logic                          pkt_valid_i,
+  input  nic_roce_pkg::tx_pkt_t         pkt_i,
+  output logic                          pkt_ready_o,
+  // payload chunks
+  input  logic                          pl_valid_i,
+  input  logic [DataWidth-1:0]          pl_data_i,
+  input  logic [$clog2(DataWidth/8):0]  pl_nbytes_i,
+  output logic                          pl_ready_o,
+  // AXI4-Stream TX
+  output logic [DataWidth-1:0]          tx_tdata_o,
+  output logic [DataWidth/8-1:0]        tx_tkeep_o,
+  output logic                          tx_tlast_o,
+  output logic                          tx_tvalid_o,
+  input  logic                          tx_tready_i
+);
+
+  localparam int W8   = DataWidth / 8;           // bytes per beat
+  localparam int NB   = $clog2(W8) + 1;          // bits of a chunk length 0..W8
+  localparam int CB   = $clog2(2 * W8) + 1;      // bits of the packer count 0..2*W8
+  localparam int HB   = 8 * nic_roce_pkg::HDR_BUF_BYTES;
+
+  if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
+    $fatal(1, "nic_roce_tx: DataWidth must be 64 or 256");
+  end
+
+  // ---- the packer ---------------------------------------------------------------------------
+  logic [2*DataWidth-1:0] acc_q, acc_d;    // bytes not yet sent, lane 0 first
+  logic [CB-1:0]          cnt_q, cnt_d;    // how many
+  logic                   end_q, end_d;    // the frame's last piece is in: flush with tlast
+  logic                   out_valid, out_last, out_fire;
+  logic [CB-1:0]          cnt_after;
+  logic [2*DataWidth-1:0] acc_after;
+  logic                   in_valid, in_ready, in_end, in_fire;
+  logic [DataWidth-1:0]   in_data;
+  logic [NB-1:0]          in_n;
+
+  function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
+    for (int i = 0; i < W8; i++) begin
+      lanes_below[i] = CB'(i) < n;
+    end
+  endfunction
+
+  function automatic logic [DataWidth-1:0] keep_bytes(input logic [DataWidth-1:0] d,
+                                                       input logic [NB-1:0] n);
+    for (int i = 0; i < W8; i++) begin
+      keep_bytes[8*i +: 8] = (NB'(i) < n) ? d[8*i +: 8] : 8'd0;
+    end
+  endfunction
+
+  always_comb begin
+    out_valid = cnt_q >= CB'(W8) || (end_q && cnt_q != '0);
+    out_last  = end_q && cnt_q <= CB'(W8);
+    out_fire  = out_valid && tx_tready_i;
+    cnt_after = cnt_q;
+    acc_after = acc_q;
+    if (out_fire) begin
+      cnt_after = out_last ? '0 : cnt_q - CB'(W8);
+      acc_after = out_last ? '0 : (acc_q >> DataWidth);
+    end
+    in_ready = !end_q && cnt_after <= CB'(W8);
+    in_fire  = in_valid && in_ready;
+
+    acc_d = acc_after;
+    cnt_d = cnt_after;
+    end_d = end_q;
+    if (in_fire) begin
+      acc_d = acc_after | ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after));
+      cnt_d = cnt_after + CB'(in_n);
+      end_d = in_end;
+    end
+    if (out_fire && out_last) begin
+      end_d = 1'b0;
+    end
+  end
+
+  assign tx_tvalid_o = out_valid;
+  assign tx_tlast_o  = out_last;
+  assign tx_tdata_o  = acc_q[DataWidth-1:0];
+  assign tx_tkeep_o  = out_last ? lanes_below(cnt_q) : {W8{1'b1}};
+
+  // ---- the frame sequencer ------------------------------------------------------------------
+  typedef enum logic [1:0] {
+    S_IDLE,   // waiting for a packet
+    S_HDR,    // header chunks into the packer
+    S_PAY,    // payload chunks
+    S_TAIL    // {pad, ICRC}
+  } state_e;
+
+  state_e        state_q, state_d;
+  logic [HB-1:0] hdr_q, hdr_d;       // the headers not yet packed, first byte in the top bits
+  logic [6:0]    hpos_q, hpos_d;     // frame position of hdr_q's top byte
+  logic [6:0]    hlen_q, hlen_d;     // header bytes: 54 + extension
+  logic [12:0]   left_q, left_d;     // payload bytes still to come
+  logic [1:0]    pad_q, pad_d;
+  logic [31:0]   crc_q, crc_d;
+
+  // the headers of a new packet
+  nic_roce_pkg::base_hdr_t base;
+  logic [127:0]            ext;
+  logic [4:0]              ext_n;
+  logic [1:0]              pad_new;
+  logic [12:0]             frame_len;  // without FCS: headers + payload + pad + ICRC
+
+  always_comb begin
+    ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
+    pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
+    frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
+                + 13'(nic_roce_pkg::ICRC_BYTES);
+
+    base                = '0;
+    base.eth.dst_mac    = pkt_i.dst_mac;
+    base.eth.src_mac    = port_mac_i;
+    base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
+    base.ip.version     = 4'd4;
+    base.ip.ihl         = 4'd5;
+    base.ip.total_len   = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES);
+    base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
+    base.ip.ttl         = nic_roce_pkg::IP_TTL;
+    base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+    base.ip.src         = port_ipv4_i;
+    base.ip.dst         = pkt_i.dst_ip;
+    base.ip.csum        = ~nic_roce_pkg::ipv4_sum(base.ip);
+    base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
+    base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
+    base.udp.len        = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES + 20);
+    base.bth.opcode     = pkt_i.opcode;
+    base.bth.se         = pkt_i.se;
+    base.bth.padcnt     = pad_new;
+    base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
+    base.bth.dqpn       = pkt_i.dqpn;
+    base.bth.ackreq     = pkt_i.ackreq;
+    base.bth.psn        = pkt_i.psn;
+
+    ext = '0;
+    if (ext_n == 5'd16) begin
+      ext = pkt_i.reth;
+    end else if (ext_n == 5'd4) begin
+      ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
+                     || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
+                                                                         : pkt_i.aeth;
+    end
+  end
+
+  // the piece offered to the packer, and the ICRC over it
+  logic [DataWidth-1:0] crc_data;
+  logic [W8-1:0]        crc_en;
+  logic [31:0]          crc_next;
+  logic [31:0]          icrc;
+
+  nic_crc32_lanes #(
+    .Bytes(W8)
+  ) u_crc (
+    .crc_i (crc_q),
+    .data_i(crc_data),
+    .en_i  (crc_en),
+    .crc_o (crc_next)
+  );
+
+  always_comb begin
+    in_valid = 1'b0;
+    in_data  = '0;
+    in_n     = '0;
+    in_end   = 1'b0;
+    crc_data = '0;
+    crc_en   = '0;
+    icrc     = ~crc_next;
+    unique case (state_q)
+      S_HDR: begin
+        in_valid = 1'b1;
+        for (int j = 0; j < W8; j++) begin
+          in_data[8*j +: 8]  = hdr_q[HB-1-8*j -: 8];
+          crc_data[8*j +: 8] = nic_roce_pkg::icrc_mask(hdr_q[HB-1-8*j -: 8],
+                                                        13'(hpos_q) + 13'(j));
+          crc_en[j]          = 32'(hpos_q) + j >= nic_roce_pkg::ETH_BYTES
+                               && 32'(hpos_q) + j < 32'(hlen_q);
+        end
+        in_n = (32'(hlen_q) - 32'(hpos_q) >= W8) ? NB'(W8) : NB'(hlen_q - hpos_q);
+      end
+      S_PAY: begin
+        in_valid = pl_valid_i;
+        in_data  = pl_data_i;
+        in_n     = pl_nbytes_i;
+        crc_data = pl_data_i;
+        crc_en   = lanes_below(CB'(pl_nbytes_i));
+      end
+      S_TAIL: begin
+        // the pad bytes (zeros) go into the ICRC, then its complement follows them
+        in_valid = 1'b1;
+        in_end   = 1'b1;
+        in_n     = NB'(pad_q) + NB'(nic_roce_pkg::ICRC_BYTES);
+        crc_en   = lanes_below(CB'(pad_q));
+        for (int k = 0; k < 4; k++) begin
+          in_data[8*(32'(pad_q) + k) +: 8] = icrc[8*k +: 8];
+        end
+      end
+      default: begin
+      end
+    endcase
+  end
+
+  assign pkt_ready_o = state_q == S_IDLE;
+  assign pl_ready_o  = state_q == S_PAY && in_ready;
+
+  always_comb begin
+    state_d = state_q;
+    hdr_d   = hdr_q;
+    hpos_d  = hpos_q;
+    hlen_d  = hlen_q;
+    left_d  = left_q;
+    pad_d   = pad_q;
+    crc_d   = crc_q;
+    unique case (state_q)
+      S_IDLE: begin
+        if (pkt_valid_i) begin
+          state_d = S_HDR;
+          hdr_d   = {base, ext, 16'd0};
+          hpos_d  = '0;
+          hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
+          left_d  = pkt_i.pay_len;
+          pad_d   = pad_new;
+          crc_d   = nic_roce_pkg::ICRC_SEED;
+        end
+      end
+      S_HDR: begin
+        if (in_fire) begin
+          hdr_d  = hdr_q << DataWidth;
+          hpos_d = hpos_q + 7'(W8);
+          crc_d  = crc_next;
+          if (32'(hpos_q) + W8 >= 32'(hlen_q)) begin
+            state_d = (left_q != '0) ? S_PAY : S_TAIL;
+          end
+        end
+      end
+      S_PAY: begin
+        if (in_fire) begin
+          left_d = left_q - 13'(in_n);
+          crc_d  = crc_next;
+          if (left_q <= 13'(in_n)) begin
+            state_d = S_TAIL;
+          end
+        end
+      end
+      S_TAIL: begin
+        if (in_fire) begin
+          state_d = S_IDLE;
+        end
+      end
+      default: begin
+        state_d = S_IDLE;
+      end
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q <= S_IDLE;
+      acc_q   <= '0;
+      cnt_q   <= '0;
+      end_q   <= 1'b0;
+      hpos_q  <= '0;
+      hlen_q  <= '0;
+      left_q  <= '0;
+      pad_q   <= '0;
+      crc_q   <= '0;
+    end else begin
+      state_q <= state_d;
+      acc_q   <= acc_d;
+      cnt_q   <= cnt_d;
+      end_q   <= end_d;
+      hpos_q  <= hpos_d;
+      hlen_q  <= hlen_d;
+      left_q  <= left_d;
+      pad_q   <= pad_d;
+      crc_q   <= crc_d;
+    end
+  end
+
+  // The header shift register is loaded before any use: it needs no reset.
+  always_ff @(posedge clk_i) begin
+    hdr_q <= hdr_d;
+  end
+
+`ifndef SYNTHESIS
+  a_chunk_length: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == S_PAY && pl_valid_i) |-> pl_nbytes_i != '0 && 32'(pl_nbytes_i) <= W8
+                                         && 13'(pl_nbytes_i) <= left_q);
+  a_packer_in_bounds: assert property (@(posedge clk_i) disable iff (rst_i)
+    32'(cnt_q) <= 2 * W8);
+  a_tx_stable: assert property (@(posedge clk_i) disable iff (rst_i)
+    (tx_tvalid_o && !tx_tready_i) |=> tx_tvalid_o && $stable(tx_tdata_o) && $stable(tx_tkeep_o)
+                                      && $stable(tx_tlast_o));
+`endif
+
+endmodule

@@ -1,0 +1,356 @@
+`default_nettype none
+// nic_transport: the RoCEv2 reliable-connection transport (docs/transport.md), between the send
+// queue engine and the network port.
+//
+//   nic_local_exec ─transport WQEs─▶ nic_requester ─packets─┐
+//                                      ▲ ACK / NAK           ├─▶ nic_roce_tx ─▶ m_axis_tx
+//                                      │                     │   (descriptor arbiter:
+//   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    responder first)
+//
+// The requester and the responder share the MR table's translation port (this module's xl_*: an
+// arbiter, responder first, routes each answer back to its asker two cycles later), have one
+// DMA read client each (requester: payload; responder: receive WQEs), and the responder writes
+// payload through nic_dma_wr's port 2. Their completions merge here into one stream.
+// Only the requester's packets carry payload, so nic_roce_tx's payload port is the requester's.
+module nic_transport #(
+  parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
+  parameter int NumQps    = 16    // queue pairs, <= 256
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  input  logic [47:0]                   port_mac_i,
+  input  logic [31:0]                   port_ipv4_i,
+  // commands, QP states, RQ doorbells
+  input  logic                          cmd_valid_i,
+  input  logic [7:0]                    cmd_op_i,
+  input  logic [15:0]                   cmd_index_i,
+  input  logic [255:0]                  cmd_args_i,
+  input  logic [2*NumQps-1:0]           qp_state_i,
+  input  logic                          rq_db_valid_i,
+  input  logic [7:0]                    rq_db_qpn_i,
+  input  logic [15:0]                   rq_db_pi_i,
+  // transport WQEs from nic_local_exec; busy_o holds a QP's later WQEs there
+  input  logic                          wqe_valid_i,
+  input  logic [511:0]                  wqe_data_i,
+  input  logic [7:0]                    wqe_qpn_i,
+  input  logic [15:0]                   wqe_idx_i,
+  output logic                          wqe_ready_o,
+  output logic [NumQps-1:0]             busy_o,
+  // QP errors (two sources, possibly in the same cycle)
+  output logic                          req_err_o,
+  output logic [7:0]                    req_err_qpn_o,
+  output logic                          rsp_err_o,
+  output logic [7:0]                    rsp_err_qpn_o,
+  // MR table translation port
+  output logic                          xl_valid_o,
+  output logic [31:0]                   xl_token_o,
+  output logic [63:0]                   xl_va_o,
+  output logic [31:0]                   xl_len_o,
+  output logic [15:0]                   xl_pd_o,
+  output logic [15:0]                   xl_access_o,
+  input  logic                          xl_valid_i,
+  input  logic [31:0]                   xl_status_i,
+  input  logic [51:0]                   xl_pfn_i,
+  input  logic [11:0]                   xl_page_off_i,
+  // DMA read clients: requester payload (a), responder receive WQEs (b)
+  output logic                          a_ar_valid_o,
+  input  logic                          a_ar_ready_i,
+  output logic [63:0]                   a_ar_addr_o,
+  output logic [7:0]                    a_ar_len_o,
+  input  logic                          a_r_valid_i,
+  output logic                          a_r_ready_o,
+  output logic                          b_ar_valid_o,
+  input  logic                          b_ar_ready_i,
+  output logic [63:0]                   b_ar_addr_o,
+  output logic [7:0]                    b_ar_len_o,
+  input  logic                          b_r_valid_i,
+  output logic                          b_r_ready_o,
+  input  logic [DataWidth-1:0]          r_data_i,       // shared by both clients
+  input  logic [1:0]                    r_resp_i,
+  input  logic                          r_last_i,
+  // DMA writes (nic_dma_wr port 2)
+  output logic                          wr_req_valid_o,
+  output logic [63:0]                   wr_req_addr_o,
+  output logic [7:0]                    wr_req_len_o,
+  input  logic                          wr_req_ready_i,
+  output logic                          wr_valid_o,
+  output logic [DataWidth-1:0]          wr_data_o,
+  output logic [DataWidth/8-1:0]        wr_strb_o,
+  input  logic                          wr_ready_i,
+  // completions
+  output logic                          cpl_valid_o,
+  output logic [7:0]                    cpl_cqn_o,
+  output nic_pkg::cqe_t                 cpl_cqe_o,
+  input  logic                          cpl_ready_i,
+  // network port
+  output logic [DataWidth-1:0]          tx_tdata_o,
+  output logic [DataWidth/8-1:0]        tx_tkeep_o,
+  output logic                          tx_tlast_o,
+  output logic                          tx_tvalid_o,
+  input  logic                          tx_tready_i,
+  input  logic [DataWidth-1:0]          rx_tdata_i,
+  input  logic [DataWidth/8-1:0]        rx_tkeep_i,
+  input  logic                          rx_tlast_i,
+  input  logic                          rx_tvalid_i,
+  output logic                          rx_tready_o,
+  output logic [31:0]                   rx_drops_o
+);
+
+  localparam int NB = $clog2(DataWidth / 8) + 1;
+
+  // ---- requester -------------------------------------------------------------------------------
+  logic                  rq_xl_req, rq_xl_gnt, rq_xl_rsp;
+  logic [31:0]           rq_xl_token, rq_xl_len;
+  logic [63:0]           rq_xl_va;
+  logic [15:0]           rq_xl_pd;
+  logic                  rq_pkt_valid, rq_pkt_ready;
+  nic_roce_pkg::tx_pkt_t rq_pkt;
+  logic                  pl_valid, pl_ready;
+  logic [DataWidth-1:0]  pl_data;
+  logic [NB-1:0]         pl_nbytes;
+  logic                  ack_valid;
+  logic [7:0]            ack_qpn, ack_syndrome;
+  logic [23:0]           ack_psn;
+  logic                  rq_cpl_valid, rq_cpl_ready;
+  logic [7:0]            rq_cpl_cqn;
+  nic_pkg::cqe_t         rq_cpl_cqe;
+
+  nic_requester #(
+    .DataWidth(DataWidth),
+    .NumQps   (NumQps)
+  ) u_requester (
+    .clk_i         (clk_i),
+    .rst_i         (rst_i),
+    .cmd_valid_i   (cmd_valid_i),
+    .cmd_op_i      (cmd_op_i),
+    .cmd_index_i   (cmd_index_i),
+    .cmd_args_i    (cmd_args_i),
+    .qp_state_i    (qp_state_i),
+    .busy_o        (busy_o),
+    .qp_err_o      (req_err_o),
+    .qp_err_qpn_o  (req_err_qpn_o),
+    .wqe_valid_i   (wqe_valid_i),
+    .wqe_data_i    (wqe_data_i),
+    .wqe_qpn_i     (wqe_qpn_i),
+    .wqe_idx_i     (wqe_idx_i),
+    .wqe_ready_o   (wqe_ready_o),
+    .xl_req_o      (rq_xl_req),
+    .xl_gnt_i      (rq_xl_gnt),
+    .xl_token_o    (rq_xl_token),
+    .xl_va_o       (rq_xl_va),
+    .xl_len_o      (rq_xl_len),
+    .xl_pd_o       (rq_xl_pd),
+    .xl_rsp_valid_i(rq_xl_rsp),
+    .xl_status_i   (xl_status_i),
+    .xl_pfn_i      (xl_pfn_i),
+    .xl_page_off_i (xl_page_off_i),
+    .ar_valid_o    (a_ar_valid_o),
+    .ar_ready_i    (a_ar_ready_i),
+    .ar_addr_o     (a_ar_addr_o),
+    .ar_len_o      (a_ar_len_o),
+    .r_valid_i     (a_r_valid_i),
+    .r_ready_o     (a_r_ready_o),
+    .r_data_i      (r_data_i),
+    .r_resp_i      (r_resp_i),
+    .r_last_i      (r_last_i),
+    .pkt_valid_o   (rq_pkt_valid),
+    .pkt_o         (rq_pkt),
+    .pkt_ready_i   (rq_pkt_ready),
+    .pl_valid_o    (pl_valid),
+    .pl_data_o     (pl_data),
+    .pl_nbytes_o   (pl_nbytes),
+    .pl_ready_i    (pl_ready),
+    .ack_valid_i   (ack_valid),
+    .ack_qpn_i     (ack_qpn),
+    .ack_psn_i     (ack_psn),
+    .ack_syndrome_i(ack_syndrome),
+    .cpl_valid_o   (rq_cpl_valid),
+    .cpl_cqn_o     (rq_cpl_cqn),
+    .cpl_cqe_o     (rq_cpl_cqe),
+    .cpl_ready_i   (rq_cpl_ready)
+  );
+
+  // ---- responder -------------------------------------------------------------------------------
+  logic                  rs_xl_req, rs_xl_gnt, rs_xl_rsp;
+  logic [31:0]           rs_xl_token, rs_xl_len;
+  logic [63:0]           rs_xl_va;
+  logic [15:0]           rs_xl_pd, rs_xl_access;
+  logic                  rx_pkt_valid, rx_pkt_ready;
+  nic_roce_pkg::rx_pkt_t rx_pkt;
+  logic                  rx_pl_valid, rx_pl_ready, rx_pl_last;
+  logic [DataWidth-1:0]  rx_pl_data;
+  logic [NB-1:0]         rx_pl_nbytes;
+  logic                  rs_tx_valid, rs_tx_ready;
+  nic_roce_pkg::tx_pkt_t rs_tx_pkt;
+  logic                  rs_cpl_valid, rs_cpl_ready;
+  logic [7:0]            rs_cpl_cqn;
+  nic_pkg::cqe_t         rs_cpl_cqe;
+
+  nic_responder #(
+    .DataWidth(DataWidth),
+    .NumQps   (NumQps)
+  ) u_responder (
+    .clk_i         (clk_i),
+    .rst_i         (rst_i),
+    .cmd_valid_i   (cmd_valid_i),
+    .cmd_op_i      (cmd_op_i),
+    .cmd_index_i   (cmd_index_i),
+    .cmd_args_i    (cmd_args_i),
+    .qp_state_i    (qp_state_i),
+    .rq_db_valid_i (rq_db_valid_i),
+    .rq_db_qpn_i   (rq_db_qpn_i),
+    .rq_db_pi_i    (rq_db_pi_i),
+    .qp_err_o      (rsp_err_o),
+    .qp_err_qpn_o  (rsp_err_qpn_o),
+    .pkt_valid_i   (rx_pkt_valid),
+    .pkt_i         (rx_pkt),
+    .pkt_ready_o   (rx_pkt_ready),
+    .pl_valid_i    (rx_pl_valid),
+    .pl_data_i     (rx_pl_data),
+    .pl_nbytes_i   (rx_pl_nbytes),
+    .pl_last_i     (rx_pl_last),
+    .pl_ready_o    (rx_pl_ready),
+    .ack_valid_o   (ack_valid),
+    .ack_qpn_o     (ack_qpn),
+    .ack_psn_o     (ack_psn),
+    .ack_syndrome_o(ack_syndrome),
+    .xl_req_o      (rs_xl_req),
+    .xl_gnt_i      (rs_xl_gnt),
+    .xl_token_o    (rs_xl_token),
+    .xl_va_o       (rs_xl_va),
+    .xl_len_o      (rs_xl_len),
+    .xl_pd_o       (rs_xl_pd),
+    .xl_access_o   (rs_xl_access),
+    .xl_rsp_valid_i(rs_xl_rsp),
+    .xl_status_i   (xl_status_i),
+    .xl_pfn_i      (xl_pfn_i),
+    .xl_page_off_i (xl_page_off_i),
+    .ar_valid_o    (b_ar_valid_o),
+    .ar_ready_i    (b_ar_ready_i),
+    .ar_addr_o     (b_ar_addr_o),
+    .ar_len_o      (b_ar_len_o),
+    .r_valid_i     (b_r_valid_i),
+    .r_ready_o     (b_r_ready_o),
+    .r_data_i      (r_data_i),
+    .r_resp_i      (r_resp_i),
+    .r_last_i      (r_last_i),
+    .wr_req_valid_o(wr_req_valid_o),
+    .wr_req_addr_o (wr_req_addr_o),
+    .wr_req_len_o  (wr_req_len_o),
+    .wr_req_ready_i(wr_req_ready_i),
+    .wr_valid_o    (wr_valid_o),
+    .wr_data_o     (wr_data_o),
+    .wr_strb_o     (wr_strb_o),
+    .wr_ready_i    (wr_ready_i),
+    .tx_valid_o    (rs_tx_valid),
+    .tx_pkt_o      (rs_tx_pkt),
+    .tx_ready_i    (rs_tx_ready),
+    .cpl_valid_o   (rs_cpl_valid),
+    .cpl_cqn_o     (rs_cpl_cqn),
+    .cpl_cqe_o     (rs_cpl_cqe),
+    .cpl_ready_i   (rs_cpl_ready)
+  );
+
+  // ---- translation port arbiter: the responder first (it drains the receive path) ------------------
+  logic [1:0] xl_owner_q;     // [0]: the request one cycle ago was the requester's, [1]: two ago
+  logic [1:0] xl_live_q;      // a request was issued one / two cycles ago
+
+  assign rs_xl_gnt   = rs_xl_req;
+  assign rq_xl_gnt   = rq_xl_req && !rs_xl_req;
+  assign xl_valid_o  = rs_xl_req || rq_xl_req;
+  assign xl_token_o  = rs_xl_req ? rs_xl_token : rq_xl_token;
+  assign xl_va_o     = rs_xl_req ? rs_xl_va : rq_xl_va;
+  assign xl_len_o    = rs_xl_req ? rs_xl_len : rq_xl_len;
+  assign xl_pd_o     = rs_xl_req ? rs_xl_pd : rq_xl_pd;
+  assign xl_access_o = rs_xl_req ? rs_xl_access : 16'd0;     // the requester reads: no right needed
+  assign rq_xl_rsp   = xl_valid_i && xl_live_q[1] && xl_owner_q[1];
+  assign rs_xl_rsp   = xl_valid_i && xl_live_q[1] && !xl_owner_q[1];
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      xl_owner_q <= '0;
+      xl_live_q  <= '0;
+    end else begin
+      xl_owner_q <= {xl_owner_q[0], rq_xl_gnt};
+      xl_live_q  <= {xl_live_q[0], xl_valid_o};
+    end
+  end
+
+  // ---- TX: packet descriptors, the responder's first; payload only from the requester -------
+  logic                  tx_pkt_valid, tx_pkt_ready;
+  nic_roce_pkg::tx_pkt_t tx_pkt;
+
+  assign tx_pkt_valid = rs_tx_valid || rq_pkt_valid;
+  assign tx_pkt       = rs_tx_valid ? rs_tx_pkt : rq_pkt;
+  assign rs_tx_ready  = tx_pkt_ready;
+  assign rq_pkt_ready = tx_pkt_ready && !rs_tx_valid;
+
+  nic_roce_tx #(
+    .DataWidth(DataWidth)
+  ) u_tx (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .port_mac_i (port_mac_i),
+    .port_ipv4_i(port_ipv4_i),
+    .pkt_valid_i(tx_pkt_valid),
+    .pkt_i      (tx_pkt),
+    .pkt_ready_o(tx_pkt_ready),
+    .pl_valid_i (pl_valid),
+    .pl_data_i  (pl_data),
+    .pl_nbytes_i(pl_nbytes),
+    .pl_ready_o (pl_ready),
+    .tx_tdata_o (tx_tdata_o),
+    .tx_tkeep_o (tx_tkeep_o),
+    .tx_tlast_o (tx_tlast_o),
+    .tx_tvalid_o(tx_tvalid_o),
+    .tx_tready_i(tx_tready_i)
+  );
+
+  nic_roce_rx #(
+    .DataWidth(DataWidth)
+  ) u_rx (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .port_mac_i (port_mac_i),
+    .port_ipv4_i(port_ipv4_i),
+    .rx_tdata_i (rx_tdata_i),
+    .rx_tkeep_i (rx_tkeep_i),
+    .rx_tlast_i (rx_tlast_i),
+    .rx_tvalid_i(rx_tvalid_i),
+    .rx_tready_o(rx_tready_o),
+    .pkt_valid_o(rx_pkt_valid),
+    .pkt_o      (rx_pkt),
+    .pkt_ready_i(rx_pkt_ready),
+    .pl_valid_o (rx_pl_valid),
+    .pl_data_o  (rx_pl_data),
+    .pl_nbytes_o(rx_pl_nbytes),
+    .pl_last_o  (rx_pl_last),
+    .pl_ready_i (rx_pl_ready),
+    .drops_o    (rx_drops_o)
+  );
+
+  // ---- completions -----------------------------------------------------------------------------------
+  nic_cpl_arb u_cpl_arb (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .a_valid_i  (rq_cpl_valid),
+    .a_cqn_i    (rq_cpl_cqn),
+    .a_cqe_i    (rq_cpl_cqe),
+    .a_ready_o  (rq_cpl_ready),
+    .b_valid_i  (rs_cpl_valid),
+    .b_cqn_i    (rs_cpl_cqn),
+    .b_cqe_i    (rs_cpl_cqe),
+    .b_ready_o  (rs_cpl_ready),
+    .cpl_valid_o(cpl_valid_o),
+    .cpl_cqn_o  (cpl_cqn_o),
+    .cpl_cqe_o  (cpl_cqe_o),
+    .cpl_ready_i(cpl_ready_i)
+  );
+
+`ifndef SYNTHESIS
+  // The translation answer comes exactly two cycles after its request (nic_mr_table's pipeline).
+  a_xl_answer_in_time: assert property (@(posedge clk_i) disable iff (rst_i)
+    xl_valid_i == xl_live_q[1]);
+`endif
+
+endmodule
