@@ -1,13 +1,16 @@
 `default_nettype none
 // nic_core: the portable ndknic core. BAR0 (AXI4-Lite) in, DMA (AXI4) out, a network port
-// (AXI4-Stream) that stays idle until the transport exists.
+// (AXI4-Stream, RoCEv2 frames) in and out.
 //
 //   nic_csr        BAR0 decode: ID block, commands, state read-back, doorbells, MSI-X window
-//   nic_sq_engine  QP contexts, WQE fetch (AXI AR/R) and execution, MR/MW table; completions
+//   nic_sq_engine  QP contexts, WQE fetch (AXI AR/R) and local execution, MR/MW table
+//   nic_transport  RoCEv2 RC transport: requester, responder, framing (docs/transport.md)
+//   nic_cpl_arb    the executor's and the transport's completions into one stream
 //   nic_cq_engine  CQ contexts: CQE writes, overflow, arming; interrupt requests
 //   nic_msix       MSI-X table and PBA; messages
-//   nic_dma_wr     AXI AW/W/B: CQEs / error records (port 0) and MSI-X messages (port 1), in
-//                  acceptance order on one AXI ID, so a message never overtakes its CQE
+//   nic_dma_wr     AXI AW/W/B: CQEs / error records (port 0), MSI-X messages (port 1) and payload
+//                  (port 2), in acceptance order on one AXI ID, so a message never overtakes its
+//                  CQE and a CQE never overtakes its payload
 //
 // Parameters are checked here at elaboration (and again by the modules that depend on them).
 module nic_core #(
@@ -99,6 +102,36 @@ module nic_core #(
   logic                cpl_valid, cpl_ready;
   logic [7:0]          cpl_cqn;
   nic_pkg::cqe_t       cpl_cqe;
+  logic                lx_cpl_valid, lx_cpl_ready, tr_cpl_valid, tr_cpl_ready;
+  logic [7:0]          lx_cpl_cqn, tr_cpl_cqn;
+  nic_pkg::cqe_t       lx_cpl_cqe, tr_cpl_cqe;
+
+  // ---- nic_sq_engine <-> nic_transport ----
+  logic                tp_valid, tp_ready;
+  logic [511:0]        tp_data;
+  logic [7:0]          tp_qpn, tp_req_err_qpn, tp_rsp_err_qpn;
+  logic [15:0]         tp_idx;
+  logic [NumQps-1:0]   tp_busy;
+  logic                tp_req_err, tp_rsp_err;
+  logic                xl_req_valid, xl_rsp_valid;
+  logic [31:0]         xl_token, xl_len, xl_status;
+  logic [63:0]         xl_va;
+  logic [15:0]         xl_pd, xl_access;
+  logic [51:0]         xl_pfn;
+  logic [11:0]         xl_page_off;
+  logic                tpa_ar_valid, tpa_ar_ready, tpa_r_valid, tpa_r_ready;
+  logic                tpb_ar_valid, tpb_ar_ready, tpb_r_valid, tpb_r_ready;
+  logic [63:0]         tpa_ar_addr, tpb_ar_addr;
+  logic [7:0]          tpa_ar_len, tpb_ar_len;
+  logic [DataWidth-1:0] tp_r_data;
+  logic [1:0]          tp_r_resp;
+  logic                tp_r_last;
+  logic                pay_req_valid, pay_req_ready, pay_w_valid, pay_w_ready;
+  logic [63:0]         pay_req_addr;
+  logic [7:0]          pay_req_len;
+  logic [DataWidth-1:0] pay_w_data;
+  logic [DataWidth/8-1:0] pay_w_strb;
+  logic [31:0]         rx_drops;
   logic [NumCqs-1:0]   cq_error;
   logic                rec_valid, rec_ready;
   logic [63:0]         rec_addr;
@@ -186,15 +219,12 @@ module nic_core #(
     .sq_db_valid_i  (sq_db_valid),
     .sq_db_qpn_i    (sq_db_qpn),
     .sq_db_pi_i     (sq_db_pi),
-    .rq_db_valid_i  (rq_db_valid),
-    .rq_db_qpn_i    (rq_db_qpn),
-    .rq_db_pi_i     (rq_db_pi),
     .qp_state_o     (qp_state),
     .cq_error_i     (cq_error),
-    .cpl_valid_o    (cpl_valid),
-    .cpl_cqn_o      (cpl_cqn),
-    .cpl_cqe_o      (cpl_cqe),
-    .cpl_ready_i    (cpl_ready),
+    .cpl_valid_o    (lx_cpl_valid),
+    .cpl_cqn_o      (lx_cpl_cqn),
+    .cpl_cqe_o      (lx_cpl_cqe),
+    .cpl_ready_i    (lx_cpl_ready),
     .m_axi_arid_o   (m_axi_arid_o),
     .m_axi_araddr_o (m_axi_araddr_o),
     .m_axi_arlen_o  (m_axi_arlen_o),
@@ -207,7 +237,136 @@ module nic_core #(
     .m_axi_rresp_i  (m_axi_rresp_i),
     .m_axi_rlast_i  (m_axi_rlast_i),
     .m_axi_rvalid_i (m_axi_rvalid_i),
-    .m_axi_rready_o (m_axi_rready_o)
+    .m_axi_rready_o (m_axi_rready_o),
+    .tp_valid_o     (tp_valid),
+    .tp_ready_i     (tp_ready),
+    .tp_data_o      (tp_data),
+    .tp_qpn_o       (tp_qpn),
+    .tp_idx_o       (tp_idx),
+    .tp_busy_i      (tp_busy),
+    .tp_err0_i      (tp_req_err),
+    .tp_err0_qpn_i  (tp_req_err_qpn),
+    .tp_err1_i      (tp_rsp_err),
+    .tp_err1_qpn_i  (tp_rsp_err_qpn),
+    .xl_valid_i     (xl_req_valid),
+    .xl_token_i     (xl_token),
+    .xl_va_i        (xl_va),
+    .xl_len_i       (xl_len),
+    .xl_pd_i        (xl_pd),
+    .xl_access_i    (xl_access),
+    .xl_valid_o     (xl_rsp_valid),
+    .xl_status_o    (xl_status),
+    .xl_pfn_o       (xl_pfn),
+    .xl_page_off_o  (xl_page_off),
+    .tpa_ar_valid_i (tpa_ar_valid),
+    .tpa_ar_ready_o (tpa_ar_ready),
+    .tpa_ar_addr_i  (tpa_ar_addr),
+    .tpa_ar_len_i   (tpa_ar_len),
+    .tpa_r_valid_o  (tpa_r_valid),
+    .tpa_r_ready_i  (tpa_r_ready),
+    .tpb_ar_valid_i (tpb_ar_valid),
+    .tpb_ar_ready_o (tpb_ar_ready),
+    .tpb_ar_addr_i  (tpb_ar_addr),
+    .tpb_ar_len_i   (tpb_ar_len),
+    .tpb_r_valid_o  (tpb_r_valid),
+    .tpb_r_ready_i  (tpb_r_ready),
+    .tp_r_data_o    (tp_r_data),
+    .tp_r_resp_o    (tp_r_resp),
+    .tp_r_last_o    (tp_r_last)
+  );
+
+  // ---- the transport, and its completions merged with the local executor's ----
+  nic_transport #(
+    .DataWidth(DataWidth),
+    .NumQps   (NumQps)
+  ) u_transport (
+    .clk_i         (clk_i),
+    .rst_i         (rst_i),
+    .port_mac_i    (port_mac_i),
+    .port_ipv4_i   (port_ipv4_i),
+    .cmd_valid_i   (cmd_valid),
+    .cmd_op_i      (cmd_op),
+    .cmd_index_i   (cmd_index),
+    .cmd_args_i    (cmd_args),
+    .qp_state_i    (qp_state),
+    .rq_db_valid_i (rq_db_valid),
+    .rq_db_qpn_i   (rq_db_qpn),
+    .rq_db_pi_i    (rq_db_pi),
+    .wqe_valid_i   (tp_valid),
+    .wqe_data_i    (tp_data),
+    .wqe_qpn_i     (tp_qpn),
+    .wqe_idx_i     (tp_idx),
+    .wqe_ready_o   (tp_ready),
+    .busy_o        (tp_busy),
+    .req_err_o     (tp_req_err),
+    .req_err_qpn_o (tp_req_err_qpn),
+    .rsp_err_o     (tp_rsp_err),
+    .rsp_err_qpn_o (tp_rsp_err_qpn),
+    .xl_valid_o    (xl_req_valid),
+    .xl_token_o    (xl_token),
+    .xl_va_o       (xl_va),
+    .xl_len_o      (xl_len),
+    .xl_pd_o       (xl_pd),
+    .xl_access_o   (xl_access),
+    .xl_valid_i    (xl_rsp_valid),
+    .xl_status_i   (xl_status),
+    .xl_pfn_i      (xl_pfn),
+    .xl_page_off_i (xl_page_off),
+    .a_ar_valid_o  (tpa_ar_valid),
+    .a_ar_ready_i  (tpa_ar_ready),
+    .a_ar_addr_o   (tpa_ar_addr),
+    .a_ar_len_o    (tpa_ar_len),
+    .a_r_valid_i   (tpa_r_valid),
+    .a_r_ready_o   (tpa_r_ready),
+    .b_ar_valid_o  (tpb_ar_valid),
+    .b_ar_ready_i  (tpb_ar_ready),
+    .b_ar_addr_o   (tpb_ar_addr),
+    .b_ar_len_o    (tpb_ar_len),
+    .b_r_valid_i   (tpb_r_valid),
+    .b_r_ready_o   (tpb_r_ready),
+    .r_data_i      (tp_r_data),
+    .r_resp_i      (tp_r_resp),
+    .r_last_i      (tp_r_last),
+    .wr_req_valid_o(pay_req_valid),
+    .wr_req_addr_o (pay_req_addr),
+    .wr_req_len_o  (pay_req_len),
+    .wr_req_ready_i(pay_req_ready),
+    .wr_valid_o    (pay_w_valid),
+    .wr_data_o     (pay_w_data),
+    .wr_strb_o     (pay_w_strb),
+    .wr_ready_i    (pay_w_ready),
+    .cpl_valid_o   (tr_cpl_valid),
+    .cpl_cqn_o     (tr_cpl_cqn),
+    .cpl_cqe_o     (tr_cpl_cqe),
+    .cpl_ready_i   (tr_cpl_ready),
+    .tx_tdata_o    (m_axis_tx_tdata_o),
+    .tx_tkeep_o    (m_axis_tx_tkeep_o),
+    .tx_tlast_o    (m_axis_tx_tlast_o),
+    .tx_tvalid_o   (m_axis_tx_tvalid_o),
+    .tx_tready_i   (m_axis_tx_tready_i),
+    .rx_tdata_i    (s_axis_rx_tdata_i),
+    .rx_tkeep_i    (s_axis_rx_tkeep_i),
+    .rx_tlast_i    (s_axis_rx_tlast_i),
+    .rx_tvalid_i   (s_axis_rx_tvalid_i),
+    .rx_tready_o   (s_axis_rx_tready_o),
+    .rx_drops_o    (rx_drops)
+  );
+
+  nic_cpl_arb u_cpl_arb (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .a_valid_i  (lx_cpl_valid),
+    .a_cqn_i    (lx_cpl_cqn),
+    .a_cqe_i    (lx_cpl_cqe),
+    .a_ready_o  (lx_cpl_ready),
+    .b_valid_i  (tr_cpl_valid),
+    .b_cqn_i    (tr_cpl_cqn),
+    .b_cqe_i    (tr_cpl_cqe),
+    .b_ready_o  (tr_cpl_ready),
+    .cpl_valid_o(cpl_valid),
+    .cpl_cqn_o  (cpl_cqn),
+    .cpl_cqe_o  (cpl_cqe),
+    .cpl_ready_i(cpl_ready)
   );
 
   nic_cq_engine #(
@@ -275,13 +434,13 @@ module nic_core #(
     .req1_addr_i    (msg_addr),
     .req1_data_i    (msg_data),
     .req1_ready_o   (msg_ready),
-    .req2_valid_i   (1'b0),            // payload writes: the transport, not connected yet
-    .req2_addr_i    (64'd0),
-    .req2_len_i     (8'd0),
+    .req2_valid_i   (pay_req_valid),
+    .req2_addr_i    (pay_req_addr),
+    .req2_len_i     (pay_req_len),
     .req2_ready_o   (pay_req_ready),
-    .w2_valid_i     (1'b0),
-    .w2_data_i      ('0),
-    .w2_strb_i      ('0),
+    .w2_valid_i     (pay_w_valid),
+    .w2_data_i      (pay_w_data),
+    .w2_strb_i      (pay_w_strb),
     .w2_ready_o     (pay_w_ready),
     .m_axi_awid_o   (m_axi_awid_o),
     .m_axi_awaddr_o (m_axi_awaddr_o),
@@ -301,18 +460,8 @@ module nic_core #(
     .m_axi_bready_o (m_axi_bready_o)
   );
 
-  // Payload writes come with the transport, which is not connected yet.
-  logic pay_req_ready, pay_w_ready, unused_pay;
-  assign unused_pay = pay_req_ready ^ pay_w_ready;
-
-  // ---- network port: idle until the transport exists ----
-  assign m_axis_tx_tdata_o  = '0;
-  assign m_axis_tx_tkeep_o  = '0;
-  assign m_axis_tx_tlast_o  = 1'b0;
-  assign m_axis_tx_tvalid_o = 1'b0;
-  assign s_axis_rx_tready_o = 1'b1;   // received frames are accepted and dropped
-  logic unused_stream;
-  assign unused_stream = ^{m_axis_tx_tready_i, s_axis_rx_tdata_i, s_axis_rx_tkeep_i,
-                           s_axis_rx_tlast_i, s_axis_rx_tvalid_i};
+  // The count of dropped frames is not in a BAR0 register yet.
+  logic unused_drops;
+  assign unused_drops = ^rx_drops;
 
 endmodule

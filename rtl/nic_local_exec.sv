@@ -14,8 +14,13 @@
 //   - QP in ERROR: CANCELLED without executing;
 //   - a DMA error while fetching it: INTERNAL_ERROR;
 //   - its `index` field differs from the ring index it was read from: INVALID_PARAMETER;
-//   - NOP: SUCCESS; FAST_REG / BIND / INVALIDATE: the table checks below; any other opcode
-//     (the transport operations, not built yet): INVALID_PARAMETER.
+//   - NOP: SUCCESS; FAST_REG / BIND / INVALIDATE: the table checks below;
+//   - SEND / SEND_INV / WRITE / READ of a connected (RTS) QP: handed to nic_transport (tp_*),
+//     which completes it; on a QP that is not connected: INVALID_PARAMETER; any other opcode:
+//     INVALID_PARAMETER.
+// Completion order across the two executors: while tp_busy_i[q] (QP q has WQEs in the
+// transport), every later WQE of q that would complete here waits; a transport WQE of q still
+// goes to the transport then, also when q is in ERROR, so that it is cancelled in order there.
 // Any status but SUCCESS moves the QP to ERROR (qp_err_o). A successful WQE with
 // FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
 // wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
@@ -35,6 +40,13 @@ module nic_local_exec #(
   input  logic [15:0]               wqe_idx_i,
   input  logic                      wqe_dma_err_i,
   input  logic                      wqe_stale_i,
+  // transport WQEs to nic_transport; tp_busy_i[q]: QP q has WQEs there
+  output logic                      tp_valid_o,
+  input  logic                      tp_ready_i,
+  output logic [511:0]              tp_data_o,
+  output logic [7:0]                tp_qpn_o,
+  output logic [15:0]               tp_idx_o,
+  input  logic [NumQps-1:0]         tp_busy_i,
   // QP context (owned by nic_sq_engine): a read port for the QP of the WQE being executed
   input  logic                      qp_reset_i,        // QP created or destroyed this cycle
   input  logic [7:0]                qp_reset_qpn_i,
@@ -208,6 +220,24 @@ module nic_local_exec #(
   assign qp_cqn      = qp_rd_sq_cqn_i;
   assign discard  = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q) ||
                     qp_state == nic_pkg::QP_STATE_RESET;
+
+  // ---- transport WQEs ---------------------------------------------------------------------------
+  logic is_tp_op, tp_busy, to_tp, tp_hold;
+  assign is_tp_op = hdr.opcode == nic_pkg::WQE_OP_SEND || hdr.opcode == nic_pkg::WQE_OP_SEND_INV ||
+                    hdr.opcode == nic_pkg::WQE_OP_WRITE || hdr.opcode == nic_pkg::WQE_OP_READ;
+  assign tp_busy  = 32'(cur_qpn_q) < NumQps && tp_busy_i[cur_qpn_q[$clog2(NumQps > 1 ? NumQps : 2)-1:0]];
+  // to the transport: a well-formed transport WQE of a connected QP, or of a QP in error whose
+  // earlier transport WQEs are still there (the transport cancels it after them)
+  assign to_tp    = is_tp_op && !cur_dma_err_q && hdr.index == cur_idx_q &&
+                    (qp_state == nic_pkg::QP_STATE_RTS ||
+                     (qp_state == nic_pkg::QP_STATE_ERROR && tp_busy));
+  // anything completed here waits while earlier WQEs of its QP are in the transport
+  assign tp_hold  = !to_tp && tp_busy;
+
+  assign tp_valid_o = st_q == StRun && cur_valid_q && !discard && to_tp;
+  assign tp_data_o  = cur_wqe_q;
+  assign tp_qpn_o   = cur_qpn_q;
+  assign tp_idx_o   = cur_idx_q;
 
   // ---- table checks -----------------------------------------------------------------------------
   logic [MrW-1:0] a_idx, b_idx;
@@ -399,6 +429,10 @@ module nic_local_exec #(
         if (cur_valid_q) begin
           if (discard) begin
             finish = 1'b1;
+          end else if (to_tp) begin
+            finish = tp_ready_i;                 // the transport takes it (and completes it)
+          end else if (tp_hold) begin
+            // wait: earlier WQEs of this QP complete in the transport first
           end else if (hdr.opcode == nic_pkg::WQE_OP_FAST_REG &&
                        run_status == nic_pkg::STATUS_SUCCESS) begin
             st_d         = StPageList;
@@ -525,7 +559,7 @@ module nic_local_exec #(
   assign cpl_valid_o  = cpl_valid_q;
   assign cpl_cqn_o    = cpl_cqn_q;
   assign cpl_cqe_o    = cpl_cqe_q;
-  assign qp_err_o     = finish && !discard && status != nic_pkg::STATUS_SUCCESS;
+  assign qp_err_o     = finish && !discard && !to_tp && status != nic_pkg::STATUS_SUCCESS;
   assign qp_err_qpn_o = cur_qpn_q;
   assign retire_o     = finish && !discard;
   assign retire_qpn_o = cur_qpn_q;

@@ -7,17 +7,21 @@
 //                                                          └──────▶ nic_dma_rd ◀──┘ page lists
 //                                                 nic_mr_table ◀──▶ nic_local_exec ──▶ cpl_*
 //
-// QP context (per QP): state, pd, send/receive CQ numbers, RQ ring base, depth and producer index
-// here; the SQ ring base and depth next to the SQ indices, in nic_wqe_fetch. Commands (one-cycle pulses from nic_csr, applied in that
-// cycle; a queue number >= NumQps / an MR index >= NumMrs is ignored):
+// QP context (per QP): state, pd, send/receive CQ numbers here; the SQ ring base and depth next
+// to the SQ indices, in nic_wqe_fetch; the receive ring and the connection in nic_transport.
+// Transport WQEs (Send, Write, ...) of a connected QP go from nic_local_exec to nic_transport
+// (tp_*), which also reads the MR table (xl_*) and DMA (clients 2 and 3). Commands (one-cycle
+// pulses from nic_csr, applied in that cycle; a queue number >= NumQps / an MR index >= NumMrs
+// is ignored):
 //   QP_CREATE: READY with all indices 0 if sq_log_depth <= LogMaxSqDepth and the SQ ring is
 //              4 KiB aligned, else the QP stays / goes to RESET (the driver reads QP_STATE).
 //   QP_DESTROY: RESET; WQEs of the QP still in flight are discarded without completion.
 //   QP_FLUSH: ERROR (a QP in RESET stays there): outstanding and later WQEs complete CANCELLED.
+//   QP_CONNECT: READY -> RTS (connected).
 //   MR_INIT / MR_FREE: to the MR/MW table.
-// A QP leaves READY for ERROR when one of its WQEs fails, when a doorbell would overrun its ring
-// (a software bug: the doorbell is dropped), or when its send or receive CQ is in error
-// (overflow: the CQ and all its QPs are unusable).
+// A QP leaves READY or RTS for ERROR when one of its WQEs fails (here or in the transport), when a
+// doorbell would overrun its ring (a software bug: the doorbell is dropped), or when its send or
+// receive CQ is in error (overflow: the CQ and all its QPs are unusable).
 module nic_sq_engine #(
   parameter int DataWidth = 64,       // DMA data width: 64 or 256
   parameter int NumQps = 16,          // queue pairs, <= 256
@@ -32,7 +36,6 @@ module nic_sq_engine #(
   input  logic cmd_valid_i, input logic [7:0] cmd_op_i, input logic [15:0] cmd_index_i,
   input  logic [255:0] cmd_args_i,                       // ARG0 in [31:0] ... ARG7 in [255:224]
   input  logic sq_db_valid_i, input logic [7:0] sq_db_qpn_i, input logic [15:0] sq_db_pi_i,
-  input  logic rq_db_valid_i, input logic [7:0] rq_db_qpn_i, input logic [15:0] rq_db_pi_i,
   output logic [2*NumQps-1:0] qp_state_o,                // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
   input  logic [NumCqs-1:0] cq_error_i,                  // CQ n is in error (overflow)
   // completions, one per WQE (none for a successful SILENT_SUCCESS one), in WQE order per QP
@@ -41,7 +44,22 @@ module nic_sq_engine #(
   output logic [3:0] m_axi_arid_o, output logic [63:0] m_axi_araddr_o, output logic [7:0] m_axi_arlen_o,
   output logic [2:0] m_axi_arsize_o, output logic [1:0] m_axi_arburst_o, output logic m_axi_arvalid_o, input logic m_axi_arready_i,
   input  logic [3:0] m_axi_rid_i, input logic [DataWidth-1:0] m_axi_rdata_i, input logic [1:0] m_axi_rresp_i,
-  input  logic m_axi_rlast_i, input logic m_axi_rvalid_i, output logic m_axi_rready_o
+  input  logic m_axi_rlast_i, input logic m_axi_rvalid_i, output logic m_axi_rready_o,
+  // nic_transport: its WQEs (tp_*), its QP errors, the MR table's translation port (xl_*) and
+  // two DMA read clients (a: requester payload, ARID 2; b: responder receive WQEs, ARID 3)
+  output logic tp_valid_o, input logic tp_ready_i, output logic [511:0] tp_data_o,
+  output logic [7:0] tp_qpn_o, output logic [15:0] tp_idx_o, input logic [NumQps-1:0] tp_busy_i,
+  input  logic tp_err0_i, input logic [7:0] tp_err0_qpn_i,
+  input  logic tp_err1_i, input logic [7:0] tp_err1_qpn_i,
+  input  logic xl_valid_i, input logic [31:0] xl_token_i, input logic [63:0] xl_va_i,
+  input  logic [31:0] xl_len_i, input logic [15:0] xl_pd_i, input logic [15:0] xl_access_i,
+  output logic xl_valid_o, output logic [31:0] xl_status_o, output logic [51:0] xl_pfn_o,
+  output logic [11:0] xl_page_off_o,
+  input  logic tpa_ar_valid_i, output logic tpa_ar_ready_o, input logic [63:0] tpa_ar_addr_i,
+  input  logic [7:0] tpa_ar_len_i, output logic tpa_r_valid_o, input logic tpa_r_ready_i,
+  input  logic tpb_ar_valid_i, output logic tpb_ar_ready_o, input logic [63:0] tpb_ar_addr_i,
+  input  logic [7:0] tpb_ar_len_i, output logic tpb_r_valid_o, input logic tpb_r_ready_i,
+  output logic [DataWidth-1:0] tp_r_data_o, output logic [1:0] tp_r_resp_o, output logic tp_r_last_o
 );
 
   localparam int MrW   = $clog2(NumMrs);
@@ -104,7 +122,6 @@ module nic_sq_engine #(
   // ring (base, depth) lives with its indices in nic_wqe_fetch. Nothing is evaluated per QP in a
   // cycle without an event, except while a CQ is in error (below).
   localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;     // table index of a QP
-  localparam logic [2*NumQps-1:0] StateLoBits = {NumQps{2'b01}};
 
   logic [255:0]          cq_err_all;     // one bit per possible CQ number (absent CQs: 0)
   logic [2*NumQps-1:0]   qp_state_q;     // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
@@ -112,25 +129,32 @@ module nic_sq_engine #(
   logic [15:0]           pd_q      [NumQps];
   logic [7:0]            sq_cqn_q  [NumQps];
   logic [7:0]            rq_cqn_q  [NumQps];
-  logic [63:0]           rq_base_q [NumQps];
-  logic [7:0]            rq_ld_q   [NumQps];
-  logic [15:0]           rq_pi_q   [NumQps];
   logic                  db_err, exec_err;
   logic [7:0]            db_err_qpn, exec_err_qpn;
-  logic [QpW-1:0]        cmd_idx, db_err_idx, exec_err_idx, rq_db_idx;
-  logic                  db_err_hit, exec_err_hit, rq_db_hit;
+  logic [QpW-1:0]        cmd_idx, db_err_idx, exec_err_idx;
+  logic                  db_err_hit, exec_err_hit;
 
   assign cq_err_all   = 256'(cq_error_i);
   assign cmd_idx      = QpW'(cmd_qpn);
   assign db_err_idx   = QpW'(db_err_qpn);
   assign exec_err_idx = QpW'(exec_err_qpn);
-  assign rq_db_idx    = QpW'(rq_db_qpn_i);
+  // a live QP: READY or connected (RTS); errors move it to ERROR
+  function automatic logic live(input logic [1:0] st);
+    live = st == nic_pkg::QP_STATE_READY || st == nic_pkg::QP_STATE_RTS;
+  endfunction
+  logic [QpW-1:0] tp_err0_idx, tp_err1_idx;
+  logic           tp_err0_hit, tp_err1_hit, qp_connect;
+  assign tp_err0_idx  = QpW'(tp_err0_qpn_i);
+  assign tp_err1_idx  = QpW'(tp_err1_qpn_i);
+  assign tp_err0_hit  = tp_err0_i && 32'(tp_err0_qpn_i) < NumQps &&
+                        live(qp_state_q[2*tp_err0_idx +: 2]);
+  assign tp_err1_hit  = tp_err1_i && 32'(tp_err1_qpn_i) < NumQps &&
+                        live(qp_state_q[2*tp_err1_idx +: 2]);
+  assign qp_connect   = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
   assign db_err_hit   = db_err && 32'(db_err_qpn) < NumQps &&
-                        qp_state_q[2*db_err_idx +: 2] == nic_pkg::QP_STATE_READY;
+                        live(qp_state_q[2*db_err_idx +: 2]);
   assign exec_err_hit = exec_err && 32'(exec_err_qpn) < NumQps &&
-                        qp_state_q[2*exec_err_idx +: 2] == nic_pkg::QP_STATE_READY;
-  assign rq_db_hit    = rq_db_valid_i && 32'(rq_db_qpn_i) < NumQps &&
-                        qp_state_q[2*rq_db_idx +: 2] != nic_pkg::QP_STATE_RESET;
+                        live(qp_state_q[2*exec_err_idx +: 2]);
 
   // State: READY -> ERROR when a WQE fails, a doorbell overruns the ring or the send or receive
   // CQ is in error; commands come last: they win over same-cycle events of the old incarnation.
@@ -143,7 +167,7 @@ module nic_sq_engine #(
       // check of every QP runs in the cycles some CQ is in error (overflow), and only then.
       if (cq_error_i != '0) begin
         for (int q = 0; q < NumQps; q++) begin
-          if (qp_state_q[2*q +: 2] == nic_pkg::QP_STATE_READY &&
+          if (live(qp_state_q[2*q +: 2]) &&
               (cq_err_all[sq_cqn_q[q]] || cq_err_all[rq_cqn_q[q]])) begin
             qp_state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
           end
@@ -154,6 +178,16 @@ module nic_sq_engine #(
       end
       if (exec_err_hit) begin
         qp_state_q[2*exec_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (tp_err0_hit) begin
+        qp_state_q[2*tp_err0_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (tp_err1_hit) begin
+        qp_state_q[2*tp_err1_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      // QP_CONNECT: READY -> RTS (ignored in any other state)
+      if (qp_connect && qp_state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
+        qp_state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;
       end
       if (qp_flush && qp_state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin
         qp_state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
@@ -175,18 +209,6 @@ module nic_sq_engine #(
       pd_q[cmd_idx]      <= arg2[15:0];
       sq_cqn_q[cmd_idx]  <= arg2[23:16];
       rq_cqn_q[cmd_idx]  <= arg2[31:24];
-      rq_base_q[cmd_idx] <= {arg5, arg4};
-      rq_ld_q[cmd_idx]   <= arg3[15:8];
-    end
-  end
-
-  // The RQ producer index: receive doorbells of a live QP; QP_CREATE zeroes it.
-  always_ff @(posedge clk_i) begin
-    if (rq_db_hit) begin
-      rq_pi_q[rq_db_idx] <= rq_db_pi_i;
-    end
-    if (qp_create) begin
-      rq_pi_q[cmd_idx] <= '0;
     end
   end
 
@@ -205,9 +227,6 @@ module nic_sq_engine #(
   assign ex_sq_cqn = sq_cqn_q[ex_idx];
 
 `ifndef SYNTHESIS
-  // No QP is ever in the undefined state 3 (all QPs at once: no field has both bits set).
-  a_qp_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
-      (qp_state_q & (qp_state_q >> 1) & StateLoBits) == '0);
   // The active bits summarise the states: checked for the QP a command changed.
   logic           chk_cmd_q;
   logic [QpW-1:0] chk_cmd_idx_q;
@@ -220,25 +239,21 @@ module nic_sq_engine #(
                     (qp_state_q[2*chk_cmd_idx_q +: 2] != nic_pkg::QP_STATE_RESET));
 `endif
 
-  // The receive side is not built yet: the RQ producer index, ring base and depth are kept for
-  // the transport, which will consume them (here: the executor's QP, as a placeholder reader).
-  logic unused_rq;
-  assign unused_rq = ^{rq_pi_q[ex_idx], rq_base_q[ex_idx], rq_ld_q[ex_idx]};
-  // Command arguments no command of this engine uses.
+  // The receive ring (ARG3[15:8], ARG4, ARG5) and the connection are the transport's.
   logic unused_args;
-  assign unused_args = ^{cmd_args_i[255:192], arg0[31:16], arg3[31:16]};
+  assign unused_args = ^{cmd_args_i[255:192], arg0[31:16], arg3[31:8], arg4, arg5};
 
   // ---- DMA reads: client 0 = WQE fetch (ARID 0), client 1 = page lists (ARID 1) --------------
-  logic [1:0]           cl_ar_valid, cl_ar_ready, cl_r_valid, cl_r_ready;
-  logic [127:0]         cl_ar_addr;
-  logic [15:0]          cl_ar_len;
+  logic [3:0]           cl_ar_valid, cl_ar_ready, cl_r_valid, cl_r_ready;
+  logic [255:0]         cl_ar_addr;
+  logic [31:0]          cl_ar_len;
   logic [DataWidth-1:0] cl_r_data;
   logic [1:0]           cl_r_resp;
   logic                 cl_r_last;
 
   nic_dma_rd #(
     .DataWidth  (DataWidth),
-    .NumClients (2)
+    .NumClients (4)
   ) u_dma_rd (
     .clk_i           (clk_i),
     .rst_i           (rst_i),
@@ -338,11 +353,6 @@ module nic_sq_engine #(
   logic                mtt_we;
   logic [MttAW-1:0]    mtt_idx;
   logic [51:0]         mtt_pfn;
-  // The translation port waits for the transport; until then it is idle.
-  logic                xl_valid;
-  logic [31:0]         xl_status;
-  logic [51:0]         xl_pfn;
-  logic [11:0]         xl_page_off;
 
   nic_mr_table #(
     .NumMrs     (NumMrs),
@@ -390,20 +400,30 @@ module nic_sq_engine #(
     .mtt_we_i          (mtt_we),
     .mtt_idx_i         (mtt_idx),
     .mtt_pfn_i         (mtt_pfn),
-    .xl_valid_i        (1'b0),
-    .xl_token_i        (32'd0),
-    .xl_va_i           (64'd0),
-    .xl_len_i          (32'd0),
-    .xl_pd_i           (16'd0),
-    .xl_access_i       (16'd0),
-    .xl_valid_o        (xl_valid),
-    .xl_status_o       (xl_status),
-    .xl_pfn_o          (xl_pfn),
-    .xl_page_off_o     (xl_page_off)
+    .xl_valid_i        (xl_valid_i),
+    .xl_token_i        (xl_token_i),
+    .xl_va_i           (xl_va_i),
+    .xl_len_i          (xl_len_i),
+    .xl_pd_i           (xl_pd_i),
+    .xl_access_i       (xl_access_i),
+    .xl_valid_o        (xl_valid_o),
+    .xl_status_o       (xl_status_o),
+    .xl_pfn_o          (xl_pfn_o),
+    .xl_page_off_o     (xl_page_off_o)
   );
 
-  logic unused_xl;
-  assign unused_xl = ^{xl_valid, xl_status, xl_pfn, xl_page_off};
+  // DMA read clients 2 and 3: the transport's
+  assign cl_ar_valid[3:2]   = {tpb_ar_valid_i, tpa_ar_valid_i};
+  assign cl_ar_addr[255:128] = {tpb_ar_addr_i, tpa_ar_addr_i};
+  assign cl_ar_len[31:16]   = {tpb_ar_len_i, tpa_ar_len_i};
+  assign cl_r_ready[3:2]    = {tpb_r_ready_i, tpa_r_ready_i};
+  assign tpa_ar_ready_o     = cl_ar_ready[2];
+  assign tpb_ar_ready_o     = cl_ar_ready[3];
+  assign tpa_r_valid_o      = cl_r_valid[2];
+  assign tpb_r_valid_o      = cl_r_valid[3];
+  assign tp_r_data_o        = cl_r_data;
+  assign tp_r_resp_o        = cl_r_resp;
+  assign tp_r_last_o        = cl_r_last;
 
   // ---- execution ------------------------------------------------------------------------------
   nic_local_exec #(
@@ -421,6 +441,12 @@ module nic_sq_engine #(
     .wqe_idx_i         (wqe_idx),
     .wqe_dma_err_i     (wqe_dma_err),
     .wqe_stale_i       (wqe_stale),
+    .tp_valid_o        (tp_valid_o),
+    .tp_ready_i        (tp_ready_i),
+    .tp_data_o         (tp_data_o),
+    .tp_qpn_o          (tp_qpn_o),
+    .tp_idx_o          (tp_idx_o),
+    .tp_busy_i         (tp_busy_i),
     .qp_reset_i        (qp_reset),
     .qp_reset_qpn_i    (cmd_qpn),
     .qp_rd_qpn_o       (ex_qpn),
