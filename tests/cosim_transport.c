@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RoCEv2 transport between two simulated hosts (docs/transport.md): Send / Receive and Write
+ * across the ideal switch, data checked byte for byte, completions on both sides, the ACK /
+ * NAK rules, and the deferral rules for transport requests.
+ */
+#include "cosim.h"
+
+#define CTX(n) ((void *)(uintptr_t)(0x3000 + (n)))
+#define BUF_BYTES (64 * 1024)
+
+/* One side: an adapter, a PD, one CQ for both queues, a connected QP and a buffer (reached with
+ * the PD's privileged token and logical addresses, or through an MR). */
+struct side {
+	struct ndk_adapter *ad;
+	struct ndk_pd *pd;
+	struct ndk_cq *cq;
+	struct ndk_qp *qp;
+	struct ndk_buffer buf;
+	uint32_t priv;
+};
+
+struct pair {
+	struct ndk_sim *sim;
+	struct side s[2];
+};
+
+static void side_open(struct pair *p, unsigned nic, struct side *s)
+{
+	cr_assert_eq(ndk_sim_open_adapter(p->sim, nic, &s->ad), NDK_STATUS_SUCCESS);
+	struct ndk_adapter_info info;
+	cr_assert_eq(ndk_query_adapter_info(s->ad, &info), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_create_pd(s->ad, &s->pd), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_create_cq(s->ad, 256, NULL, NULL, &s->cq), NDK_STATUS_SUCCESS);
+	struct ndk_qp_attr a = {
+		.receive_cq = s->cq,
+		.initiator_cq = s->cq,
+		.qp_context = QP_CONTEXT,
+		.receive_queue_depth = 64,
+		.initiator_queue_depth = 64,
+		.max_receive_request_sge = info.max_receive_request_sge,
+		.max_initiator_request_sge = info.max_initiator_request_sge,
+		.inline_data_size = info.max_inline_data_size,
+	};
+	cr_assert_eq(ndk_create_qp(s->pd, &a, &s->qp), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_alloc_buffer(s->ad, BUF_BYTES, &s->buf), NDK_STATUS_SUCCESS);
+	s->priv = ndk_get_privileged_token(s->pd);
+}
+
+static void pair_open(struct pair *p, unsigned nics)
+{
+	struct ndk_sim_config c;
+	memset(p, 0, sizeof(*p));
+	ndk_sim_default_config(&c);
+	c.nics = nics;
+	cr_assert_eq(ndk_sim_create(&c, &p->sim), NDK_STATUS_SUCCESS);
+	side_open(p, 0, &p->s[0]);
+	side_open(p, nics > 1 ? 1 : 0, &p->s[1]);
+	struct ndk_qp_address a0, a1;
+	cr_assert_eq(ndk_get_qp_address(p->s[0].qp, &a0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_get_qp_address(p->s[1].qp, &a1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp(p->s[0].qp, &a1, 0, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp(p->s[1].qp, &a0, 0, 0), NDK_STATUS_SUCCESS);
+}
+
+static void pair_close(struct pair *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct side *s = &p->s[i];
+		if (s->qp)
+			ndk_close_qp(s->qp);
+		if (s->cq)
+			ndk_close_cq(s->cq);
+		if (s->buf.va)
+			ndk_free_buffer(s->ad, &s->buf);
+		if (s->pd)
+			ndk_close_pd(s->pd);
+	}
+	for (int i = 0; i < 2; i++)
+		if (p->s[i].ad && (i == 0 || p->s[1].ad != p->s[0].ad))
+			ndk_close_adapter(p->s[i].ad);
+	ndk_sim_destroy(p->sim);
+}
+
+static void fill(uint8_t *b, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		b[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+/* poll one completion of `s` (either queue) within max cycles */
+static void poll_side(struct pair *p, struct side *s, struct ndk_result_ex *r, uint64_t max)
+{
+	uint64_t deadline = ndk_sim_cycle(p->sim) + max;
+	while (ndk_get_cq_results_ex(s->cq, r, 1) == 0) {
+		if (ndk_sim_cycle(p->sim) > deadline)
+			cr_assert_fail("cycle %" PRIu64 ": no completion within %" PRIu64
+				       " cycles (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst)",
+				       ndk_sim_cycle(p->sim), max);
+		ndk_sim_step(p->sim, 1);
+	}
+}
+
+static void expect_cpl(struct pair *p, struct side *s, ndk_status status, uint32_t type,
+		       void *ctx, uint32_t bytes)
+{
+	struct ndk_result_ex r;
+	poll_side(p, s, &r, 200000);
+	cr_expect_eq(r.status, status, "status %s, want %s", ndk_status_name(r.status),
+		     ndk_status_name(status));
+	cr_expect_eq(r.type, type, "type %u, want %u", r.type, type);
+	cr_expect_eq(r.request_context, ctx, "request_context %p, want %p", r.request_context,
+		     ctx);
+	cr_expect_eq(r.qp_context, QP_CONTEXT);
+	if (type == NDK_OP_RECEIVE || type == NDK_OP_RECEIVE_AND_INVALIDATE)
+		cr_expect_eq(r.bytes_transferred, bytes, "bytes %u, want %u", r.bytes_transferred,
+			     bytes);
+}
+
+static struct ndk_sge sge_of(struct side *s, size_t off, uint32_t len)
+{
+	struct ndk_sge g = { .address = s->buf.logical + off, .length = len, .token = s->priv };
+	return g;
+}
+
+/* Send `len` bytes from A's buffer at src_off into B's receive at dst_off, over nsge SGEs on
+ * each side; check the bytes and both completions. */
+static void send_case(unsigned nics, uint32_t len, uint32_t nsge_send, uint32_t nsge_recv,
+		      size_t src_off, size_t dst_off)
+{
+	struct pair p;
+	pair_open(&p, nics);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint8_t *src = (uint8_t *)a->buf.va + src_off;
+	uint8_t *dst = (uint8_t *)b->buf.va + dst_off;
+	fill(src, len, len);
+	memset(dst, 0xEE, len + 64);
+
+	/* the receive: len split over nsge_recv SGEs (the last one longer by 16 bytes) */
+	struct ndk_sge rs[3];
+	uint32_t part = len / nsge_recv, used = 0;
+	for (uint32_t i = 0; i < nsge_recv; i++) {
+		uint32_t l = i + 1 == nsge_recv ? len - used + 16 : part;
+		rs[i] = sge_of(b, dst_off + used, l);
+		used += l;
+	}
+	expect_status(&(struct world){ .sim = p.sim }, ndk_receive(b->qp, CTX(1), rs, nsge_recv),
+		      NDK_STATUS_SUCCESS);
+	struct ndk_sge ss[3];
+	part = len / nsge_send;
+	used = 0;
+	for (uint32_t i = 0; i < nsge_send; i++) {
+		uint32_t l = i + 1 == nsge_send ? len - used : part;
+		ss[i] = sge_of(a, src_off + used, l);
+		used += l;
+	}
+	expect_status(&(struct world){ .sim = p.sim }, ndk_send(a->qp, CTX(2), ss, nsge_send, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), len);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	cr_expect(memcmp(src, dst, len) == 0, "the received bytes differ from the sent ones");
+	for (uint32_t i = 0; i < 16; i++)
+		cr_expect_eq(dst[len + i], 0xEE, "byte %u past the message was written", len + i);
+	struct ndk_sim_stats s0;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	cr_log_info("send %u B: %" PRIu64 " frames sent by A", len, s0.frames_sent);
+	pair_close(&p);
+}
+
+Test(transport, send_of_one_packet_between_two_hosts)
+{
+	send_case(2, 40, 1, 1, 0, 0);
+}
+
+Test(transport, send_looped_back_on_one_nic)
+{
+	send_case(1, 100, 1, 1, 0, 8192);
+}
+
+Test(transport, send_of_several_packets_with_unaligned_sges)
+{
+	send_case(2, 5000, 3, 3, 3, 4097 + 5);
+}
+
+Test(transport, send_of_zero_bytes)
+{
+	send_case(2, 0, 0, 1, 0, 0);
+}
+
+/* Write: A writes into B's buffer through an MR B registered with remote write; nothing
+ * completes at B; a Send after it finds the data there (RC ordering). */
+Test(transport, write_then_send_arrive_in_order)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wb = { .sim = p.sim, .ad = b->ad, .pd = b->pd, .cq = b->cq, .qp = b->qp };
+	struct region r;
+	region_make(&wb, &r, 4, true);
+	expect_status(&wb,
+		      region_register(&wb, &r, CTX(9), NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+							 NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(9), 0);
+	const uint32_t len = 3000, at = 777;
+	uint8_t *src = a->buf.va;
+	fill(src, len, 7);
+	memset(r.buf.va, 0, 4 * NDK_PAGE_SIZE);
+	struct ndk_sge ws = sge_of(a, 0, len);
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	expect_status(&wb, ndk_receive(b->qp, CTX(3), &rcv, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wb,
+		      ndk_write(a->qp, CTX(4), &ws, 1, (uint64_t)(uintptr_t)r.buf.va + at,
+				ndk_get_remote_token_from_mr(r.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	struct ndk_sge ss = sge_of(a, 8192, 8);
+	expect_status(&wb, ndk_send(a->qp, CTX(5), &ss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(3), 8);
+	cr_expect(memcmp((uint8_t *)r.buf.va + at, src, len) == 0, "written bytes differ");
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(4), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(5), 0);
+	region_free(&wb, &r);
+	pair_close(&p);
+}
+
+/* A Write with a wrong remote token: the responder NAKs, the Write completes ACCESS_VIOLATION at
+ * the requester, later requests CANCELLED, and the responder's QP goes to error too (its posted
+ * receive completes CANCELLED). */
+Test(transport, write_with_a_bad_remote_token_fails_both_qps)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = { .sim = p.sim };
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge ws = sge_of(a, 0, 100);
+	expect_status(&wa, ndk_write(a->qp, CTX(2), &ws, 1, 0x10000, 0x00001234u, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(a->qp, CTX(3), &ws, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_WRITE, CTX(2), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(3), 0);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(1), 0);
+	pair_close(&p);
+}
+
+/* A Send longer than the receive: the receive completes DATA_OVERRUN, the Send fails with the
+ * NAK's status; both QPs are in error. */
+Test(transport, send_longer_than_the_receive_fails)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = { .sim = p.sim };
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge ss = sge_of(a, 0, 65);
+	expect_status(&wa, ndk_send(a->qp, CTX(2), &ss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_DATA_OVERRUN, NDK_OP_RECEIVE, CTX(1), 0);
+	expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, CTX(2), 0);
+	pair_close(&p);
+}
+
+/* INLINE: the bytes travel in the WQE; the caller's buffer may change right after the call. */
+Test(transport, inline_send_copies_the_data_at_post_time)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = { .sim = p.sim };
+	uint8_t data[40];
+	fill(data, sizeof(data), 3);
+	uint8_t expect[40];
+	memcpy(expect, data, sizeof(data));
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge in = { .address = (uint64_t)(uintptr_t)data, .length = sizeof(data) };
+	expect_status(&wa, ndk_send(a->qp, CTX(2), &in, 1, NDK_OP_FLAG_INLINE), NDK_STATUS_SUCCESS);
+	memset(data, 0, sizeof(data));
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), sizeof(data));
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	cr_expect(memcmp(b->buf.va, expect, sizeof(expect)) == 0);
+	pair_close(&p);
+}
+
+/* DEFER on Sends: one doorbell for the chain, every Send delivered in order. */
+Test(transport, deferred_send_chain_rings_once)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = { .sim = p.sim };
+	const int n = 8;
+	for (int i = 0; i < n; i++) {
+		struct ndk_sge rcv = sge_of(b, 256 * i, 256);
+		expect_status(&wa, ndk_receive(b->qp, CTX(100 + i), &rcv, 1), NDK_STATUS_SUCCESS);
+	}
+	struct ndk_sim_stats s0, s1;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	for (int i = 0; i < n; i++) {
+		fill((uint8_t *)a->buf.va + 256 * i, 64, i);
+		struct ndk_sge ss = sge_of(a, 256 * i, 64);
+		expect_status(&wa,
+			      ndk_send(a->qp, CTX(200 + i), &ss, 1,
+				       i + 1 < n ? NDK_OP_FLAG_DEFER : 0),
+			      NDK_STATUS_SUCCESS);
+	}
+	for (int i = 0; i < n; i++)
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(100 + i), 64);
+	for (int i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(200 + i), 0);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 1, "doorbells for a chain of %d", n);
+	for (int i = 0; i < n; i++)
+		cr_expect(memcmp((uint8_t *)a->buf.va + 256 * i, (uint8_t *)b->buf.va + 256 * i,
+				 64) == 0,
+			  "message %d", i);
+	pair_close(&p);
+}
