@@ -8,7 +8,9 @@
 //   2. rising edge (clk 1, eval);
 //   3. the host models (MMIO master, DMA slave with the PCIe timing model, host memory, MSI-X
 //      capture) act on those handshakes and compute the next inputs;
-//   4. falling edge (clk 0, new inputs, eval) so combinational outputs settle.
+//   4. the network (nicsim_net.cpp) takes the stream handshakes of this edge, moves frames
+//      between the ports and computes every NIC's next stream inputs;
+//   5. falling edge (clk 0, new inputs, eval) so combinational outputs settle.
 //
 // The Verilated top is nic_sim_top (tools/gensimtop.py): nic_core with its inputs registered on
 // that falling edge, so the core sees the same inputs in the same cycles, and Verilator does
@@ -17,6 +19,7 @@
 // Statistics are counted here, on the buses, never read from the RTL.
 
 #include "nicsim.h"
+#include "nicsim_net.h"
 
 #include <cerrno>
 #include <cstdarg>
@@ -60,8 +63,7 @@ struct Outputs {
 	uint32_t arid, arlen, arsize;
 	uint64_t araddr;
 	bool rready;
-	bool tx_tvalid, tx_tlast;
-	bool rx_tready;
+	nicnet::StreamOut stream; // the network port
 };
 
 struct Inputs {
@@ -77,7 +79,7 @@ struct Inputs {
 	bool rvalid, rlast;
 	uint32_t rid, rresp;
 	uint8_t rdata[32];
-	bool tx_tready;
+	nicnet::StreamIn stream; // the network port (computed by the network)
 };
 
 // One Verilated model behind a width-independent interface.
@@ -129,9 +131,13 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		o.arlen = m_->m_axi_arlen_o;
 		o.arsize = m_->m_axi_arsize_o;
 		o.rready = m_->m_axi_rready_o;
-		o.tx_tvalid = m_->m_axis_tx_tvalid_o;
-		o.tx_tlast = m_->m_axis_tx_tlast_o;
-		o.rx_tready = m_->s_axis_rx_tready_o;
+		o.stream.tx_tvalid = m_->m_axis_tx_tvalid_o;
+		if (o.stream.tx_tvalid) {
+			o.stream.tx_tlast = m_->m_axis_tx_tlast_o;
+			o.stream.tx_tkeep = m_->m_axis_tx_tkeep_o;
+			get_wide(m_->m_axis_tx_tdata_o, o.stream.tx_tdata);
+		}
+		o.stream.rx_tready = m_->s_axis_rx_tready_o;
 	}
 
 	void drive(const Inputs &in) override
@@ -161,9 +167,12 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		m_->m_axi_rvalid_i = in.rvalid;
 		if (in.rvalid)
 			set_wide(m_->m_axi_rdata_i, in.rdata);
-		m_->m_axis_tx_tready_i = in.tx_tready;
-		m_->s_axis_rx_tvalid_i = 0;
-		m_->s_axis_rx_tlast_i = 0;
+		m_->m_axis_tx_tready_i = in.stream.tx_tready;
+		m_->s_axis_rx_tvalid_i = in.stream.rx_tvalid;
+		m_->s_axis_rx_tlast_i = in.stream.rx_tlast;
+		m_->s_axis_rx_tkeep_i = in.stream.rx_tkeep;
+		if (in.stream.rx_tvalid)
+			set_wide(m_->s_axis_rx_tdata_i, in.stream.rx_tdata);
 	}
 
 	void edge(bool clk) override
@@ -296,6 +305,7 @@ struct nicsim {
 	std::string trace_path;
 	std::unique_ptr<VerilatedContext> ctx;
 	std::vector<std::unique_ptr<nicsim_nic>> nics;
+	std::unique_ptr<nicnet::Network> net; // links, switch, RX ports, pcap capture
 	uint64_t cycle = 0;
 	uint64_t host_acc = 0; // host time carried over, in ns * clock_mhz units (1000 = 1 cycle)
 	nicsim_irq_fn irq_fn = nullptr;
@@ -323,6 +333,8 @@ void fatal(const nicsim *w, const char *fmt, ...)
 		     " (then: gtkwave /tmp/ndknic.fst)\n");
 	for (auto &n : w->nics)
 		n->model->trace_close();
+	if (w->net) // the capture up to the failure helps to find it
+		w->net->flush_pcap();
 	std::fflush(stdout);
 	std::fflush(stderr);
 	std::abort();
@@ -386,7 +398,6 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	const bool hs_b = in.bvalid && o.bready;
 	const bool hs_ar = o.arvalid && in.arready;
 	const bool hs_r = in.rvalid && o.rready;
-	const bool hs_tx = o.tx_tvalid && in.tx_tready;
 
 	// ---- MMIO writes
 	if (hs_axil_aw)
@@ -555,8 +566,6 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		if (r->kind == NICSIM_MEM_CQ && end != r->logical + r->length)
 			n->stats.cqes_written += (end - wr.addr) / NIC_CQE_BYTES;
 	}
-	if (hs_tx && o.tx_tlast)
-		n->stats.frames_sent++;
 
 	// ---- next inputs
 	in.rst = now < kResetCycles;
@@ -592,7 +601,6 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	in.wready = !n->writes.empty();
 	in.bvalid = !n->b_ids.empty();
 	in.bid = in.bvalid ? n->b_ids.front() : 0;
-	in.tx_tready = true;
 	// one pulse per microsecond: seen by the rising edge of every cycle that is a multiple
 	// of clock_mhz (these inputs are sampled at the next edge, cycle now + 1)
 	in.us_tick = (now + 1) % w->cfg.clock_mhz == 0;
@@ -621,6 +629,8 @@ void world_cycle(nicsim *w)
 		fatal(w, "RTL assertion failed (message above)");
 	for (auto &n : w->nics)
 		host_cycle(w, n.get());
+	if (const char *err = w->net->cycle(w->cycle))
+		fatal(w, "%s", err);
 	w->ctx->timeInc(1);
 	for (auto &n : w->nics) {
 		n->model->drive(n->in);
@@ -640,6 +650,16 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	    !config->pcie_mbps || (config->data_width != 64 && config->data_width != 256))
 		return -EINVAL;
 	auto w = std::make_unique<nicsim>();
+	nicnet::Network::Config nc;
+	nc.ports = config->nics;
+	nc.bus_bytes = config->data_width / 8;
+	nc.clock_mhz = config->clock_mhz;
+	nc.link_mbps = config->link_mbps ? config->link_mbps : nicnet::kDefaultLinkMbps;
+	nc.link_cycles = ceil_div((uint64_t)config->link_ns * config->clock_mhz, 1000);
+	w->net = std::make_unique<nicnet::Network>(nc);
+	// first, so a capture that cannot be created refuses the world before any model exists
+	if (config->pcap_path && config->pcap_path[0] && w->net->open_pcap(config->pcap_path))
+		return -EINVAL;
 	w->cfg = *config;
 	if (w->cfg.cycle_limit == 0)
 		w->cfg.cycle_limit = ~0ull;
@@ -678,6 +698,7 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 			n->model->trace_open(p.c_str());
 		}
 		n->bus_bytes = config->data_width / 8;
+		w->net->attach(i, &n->out.stream, &n->in.stream);
 		n->in.rst = true;
 		n->model->drive(n->in);
 		n->model->edge(false);
@@ -696,6 +717,7 @@ void nicsim_destroy(struct nicsim *world)
 		return;
 	// the models' destructors unregister their scopes from the thread's current context
 	Verilated::threadContextp(world->ctx.get());
+	world->net.reset(); // flushes and closes the capture (a failure is reported on stderr)
 	for (auto &n : world->nics) {
 		n->model->trace_close();
 		for (auto &r : n->regions)
@@ -820,10 +842,32 @@ void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical)
 
 void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats)
 {
-	if (nic < world->nics.size())
+	if (nic < world->nics.size()) {
 		*stats = world->nics[nic]->stats;
-	else
+		world->net->add_stats(nic, stats);
+	} else {
 		std::memset(stats, 0, sizeof(*stats));
+	}
+}
+
+const char *nicsim_pcap_path(const struct nicsim *world)
+{
+	return world->net->pcap_path();
+}
+
+int nicsim_pcap_flush(struct nicsim *world)
+{
+	return world->net->flush_pcap();
+}
+
+int nicsim_port_inject(struct nicsim *world, unsigned nic, const uint8_t *bytes, size_t len)
+{
+	return world->net->inject(nic, bytes, len);
+}
+
+void nicsim_set_frame_handler(struct nicsim *world, nicsim_frame_fn fn, void *ctx)
+{
+	world->net->set_frame_handler(fn, ctx);
 }
 
 } // extern "C"

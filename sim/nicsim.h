@@ -8,6 +8,12 @@
  * bandwidth, DMA writes becoming visible after a delay) and an MSI-X capture (writes into the
  * interrupt window become interrupts, in order with the CQE writes before them).
  *
+ * The NICs' AXI-Stream ports meet in a network (sim/nicsim_net.cpp, docs/transport.md "The
+ * harness's network", docs/timing-model.md): one NIC is looped back to itself; several meet in
+ * an ideal, lossless switch that forwards by destination MAC. Each TX port is a link of
+ * link_mbps; a frame reaches its destination link_ns after its last byte left. Frames can be
+ * captured to a pcap file.
+ *
  * Statistics are observed on the buses by the world itself, never read from the RTL.
  * Everything is deterministic: the same calls give the same cycle counts.
  *
@@ -40,6 +46,8 @@ struct nicsim_config {
 	uint64_t seed;
 	uint64_t cycle_limit;	/* a run past this cycle is a fatal error (hang guard) */
 	const char *trace_path; /* FST waveform file, NULL = no tracing */
+	uint32_t link_mbps; /* each TX port's link rate, MB/s of frame bytes; 0 = 12500 (100 Gb/s) */
+	const char *pcap_path; /* capture every frame to this pcap file; NULL or "" = none */
 };
 
 /* what DMA memory is used for: lets the world classify DMA traffic for its statistics */
@@ -58,13 +66,16 @@ struct nicsim_stats {
 	uint64_t wqe_fetch_reads, wqes_fetched;
 	uint64_t cqes_written;
 	uint64_t interrupts;
-	uint64_t frames_sent, frames_received;
+	uint64_t frames_sent;	  /* frames whose last byte left this NIC's TX port */
+	uint64_t frames_received; /* frames whose last beat this NIC's RX port accepted */
+	uint64_t frames_dropped;  /* frames this NIC sent to a MAC no port of the switch has */
 };
 
 /* An MSI-X message became visible in host memory order: called from inside nicsim_step. */
 typedef void (*nicsim_irq_fn)(void *ctx, unsigned nic, uint64_t address, uint32_t data);
 
-/* 0 or -errno (-EINVAL for a bad config, -ENOMEM) */
+/* 0 or -errno (-EINVAL for a bad config, including a pcap file that cannot be created: the
+ * reason is printed on stderr; -ENOMEM) */
 int nicsim_create(const struct nicsim_config *config, struct nicsim **world);
 void nicsim_destroy(struct nicsim *world);
 void nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx);
@@ -87,6 +98,74 @@ int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nic
 void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical);
 
 void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats);
+
+/* ---- the network: capture, and hooks for tests ------------------------------------------- */
+
+/* The pcap file this world captures to (its own copy of the path), NULL when not capturing. */
+const char *nicsim_pcap_path(const struct nicsim *world);
+/*
+ * Write what the capture buffered so far to the file. 0, or -errno of the first write error
+ * (the capture stops at that error; the error is also printed on stderr, once). The file is
+ * flushed and closed by nicsim_destroy, which reports a failure on stderr. 0 when not capturing.
+ */
+int nicsim_pcap_flush(struct nicsim *world);
+
+/*
+ * Harness test hook: queue `len` bytes (a whole Ethernet frame without FCS, 14..16384 bytes) on
+ * NIC `nic`'s TX port as if that NIC had transmitted it. It takes the same path as a frame of
+ * the RTL: the link's serialization (after the frame the RTL may be sending, before the next
+ * one), the switch, the statistics, the pcap capture and the destination's RX port. It starts
+ * serializing in the next cycle the world runs. 0, or -EINVAL (no such NIC, bad length).
+ */
+int nicsim_port_inject(struct nicsim *world, unsigned nic, const uint8_t *bytes, size_t len);
+
+enum nicsim_frame_event {
+	NICSIM_FRAME_SENT = 0,	  /* its last byte left NIC `nic`'s TX port (pcap records it) */
+	NICSIM_FRAME_DROPPED = 1, /* just sent by `nic` to a MAC no port has: the switch drops it */
+	NICSIM_FRAME_RECEIVED = 2, /* NIC `nic`'s RX port accepted its last beat; the bytes are
+				      those of the beats it accepted (TKEEP lanes) */
+};
+/*
+ * Harness test hook: called from inside nicsim_step for every frame event, with the cycle it
+ * happened in (the world's clock while that cycle runs) and the frame's bytes (valid only during
+ * the call). For one frame: SENT, then DROPPED or, later, RECEIVED.
+ */
+typedef void (*nicsim_frame_fn)(void *ctx, enum nicsim_frame_event event, unsigned nic,
+				uint64_t cycle, const uint8_t *frame, size_t len);
+void nicsim_set_frame_handler(struct nicsim *world, nicsim_frame_fn fn, void *ctx);
+
+/* ---- the network alone, for unit tests of the link model ---------------------------------- */
+/*
+ * The same network a world uses, without Verilated models: the test plays every NIC's stream
+ * ports. Per cycle it sets each port's nicsim_stream_out as the DUT's outputs would stand
+ * before the rising edge, then calls nicsim_net_cycle(cycle), which takes the handshakes of
+ * that edge (out against the nicsim_stream_in of the previous call) and computes the next
+ * nicsim_stream_in. Cycles are counted by the caller, one call per cycle, increasing by one.
+ */
+struct nicsim_stream_out { /* a NIC's outputs: its TX stream and its RX ready */
+	bool tx_tvalid, tx_tlast;
+	uint32_t tx_tkeep;    /* bit i: byte i valid (contiguous from byte 0) */
+	uint8_t tx_tdata[32]; /* byte i = bits 8i+7..8i of TDATA */
+	bool rx_tready;
+};
+struct nicsim_stream_in { /* what the harness drives: TX ready and the RX stream */
+	bool tx_tready;
+	bool rx_tvalid, rx_tlast;
+	uint32_t rx_tkeep;
+	uint8_t rx_tdata[32];
+};
+struct nicsim_net;
+/* from config: nics (ports), data_width, clock_mhz, link_mbps, link_ns, pcap_path. 0 or -EINVAL */
+int nicsim_net_create(const struct nicsim_config *config, struct nicsim_net **net);
+void nicsim_net_destroy(struct nicsim_net *net);
+struct nicsim_stream_out *nicsim_net_port_out(struct nicsim_net *net, unsigned port);
+const struct nicsim_stream_in *nicsim_net_port_in(const struct nicsim_net *net, unsigned port);
+/* NULL, or the message of a stream protocol error of the test's "DUT" (a world makes it fatal) */
+const char *nicsim_net_cycle(struct nicsim_net *net, uint64_t cycle);
+int nicsim_net_inject(struct nicsim_net *net, unsigned port, const uint8_t *bytes, size_t len);
+void nicsim_net_set_frame_handler(struct nicsim_net *net, nicsim_frame_fn fn, void *ctx);
+/* only the frame counters are filled in */
+void nicsim_net_get_stats(const struct nicsim_net *net, unsigned port, struct nicsim_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,13 @@ TESTED_VERSIONS=(
 # The Debian packages (bookworm names) the build, tests, lint, synthesis and plots use.
 PACKAGES=(
 	verilator yosys iverilog g++ make pkg-config python3
-	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox
+	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
+)
+# Answers to the debconf questions the packages above ask, so an install never stops to ask:
+# wireshark-common (pulled in by tshark) asks whether non-root users may capture packets. The
+# tests only read pcap files, so no: no setuid dumpcap, no wireshark group.
+DEBCONF_SELECTIONS=(
+	"wireshark-common wireshark-common/install-setuid boolean false"
 )
 # ---------------------------------------------------------------------------------------------
 
@@ -79,6 +85,12 @@ install_packages() { # install_packages <pkg>...: one apt-get update, one apt-ge
 		fi
 	fi
 	say "installing: $*"
+	# Preseed the answers (DEBIAN_FRONTEND=noninteractive alone would also take the defaults;
+	# preseeding makes the answer ours, not the package's).
+	if command -v debconf-set-selections >/dev/null 2>&1; then
+		printf '%s\n' "${DEBCONF_SELECTIONS[@]}" | "${sudo[@]}" debconf-set-selections ||
+			warn "debconf-set-selections failed; installing with the packages' defaults"
+	fi
 	if ! "${sudo[@]}" apt-get update ||
 		! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y --no-install-recommends "$@"; then
@@ -97,7 +109,7 @@ if command -v dpkg-query >/dev/null 2>&1; then
 else
 	# Not Debian: we cannot install, but we can tell whether the tools are there.
 	warn "no dpkg-query: not a Debian system; checking for the tools only"
-	for tool in verilator yosys iverilog g++ make pkg-config python3 clang-format; do
+	for tool in verilator yosys iverilog g++ make pkg-config python3 clang-format tshark; do
 		command -v "$tool" >/dev/null 2>&1 ||
 			die "$tool not found; install the equivalents of: ${PACKAGES[*]}"
 	done

@@ -35,7 +35,9 @@ struct ndk_sim_config {
 	uint32_t dma_read_ns;	    /* fixed part of a DMA read round trip (pcie-bench: ~500) */
 	uint32_t dma_write_ns;	    /* NIC write becoming visible in host memory. default 300 */
 	uint32_t pcie_mbps;	    /* DMA bandwidth, MB/s, each direction. default 7000 */
-	uint32_t link_ns;	    /* one-way latency port to port. default 500 */
+	uint32_t link_ns;	    /* one-way latency port to port: a frame reaches the
+					destination's RX port this long after its last byte left
+					the sender. default 500 */
 	uint32_t host_wqe_ns;	    /* CPU time to build one WQE (RAMCloud measured ~30 ns) */
 	uint32_t host_doorbell_ns;  /* CPU time of one doorbell MMIO with its barrier (~150 ns) */
 	uint32_t poll_cycles;	    /* cycles an empty ndk_get_cq_results costs (default 16 > 0,
@@ -56,6 +58,17 @@ struct ndk_sim_config {
 	uint64_t cycle_limit;  /* running past this cycle is a fatal error (hang guard).
 					default 2000000000; NDK_SIM_CYCLE_LIMIT overrides the
 					default */
+	uint32_t link_mbps;    /* each TX port's link rate in MB/s of frame bytes (no preamble,
+					FCS or gap): bytes per cycle = link_mbps / clock_mhz; a
+					link slower than the stream back-pressures it. default
+					12500 (100 Gb/s); 0 is refused */
+	const char *pcap_path; /* capture every frame, once, when its last byte leaves the
+					sender, to this pcap file (Ethernet, nanosecond
+					timestamps of simulated time); NULL = no capture. The
+					environment variable NDK_SIM_PCAP, when set, overrides it
+					(in ndk_sim_default_config and in ndk_sim_create). The file
+					is complete when the world is destroyed; a file that cannot
+					be created refuses the world (the reason on stderr) */
 };
 
 struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL */
@@ -68,15 +81,19 @@ struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL *
 	uint64_t wqe_fetch_reads; /* DMA reads that carried send-queue WQEs */
 	uint64_t wqes_fetched;	  /* send-queue WQEs the NIC read */
 	uint64_t cqes_written;
-	uint64_t interrupts; /* MSI-X messages */
-	uint64_t frames_sent, frames_received;
+	uint64_t interrupts;		       /* MSI-X messages */
+	uint64_t frames_sent, frames_received; /* frames whose last byte left this NIC's TX port /
+						  whose last beat its RX port accepted */
+	/* additions */
+	uint64_t frames_dropped; /* frames this NIC sent to a MAC no port of the switch has */
 };
 
 /* Fill config with the defaults listed above (and the environment overrides). */
 void ndk_sim_default_config(struct ndk_sim_config *config);
 /*
  * Create a world. Returns NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL pointers,
- * nics 0, clock_mhz 0, data_width other than 64 or 256, or a config the world refuses);
+ * nics 0, clock_mhz 0, link_mbps 0, data_width other than 64 or 256, a pcap file that cannot be
+ * created, or another config the world refuses);
  * NDK_STATUS_INSUFFICIENT_RESOURCES (no memory).
  */
 ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **sim);

@@ -39,6 +39,9 @@ void ndk_sim_default_config(struct ndk_sim_config *config)
 	config->data_width = 256;
 	config->mmio_read_ns = 1000;
 	config->cycle_limit = 2000000000ull;
+	config->link_mbps = 12500; /* 100 Gb/s */
+	env = getenv("NDK_SIM_PCAP");
+	config->pcap_path = env && *env ? env : NULL;
 	/* an unparsable value is kept as 0, so ndk_sim_create refuses it loudly */
 	env = getenv("NDK_SIM_WIDTH");
 	if (env && *env)
@@ -105,11 +108,11 @@ ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **
 {
 	struct nicsim_config nc;
 	struct ndk_sim *sim;
-	const char *trace;
+	const char *trace, *pcap;
 	int err;
 
 	if (!config || !out || config->nics == 0 || config->clock_mhz == 0 ||
-	    (config->data_width != 64 && config->data_width != 256))
+	    config->link_mbps == 0 || (config->data_width != 64 && config->data_width != 256))
 		return NDK_STATUS_INVALID_PARAMETER;
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
@@ -147,9 +150,15 @@ ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **
 	nc.seed = config->seed;
 	nc.cycle_limit = config->cycle_limit;
 	nc.trace_path = sim->trace_path;
+	nc.link_mbps = config->link_mbps;
+	/* NDK_SIM_PCAP wins too, so any test can be rerun with a capture */
+	pcap = getenv("NDK_SIM_PCAP");
+	nc.pcap_path = pcap && *pcap ? pcap : config->pcap_path;
 	err = nicsim_create(&nc, &sim->world);
 	if (err)
 		goto out_free_trace;
+	/* the world keeps its own copy of the path; the caller's string may go away */
+	sim->config.pcap_path = nicsim_pcap_path(sim->world);
 	nicsim_set_irq_handler(sim->world, sim_irq, sim);
 	*out = sim;
 	return NDK_STATUS_SUCCESS;
@@ -274,6 +283,7 @@ void ndk_sim_get_stats(const struct ndk_sim *sim, unsigned nic, struct ndk_sim_s
 	stats->interrupts = s.interrupts;
 	stats->frames_sent = s.frames_sent;
 	stats->frames_received = s.frames_received;
+	stats->frames_dropped = s.frames_dropped;
 }
 
 /* ---------------------------------------------------------------------------------------------
