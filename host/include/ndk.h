@@ -196,9 +196,19 @@ ndk_status ndk_open_adapter(const char *uri, struct ndk_adapter **adapter);
  */
 void ndk_close_adapter(struct ndk_adapter *adapter);
 /*
- * The adapter's limits, from its capability registers (read once, at open). Transport limits
- * describe what the transport supports: until it lands, 4 SGEs, no inline data, read limits 0
- * and receive queue depth 0 (so receives cannot be posted).
+ * The adapter's limits, from its capability registers (read once, at open).
+ * With the RoCEv2 transport (CAP_TRANSPORT.transport = 1) they are what one 64-byte WQE slot
+ * holds: max_initiator_request_sge = max_read_request_sge = 2 (a Write or Read WQE holds 2
+ * SGEs, a Send 3), max_receive_request_sge = 3, max_inline_data_size = 40 (a Write WQE holds 40
+ * bytes, a Send 48); max_inbound_read_limit = max_outbound_read_limit = CAP_TRANSPORT[15:8];
+ * max_receive_queue_depth = max_initiator_queue_depth; max_transfer_length = 1 GiB (2^30 bytes:
+ * the WQE, RETH and completion lengths are 32-bit, and 2^30 bytes are 2^22 packets at the
+ * smallest path MTU, well inside the 24-bit PSN space); adapter_flags has
+ * NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED (a QP may connect to a QP of the same
+ * adapter: its frames leave the port for the port's own MAC and come back, as the simulated
+ * worlds do).
+ * Without the transport: 4 SGEs, no inline data, read limits 0, receive queue depth 0 (so a QP
+ * has no receive queue), max_transfer_length 1 GiB, no loopback flag.
  * Returns NDK_STATUS_SUCCESS or NDK_STATUS_INVALID_PARAMETER.
  */
 ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info);
