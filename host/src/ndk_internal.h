@@ -383,9 +383,12 @@ struct ndk_qp {
 	struct ndk_cq *rcq, *icq;
 	void *qp_context;
 	uint32_t qpn;
-	uint32_t max_initiator_sge, max_receive_sge, inline_size;
-	uint32_t db; /* BAR0 offset of its doorbell page */
+	uint32_t inline_size; /* attr->inline_data_size: the most INLINE bytes a post may carry */
+	uint32_t db;	      /* BAR0 offset of its doorbell page */
 	struct ndk_wq sq, rq;
+	/* set once by ndk_connect_qp (under adapter->lock), read by posts (atomic) */
+	bool connected;
+	uint32_t outbound_read_limit; /* of its connection: 0 = it may not issue Reads */
 };
 
 struct ndk_adapter {
