@@ -733,7 +733,7 @@ Test(unit_driver, every_kind_of_inline_failure_flushes_the_deferred_chain)
 			break;
 		case 1:
 			st = ndk_write(qp, NULL, sge, 3, 0, 0, NDK_OP_FLAG_DEFER);
-			cr_expect_eq(st, NDK_STATUS_DATA_OVERRUN, "3 SGEs on a QP made for 2");
+			cr_expect_eq(st, NDK_STATUS_DATA_OVERRUN, "3 SGEs: a Write WQE holds 2");
 			break;
 		case 2:
 			st = ndk_read(qp, NULL, sge, 1, 0, 0, NDK_OP_FLAG_INLINE);
@@ -775,10 +775,10 @@ Test(unit_driver, every_kind_of_inline_failure_flushes_the_deferred_chain)
 
 Test(unit_driver, receive_is_not_supported_yet_after_its_argument_checks)
 {
-	struct ndk_sge sge[2] = { { 0 } };
+	struct ndk_sge sge[4] = { { 0 } };
 
 	cr_expect_eq(ndk_receive(NULL, NULL, sge, 1), NDK_STATUS_INVALID_PARAMETER);
-	cr_expect_eq(ndk_receive(qp, NULL, sge, 2), NDK_STATUS_DATA_OVERRUN);
+	cr_expect_eq(ndk_receive(qp, NULL, sge, 4), NDK_STATUS_DATA_OVERRUN, "a WQE holds 3");
 	cr_expect_eq(ndk_receive(qp, NULL, NULL, 1), NDK_STATUS_INVALID_PARAMETER);
 	cr_expect_eq(ndk_receive(qp, NULL, sge, 1), NDK_STATUS_NOT_SUPPORTED);
 }

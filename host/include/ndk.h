@@ -196,9 +196,19 @@ ndk_status ndk_open_adapter(const char *uri, struct ndk_adapter **adapter);
  */
 void ndk_close_adapter(struct ndk_adapter *adapter);
 /*
- * The adapter's limits, from its capability registers (read once, at open). Transport limits
- * describe what the transport supports: until it lands, 4 SGEs, no inline data, read limits 0
- * and receive queue depth 0 (so receives cannot be posted).
+ * The adapter's limits, from its capability registers (read once, at open).
+ * With the RoCEv2 transport (CAP_TRANSPORT.transport = 1) they are what one 64-byte WQE slot
+ * holds: max_initiator_request_sge = max_read_request_sge = 2 (a Write or Read WQE holds 2
+ * SGEs, a Send 3), max_receive_request_sge = 3, max_inline_data_size = 40 (a Write WQE holds 40
+ * bytes, a Send 48); max_inbound_read_limit = max_outbound_read_limit = CAP_TRANSPORT[15:8];
+ * max_receive_queue_depth = max_initiator_queue_depth; max_transfer_length = 1 GiB (2^30 bytes:
+ * the WQE, RETH and completion lengths are 32-bit, and 2^30 bytes are 2^22 packets at the
+ * smallest path MTU, well inside the 24-bit PSN space); adapter_flags has
+ * NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED (a QP may connect to a QP of the same
+ * adapter: its frames leave the port for the port's own MAC and come back, as the simulated
+ * worlds do).
+ * Without the transport: 4 SGEs, no inline data, read limits 0, receive queue depth 0 (so a QP
+ * has no receive queue), max_transfer_length 1 GiB, no loopback flag.
  * Returns NDK_STATUS_SUCCESS or NDK_STATUS_INVALID_PARAMETER.
  */
 ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info);
@@ -357,30 +367,55 @@ struct ndk_qp_address {
 };
 
 /*
- * Create a QP. The initiator (send) queue holds at least initiator_queue_depth requests (its
- * ring has 2^ceil(log2(depth)) 64-byte WQEs). Both CQs must belong to the adapter of the PD;
- * they may be the same CQ.
+ * Create a QP. The initiator (send) queue holds at least initiator_queue_depth requests, the
+ * receive queue at least receive_queue_depth receives (each ring has 2^ceil(log2(depth))
+ * 64-byte WQEs; receive_queue_depth 0 = no receive queue: a receive posted to it gets
+ * NDK_STATUS_NO_MORE_ENTRIES). Both CQs must belong to the adapter of the PD; they may be the
+ * same CQ. max_initiator_request_sge, max_receive_request_sge and inline_data_size are checked
+ * against the adapter's limits. The SGE counts are a minimum the QP gives: posts are held to
+ * what the request's WQE holds (see the posting rules); inline_data_size is the most INLINE
+ * bytes a post may carry.
+ * The QP starts unconnected: local requests (FastRegister, Bind, Invalidate) and receives can
+ * be posted; Send, SendAndInvalidate, Write and Read need ndk_connect_qp first.
  * Returns NDK_STATUS_SUCCESS;
  *   NDK_STATUS_INVALID_PARAMETER (NULL pointers, initiator depth 0, any value over its
- *   ndk_adapter_info limit, a CQ of another adapter or a closed one);
+ *   ndk_adapter_info limit (so a receive queue on a device without the transport), a CQ of
+ *   another adapter or a closed one);
  *   NDK_STATUS_INSUFFICIENT_RESOURCES (all QPs in use, or no memory).
  */
 ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, struct ndk_qp **qp);
 /* Destroy a QP: the device stops it; requests still outstanding produce no more completions. */
 void ndk_close_qp(struct ndk_qp *qp);
 /*
- * The QP's address for a peer. Until the transport lands the NIC has no network address:
- * qp_number is filled, mac and ipv4 are zero, and the call returns NDK_STATUS_NOT_SUPPORTED
- * (NDK_STATUS_INVALID_PARAMETER for NULL pointers).
+ * The QP's address for a peer: the port's MAC (mac[0] is the first byte on the wire, MAC[47:40]
+ * of PORT_MAC_HI), its IPv4 address as a number (10.0.0.1 = 0x0A000001: PORT_IPV4, whose
+ * [31:24] is the first byte on the wire) and the QP number (24 bits on the wire). The port
+ * registers are read once, when the adapter opens. A device without the transport has no
+ * network address: qp_number is filled, mac and ipv4 are zero, and the call returns
+ * NDK_STATUS_NOT_SUPPORTED (NDK_STATUS_INVALID_PARAMETER for NULL pointers).
  */
 ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address);
-/* Connect to a peer QP. NDK_STATUS_NOT_SUPPORTED until the transport lands. */
+/*
+ * Connect the QP to a peer QP (from the peer's ndk_get_qp_address; the same adapter is fine,
+ * see NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED). There is no connection manager: each
+ * side connects to the other's address out of band; both start PSNs are 0. The path MTU is the
+ * adapter's (1024 bytes unless the platform set another). inbound_read_limit = Reads the peer
+ * may have outstanding on this QP, outbound_read_limit = Reads this QP may have outstanding
+ * (0: it issues none: ndk_read then fails inline with NDK_STATUS_INVALID_DEVICE_STATE).
+ * Returns NDK_STATUS_SUCCESS (the QP is connected: it takes every request type);
+ *   NDK_STATUS_INVALID_PARAMETER (NULL pointers, a read limit over max_inbound_read_limit /
+ *   max_outbound_read_limit, a peer QP number above 24 bits);
+ *   NDK_STATUS_NOT_SUPPORTED (a device without the transport, after those checks);
+ *   NDK_STATUS_INVALID_DEVICE_STATE (the QP is already connected, or in error: flushed or after
+ *   an error completion; a QP connects once, right after it was created).
+ */
 ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 			  uint32_t inbound_read_limit, uint32_t outbound_read_limit);
 /*
- * Flush: the QP enters the error state; every outstanding request (deferred ones included:
- * they are indicated to the device first) and every later one completes with
- * NDK_STATUS_CANCELLED, in posting order.
+ * Flush (connected or not): the QP enters the error state; every outstanding request of both
+ * queues (deferred ones included: they are indicated to the device first) and every later one
+ * completes with NDK_STATUS_CANCELLED, in posting order per queue. A connected QP stays
+ * connected for the driver: later posts are accepted and complete CANCELLED.
  */
 void ndk_flush(struct ndk_qp *qp);
 
@@ -391,28 +426,48 @@ void ndk_flush(struct ndk_qp *qp);
  *   order. Any other status: no completion, ever, and the request never reaches the device.
  * - Inline failures (checked in this order): NDK_STATUS_INVALID_PARAMETER (NULL pointers, a
  *   flag the request type does not take, malformed arguments), NDK_STATUS_ACCESS_VIOLATION,
- *   NDK_STATUS_DATA_OVERRUN (more SGEs than the QP was created for),
- *   NDK_STATUS_INVALID_DEVICE_STATE (the queue's CQ is in error), NDK_STATUS_NO_MORE_ENTRIES
- *   (the queue is full: as many requests outstanding as its ring holds; a silently
- *   successful request's slot is freed when a later completion of the QP is dequeued).
+ *   NDK_STATUS_DATA_OVERRUN (more SGEs than the request's WQE holds: Send, SendAndInvalidate
+ *   and Receive 3, Write and Read 2, whatever the QP's max_*_request_sge: every WQE is a full
+ *   slot), NDK_STATUS_BUFFER_OVERFLOW (a message longer than max_transfer_length: the
+ *   NetworkDirect status for "more data than the hardware supports"), then for transport
+ *   requests NDK_STATUS_NOT_SUPPORTED (a device without the transport) and
+ *   NDK_STATUS_CONNECTION_INVALID (a Send, SendAndInvalidate, Write or Read on a QP that is not
+ *   connected; receives need no connection), then NDK_STATUS_INVALID_DEVICE_STATE (the
+ *   queue's CQ is in error), NDK_STATUS_NO_MORE_ENTRIES (the queue is full: as many requests
+ *   outstanding as its ring holds; a silently successful request's slot is freed when a later
+ *   completion of the QP's send queue is dequeued).
  * - Before returning any inline failure, every earlier deferred request of that queue is
  *   indicated to the device (the NDKPI deferred processing rule).
  * - NDK_OP_FLAG_DEFER: see its definition above.
  */
 
 /*
- * Post a receive (no flags). NDK_STATUS_NOT_SUPPORTED until the transport lands, after the
- * argument checks (INVALID_PARAMETER, DATA_OVERRUN).
+ * Post a receive (no flags), connected or not: a wqe_recv with up to 3 SGEs in the receive
+ * queue's ring, then one receive-queue doorbell (receives are never deferred). It completes on
+ * the receive CQ with bytes_transferred, type NDK_OP_RECEIVE, or NDK_OP_RECEIVE_AND_INVALIDATE
+ * with the token the peer's SendAndInvalidate invalidated in type_specific
+ * (ndk_get_cq_results_ex; ndk_get_cq_results gives the same completion without the token).
+ * Inline failures: INVALID_PARAMETER (NULL qp, no SGE list for nsge > 0), DATA_OVERRUN
+ * (nsge > 3), BUFFER_OVERFLOW (the SGE lengths add up to more than max_transfer_length),
+ * NOT_SUPPORTED (a device without the transport, after those checks), INVALID_DEVICE_STATE
+ * (the receive CQ is in error), NO_MORE_ENTRIES (the receive queue is full, or the QP has none).
  */
 ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		       uint32_t nsge);
 /*
  * Send / SendAndInvalidate (flags: SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT,
  * INLINE, DEFER), Write (SILENT_SUCCESS, READ_FENCE, INLINE, DEFER), Read (SILENT_SUCCESS,
- * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE (ignored: not supported by the adapter), DEFER).
- * INLINE data is limited by the QP's inline_data_size (over it: INVALID_PARAMETER), not by its
- * SGE count. They return NDK_STATUS_NOT_SUPPORTED until the transport lands, through the
- * inline-failure path (earlier deferred requests are indicated first).
+ * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE (ignored: not supported by the adapter), DEFER), on a
+ * connected QP. The message length is the sum of the SGE lengths (Read: of the sink SGEs).
+ * A SendAndInvalidate asks the peer to invalidate remote_token when its receive completes; its
+ * own completion has type NDK_OP_SEND.
+ * INLINE: the SGEs' bytes (address = a CPU virtual address; tokens are ignored) are copied into
+ * the WQE before the call returns, so the buffers may be reused at once. Their total is
+ * limited by the QP's inline_data_size (over it, or data at a NULL address:
+ * INVALID_PARAMETER), not by the SGE count.
+ * Inline failures: the common ones above, and INVALID_DEVICE_STATE for a Read on a QP
+ * connected with outbound_read_limit 0. On a device without the transport every call returns
+ * NOT_SUPPORTED after the argument checks.
  */
 ndk_status ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		    uint32_t nsge, uint32_t flags);

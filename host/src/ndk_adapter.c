@@ -58,10 +58,47 @@ static void reset_objects(struct ndk_adapter *adapter)
 	(void)rd(adapter, NIC_REG_ID_MAGIC);
 }
 
+/*
+ * The transport's limits (docs/transport.md): what one WQE slot holds, the read limit of
+ * CAP_TRANSPORT, receive queues as deep as send queues, and the port's address.
+ */
+static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
+{
+	struct ndk_adapter_info *info = &adapter->info;
+	uint32_t lo, hi;
+
+	adapter->transport = true;
+	/* every initiator request: a Write or Read WQE holds 2 SGEs (a Send 3) */
+	info->max_initiator_request_sge = NDK_RDMA_MAX_SGE;
+	info->max_read_request_sge = NDK_RDMA_MAX_SGE;
+	info->max_receive_request_sge = NDK_RECV_MAX_SGE;
+	/* what both a Send and a Write WQE hold */
+	info->max_inline_data_size = NDK_RDMA_MAX_INLINE;
+	info->max_inbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+	info->max_outbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+	info->max_receive_queue_depth = info->max_initiator_queue_depth;
+	/*
+	 * A QP may connect to a QP of its own adapter: its frames go out of the port addressed to
+	 * the port's own MAC and come back in (the simulated worlds loop a lone NIC's port and
+	 * switch frames by destination MAC; on a board the network must do the same).
+	 */
+	info->adapter_flags |= NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED;
+
+	lo = rd(adapter, NIC_REG_PORT_MAC_LO);
+	hi = rd(adapter, NIC_REG_PORT_MAC_HI);
+	adapter->mac[0] = (uint8_t)(hi >> 8);
+	adapter->mac[1] = (uint8_t)hi;
+	adapter->mac[2] = (uint8_t)(lo >> 24);
+	adapter->mac[3] = (uint8_t)(lo >> 16);
+	adapter->mac[4] = (uint8_t)(lo >> 8);
+	adapter->mac[5] = (uint8_t)lo;
+	adapter->ipv4 = rd(adapter, NIC_REG_PORT_IPV4);
+}
+
 static int probe(struct ndk_adapter *adapter)
 {
 	struct ndk_adapter_info *info = &adapter->info;
-	uint32_t version, ids, queues, memory, sq, cq;
+	uint32_t version, ids, queues, memory, sq, cq, transport;
 	unsigned log_sq, log_cq;
 
 	if (rd(adapter, NIC_REG_ID_MAGIC) != NIC_MAGIC)
@@ -76,6 +113,7 @@ static int probe(struct ndk_adapter *adapter)
 	adapter->msix_vectors = rd(adapter, NIC_REG_CAP_MSIX);
 	sq = rd(adapter, NIC_REG_CAP_SQ);
 	cq = rd(adapter, NIC_REG_CAP_CQ);
+	transport = rd(adapter, NIC_REG_CAP_TRANSPORT);
 
 	adapter->num_qps = queues & 0xffff;
 	adapter->num_cqs = queues >> 16;
@@ -104,10 +142,14 @@ static int probe(struct ndk_adapter *adapter)
 	info->frmr_page_count = adapter->mtt_entries / adapter->num_mrs;
 	if (info->frmr_page_count < 16)
 		info->frmr_page_count = 16;
-	info->max_initiator_request_sge = NDK_TRANSPORT_MAX_SGE;
-	info->max_receive_request_sge = NDK_TRANSPORT_MAX_SGE;
-	info->max_read_request_sge = NDK_TRANSPORT_MAX_SGE;
-	info->max_transfer_length = NDK_TRANSPORT_MAX_TRANSFER;
+	/*
+	 * Without the transport: no inline data, no reads and no receive queue (so no receive can
+	 * be posted); the SGE counts are the values reported before the transport existed.
+	 */
+	info->max_initiator_request_sge = NDK_NO_TRANSPORT_MAX_SGE;
+	info->max_receive_request_sge = NDK_NO_TRANSPORT_MAX_SGE;
+	info->max_read_request_sge = NDK_NO_TRANSPORT_MAX_SGE;
+	info->max_transfer_length = NDK_MAX_TRANSFER_LENGTH;
 	info->max_inline_data_size = 0;
 	info->max_inbound_read_limit = 0;
 	info->max_outbound_read_limit = 0;
@@ -122,6 +164,9 @@ static int probe(struct ndk_adapter *adapter)
 	info->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
 	if (cq & NIC_CAP_CQ_MODERATION)
 		info->adapter_flags |= NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
+	adapter->log_mtu = NDK_LOG_MTU_DEFAULT;
+	if (transport & NDK_CAP_TRANSPORT_PRESENT)
+		probe_transport(adapter, transport);
 	return 0;
 }
 
@@ -229,6 +274,19 @@ void ndk_close_adapter(struct ndk_adapter *adapter)
 	pthread_mutex_destroy(&adapter->lock);
 	free_tables(adapter);
 	free(adapter);
+}
+
+int ndk_adapter_set_path_mtu(struct ndk_adapter *adapter, uint32_t mtu)
+{
+	unsigned log_mtu = ndk_log2_ceil(mtu);
+
+	if (!adapter || log_mtu < NDK_LOG_MTU_MIN || log_mtu > NDK_LOG_MTU_MAX ||
+	    mtu != 1u << log_mtu)
+		return -EINVAL;
+	pthread_mutex_lock(&adapter->lock);
+	adapter->log_mtu = log_mtu;
+	pthread_mutex_unlock(&adapter->lock);
+	return 0;
 }
 
 ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info)

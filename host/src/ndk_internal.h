@@ -248,9 +248,45 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
 #define NDK_ADAPTER_F_POLLING_ONLY  0x1u /* no interrupts: leave every MSI-X vector masked */
 #define NDK_ADAPTER_F_RESET_OBJECTS 0x2u /* destroy device objects a previous owner left */
 
-/* Transport limits reported until the transport lands */
-#define NDK_TRANSPORT_MAX_SGE	   4u
-#define NDK_TRANSPORT_MAX_TRANSFER (1u << 30)
+/* ---------------------------------------------------------------------------------------------
+ * The transport (CAP_TRANSPORT) and its limits
+ */
+
+/* CAP_TRANSPORT fields: {max_read_limit[15:8], transport[0]} */
+#define NDK_CAP_TRANSPORT_PRESENT	  0x1u
+#define NDK_CAP_TRANSPORT_READ_LIMIT(cap) (((cap) >> 8) & 0xffu)
+
+/* SGE limits reported by a device without the transport (no request uses them) */
+#define NDK_NO_TRANSPORT_MAX_SGE 4u
+
+/*
+ * What one 64-byte WQE slot holds (docs/transport.md): SGEs from the first SGE field to the end
+ * of the slot, or as many bytes of inline data. Send and Receive: 3 SGEs (a Send: 48 inline
+ * bytes, but the QP's inline size is at most the Write's); Write and Read: 2 SGEs (40 inline
+ * bytes). A post with more SGEs fails with DATA_OVERRUN, whatever the QP's max_*_request_sge
+ * (they only promise at least that many; every WQE is a full slot).
+ */
+#define NDK_SEND_MAX_SGE \
+	((NIC_WQE_BYTES - offsetof(struct nic_wqe_send, sge0)) / sizeof(struct nic_sge))
+#define NDK_RDMA_MAX_SGE \
+	((NIC_WQE_BYTES - offsetof(struct nic_wqe_rdma, sge0)) / sizeof(struct nic_sge))
+#define NDK_RECV_MAX_SGE \
+	((NIC_WQE_BYTES - offsetof(struct nic_wqe_recv, sge0)) / sizeof(struct nic_sge))
+#define NDK_RDMA_MAX_INLINE (NIC_WQE_BYTES - offsetof(struct nic_wqe_rdma, sge0))
+
+/*
+ * The longest message (the sum of a request's SGE lengths), with and without the transport:
+ * 1 GiB. The WQE length, the RETH DMA length and bytes_transferred are 32-bit fields, and a
+ * message of 2^30 bytes is 2^22 packets at the smallest path MTU (256 bytes): a quarter of the
+ * 24-bit PSN space, so one message never spans the half of it a responder uses to tell a
+ * duplicate from a new packet.
+ */
+#define NDK_MAX_TRANSFER_LENGTH (1u << 30)
+
+/* Path MTU of the connections an adapter makes (QP_CONNECT ARG6 log_mtu): 256..4096 bytes */
+#define NDK_LOG_MTU_MIN	    8u
+#define NDK_LOG_MTU_MAX	    12u
+#define NDK_LOG_MTU_DEFAULT 10u /* 1024 bytes */
 
 struct ndk_pd {
 	struct ndk_adapter *adapter;
@@ -347,9 +383,12 @@ struct ndk_qp {
 	struct ndk_cq *rcq, *icq;
 	void *qp_context;
 	uint32_t qpn;
-	uint32_t max_initiator_sge, max_receive_sge, inline_size;
-	uint32_t db; /* BAR0 offset of its doorbell page */
+	uint32_t inline_size; /* attr->inline_data_size: the most INLINE bytes a post may carry */
+	uint32_t db;	      /* BAR0 offset of its doorbell page */
 	struct ndk_wq sq, rq;
+	/* set once by ndk_connect_qp (under adapter->lock), read by posts (atomic) */
+	bool connected;
+	uint32_t outbound_read_limit; /* of its connection: 0 = it may not issue Reads */
 };
 
 struct ndk_adapter {
@@ -369,6 +408,11 @@ struct ndk_adapter {
 	struct ndk_pd *pds;
 	struct ndk_sim *sim; /* the world of a simulated adapter, else NULL */
 	unsigned sim_nic;
+	/* the transport (CAP_TRANSPORT.transport); the port's address is read at probe */
+	bool transport;
+	uint8_t mac[6];	  /* mac[0] = MAC[47:40], the first byte on the wire */
+	uint32_t ipv4;	  /* ip[31:24] is the first byte on the wire */
+	unsigned log_mtu; /* path MTU of the next QP_CONNECT (ndk_adapter_set_path_mtu) */
 };
 
 /*
@@ -384,6 +428,14 @@ int ndk_adapter_create(const struct ndk_backend_ops *ops, void *dev, unsigned fl
  * where callbacks may run (the sim world's step, never inside a driver call).
  */
 void ndk_adapter_interrupt(struct ndk_adapter *adapter, uint32_t vector);
+
+/*
+ * The path MTU (payload bytes per packet: 256, 512, 1024, 2048 or 4096) of the connections the
+ * adapter makes from now on: ndk_connect_qp passes it in QP_CONNECT; connected QPs keep theirs.
+ * Default 1024. There is no path MTU discovery: whoever builds the network (the simulated world,
+ * a board's setup) sets it. 0, or -EINVAL for any other value.
+ */
+int ndk_adapter_set_path_mtu(struct ndk_adapter *adapter, uint32_t mtu);
 
 /* Slow-path command: ARG0.. then CMD. Caller holds adapter->lock. */
 void ndk_cmd(struct ndk_adapter *adapter, uint32_t op, uint32_t index, const uint32_t *args,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Queue pairs and posting: WQEs are built in the send-queue ring in host memory; a doorbell
- * (an MMIO write of the newest producer index) tells the device, unless NDK_OP_FLAG_DEFER
- * holds it back for a chain. No lock on this path: the consumer serialises posts per queue.
+ * Queue pairs and posting: WQEs are built in the send-queue and receive-queue rings in host
+ * memory; a doorbell (an MMIO write of the newest producer index) tells the device, unless
+ * NDK_OP_FLAG_DEFER holds a send-queue doorbell back for a chain. No lock on this path: the
+ * consumer serialises posts per queue (the two queues of a QP may be posted from two threads:
+ * they share nothing the posts write).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,8 +91,6 @@ ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, stru
 	qp->icq = attr->initiator_cq;
 	qp->rcq = attr->receive_cq;
 	qp->qp_context = attr->qp_context;
-	qp->max_initiator_sge = attr->max_initiator_request_sge;
-	qp->max_receive_sge = attr->max_receive_request_sge;
 	qp->inline_size = attr->inline_data_size;
 	err = wq_alloc(adapter, &qp->sq, attr->initiator_queue_depth, NDK_DMA_SQ);
 	if (err)
@@ -163,22 +163,74 @@ void ndk_close_qp(struct ndk_qp *qp)
 
 ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
 {
+	struct ndk_adapter *adapter;
+
 	if (!qp || !address)
 		return NDK_STATUS_INVALID_PARAMETER;
+	adapter = qp->adapter;
 	memset(address, 0, sizeof(*address));
 	address->qp_number = qp->qpn;
-	/* no MAC / IPv4 address until the transport lands */
-	return NDK_STATUS_NOT_SUPPORTED;
+	/* without the transport the NIC has no network address */
+	if (!adapter->transport)
+		return NDK_STATUS_NOT_SUPPORTED;
+	memcpy(address->mac, adapter->mac, sizeof(address->mac));
+	address->ipv4 = adapter->ipv4;
+	return NDK_STATUS_SUCCESS;
+}
+
+static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+		      uint32_t inbound_read_limit, uint32_t outbound_read_limit)
+{
+	struct ndk_adapter *adapter = qp->adapter;
+	const uint8_t *mac = peer->mac;
+	uint32_t args[7], state;
+	int err = 0;
+
+	pthread_mutex_lock(&adapter->lock);
+	if (qp->connected) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	args[0] = (uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5];
+	args[1] = (uint32_t)mac[0] << 8 | mac[1];
+	args[2] = peer->ipv4;
+	args[3] = peer->qp_number;
+	/* both start PSNs 0: there is no connection manager to exchange random ones */
+	args[4] = 0;
+	args[5] = 0;
+	args[6] = inbound_read_limit << 16 | outbound_read_limit << 8 | adapter->log_mtu;
+	ndk_cmd(adapter, NIC_CMD_QP_CONNECT, qp->qpn, args, 7);
+	/*
+	 * The device connects only a READY QP (one in error, after a flush or an error completion,
+	 * ignores the command). The read returns once the command took effect.
+	 */
+	state = adapter->ops->mmio_read32(adapter->dev, NIC_REG_QP_STATE_BASE + 4 * qp->qpn);
+	if (state != NIC_QP_STATE_RTS) {
+		err = -EBADFD;
+		goto out_unlock;
+	}
+	qp->outbound_read_limit = outbound_read_limit;
+	__atomic_store_n(&qp->connected, true, __ATOMIC_RELEASE);
+out_unlock:
+	pthread_mutex_unlock(&adapter->lock);
+	return err;
 }
 
 ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 			  uint32_t inbound_read_limit, uint32_t outbound_read_limit)
 {
-	(void)inbound_read_limit;
-	(void)outbound_read_limit;
+	const struct ndk_adapter_info *info;
+
 	if (!qp || !peer)
 		return NDK_STATUS_INVALID_PARAMETER;
-	return NDK_STATUS_NOT_SUPPORTED;
+	info = &qp->adapter->info;
+	/* QP numbers are 24 bits on the wire */
+	if (inbound_read_limit > info->max_inbound_read_limit ||
+	    outbound_read_limit > info->max_outbound_read_limit || peer->qp_number >> 24)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (!qp->adapter->transport)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return ndk_status_from_errno(qp_connect(qp, peer, inbound_read_limit, outbound_read_limit));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -387,11 +439,17 @@ ndk_status ndk_invalidate_mw(struct ndk_qp *qp, void *request_context, struct nd
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Transport requests: checked like any request, then refused until the transport lands
+ * Transport requests
  */
 
-static int check_sgl(const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags, uint32_t max_sge,
-		     uint32_t inline_size)
+/*
+ * The SGE list of a request: -EINVAL (no list for nsge > 0; INLINE data at a NULL address),
+ * -E2BIG (more SGEs than the WQE holds; INLINE data is bounded by bytes, not by SGE count),
+ * -EINVAL (INLINE bytes over the QP's inline_data_size), -EOVERFLOW (a message longer than
+ * max_transfer_length). *length is the message length.
+ */
+static int check_sgl(const struct ndk_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
+		     uint32_t flags, uint32_t max_sge, uint64_t *length)
 {
 	uint64_t bytes = 0;
 	uint32_t i;
@@ -399,77 +457,233 @@ static int check_sgl(const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags, u
 	if (nsge && !sgl)
 		return -EINVAL;
 	if (flags & NDK_OP_FLAG_INLINE) {
-		/* inline data is bounded by bytes, not by SGE count */
+		for (i = 0; i < nsge; i++) {
+			/* the data is copied from the CPU's address space */
+			if (sgl[i].length && !sgl[i].address)
+				return -EINVAL;
+			bytes += sgl[i].length;
+			if (bytes > qp->inline_size)
+				return -EINVAL;
+		}
+	} else {
+		if (nsge > max_sge)
+			return -E2BIG;
 		for (i = 0; i < nsge; i++)
 			bytes += sgl[i].length;
-		return bytes > inline_size ? -EINVAL : 0;
 	}
-	return nsge > max_sge ? -E2BIG : 0;
+	if (bytes > qp->adapter->info.max_transfer_length)
+		return -EOVERFLOW;
+	*length = bytes;
+	return 0;
 }
 
-static ndk_status post_transport(struct ndk_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
-				 uint32_t flags, uint32_t allowed)
+/*
+ * Everything an initiator transport request checks, in the order of ndk.h: its flags and SGE
+ * list, then the transport, the connection, and room in the ring.
+ */
+static int xport_check(struct ndk_qp *qp, uint8_t opcode, const struct ndk_sge *sgl, uint32_t nsge,
+		       uint32_t flags, uint32_t allowed, uint32_t max_sge, uint64_t *length)
 {
+	int err;
+
+	err = ndk_check_flags(flags, allowed);
+	if (err)
+		return err;
+	err = check_sgl(qp, sgl, nsge, flags, max_sge, length);
+	if (err)
+		return err;
+	if (!qp->adapter->transport)
+		return -EOPNOTSUPP;
+	if (!__atomic_load_n(&qp->connected, __ATOMIC_ACQUIRE))
+		return -ENOTCONN;
+	/* a connection made with outbound_read_limit 0 promised no Reads: one would never start */
+	if (opcode == NIC_WQE_OP_READ && !qp->outbound_read_limit)
+		return -EBADFD;
+	return sq_check_room(qp);
+}
+
+/* the SGE fields (or inline data) of a WQE: `offset` bytes into its slot */
+static void *wqe_at(void *wqe, size_t offset)
+{
+	return (char *)wqe + offset;
+}
+
+/* SGEs into a WQE's SGE fields (the layout of ndk_sge, little-endian) */
+static void put_sges(struct nic_sge *dst, const struct ndk_sge *sgl, uint32_t nsge)
+{
+	uint32_t i;
+
+	for (i = 0; i < nsge; i++) {
+		dst[i].address = htole64(sgl[i].address);
+		dst[i].length = htole32(sgl[i].length);
+		dst[i].token = htole32(sgl[i].token);
+	}
+}
+
+/* INLINE: the SGEs' bytes, back to back, copied now (the caller may reuse them on return) */
+static void put_inline(void *dst, const struct ndk_sge *sgl, uint32_t nsge)
+{
+	char *p = dst;
+	uint32_t i;
+
+	for (i = 0; i < nsge; i++) {
+		if (!sgl[i].length)
+			continue;
+		memcpy(p, (const void *)(uintptr_t)sgl[i].address, sgl[i].length);
+		p += sgl[i].length;
+	}
+}
+
+/* Send (inv_token 0) and SendAndInvalidate */
+static ndk_status post_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+			    uint32_t nsge, uint32_t flags, uint8_t opcode, uint32_t inv_token)
+{
+	struct nic_wqe_send *wqe;
+	uint64_t length;
 	int err;
 
 	if (!qp)
 		return NDK_STATUS_INVALID_PARAMETER;
-	err = ndk_check_flags(flags, allowed);
-	if (!err)
-		err = check_sgl(sgl, nsge, flags, qp->max_initiator_sge, qp->inline_size);
-	if (!err)
-		err = -EOPNOTSUPP;
-	return sq_fail(qp, err);
+	err = xport_check(qp, opcode, sgl, nsge, flags, NDK_FLAGS_SEND, NDK_SEND_MAX_SGE, &length);
+	if (err)
+		return sq_fail(qp, err);
+
+	wqe = sq_wqe_begin(qp, opcode, flags);
+	wqe->inv_token = htole32(inv_token);
+	wqe->length = htole32((uint32_t)length);
+	if (flags & NDK_OP_FLAG_INLINE) {
+		put_inline(wqe_at(wqe, offsetof(struct nic_wqe_send, sge0)), sgl, nsge);
+	} else {
+		wqe->nsge = (uint8_t)nsge;
+		put_sges(wqe_at(wqe, offsetof(struct nic_wqe_send, sge0)), sgl, nsge);
+	}
+	sq_wqe_commit(qp, request_context, flags);
+	return NDK_STATUS_SUCCESS;
+}
+
+/* Write and Read */
+static ndk_status post_rdma(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+			    uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+			    uint32_t flags, uint8_t opcode, uint32_t allowed)
+{
+	struct nic_wqe_rdma *wqe;
+	uint64_t length;
+	int err;
+
+	if (!qp)
+		return NDK_STATUS_INVALID_PARAMETER;
+	err = xport_check(qp, opcode, sgl, nsge, flags, allowed, NDK_RDMA_MAX_SGE, &length);
+	if (err)
+		return sq_fail(qp, err);
+
+	wqe = sq_wqe_begin(qp, opcode, flags);
+	wqe->remote_token = htole32(remote_token);
+	wqe->length = htole32((uint32_t)length);
+	wqe->remote_va = htole64(remote_address);
+	if (flags & NDK_OP_FLAG_INLINE) {
+		put_inline(wqe_at(wqe, offsetof(struct nic_wqe_rdma, sge0)), sgl, nsge);
+	} else {
+		wqe->nsge = (uint8_t)nsge;
+		put_sges(wqe_at(wqe, offsetof(struct nic_wqe_rdma, sge0)), sgl, nsge);
+	}
+	sq_wqe_commit(qp, request_context, flags);
+	return NDK_STATUS_SUCCESS;
 }
 
 ndk_status ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		    uint32_t nsge, uint32_t flags)
 {
-	(void)request_context;
-	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_SEND);
+	return post_send(qp, request_context, sgl, nsge, flags, NIC_WQE_OP_SEND, 0);
 }
 
 ndk_status ndk_send_and_invalidate(struct ndk_qp *qp, void *request_context,
 				   const struct ndk_sge *sgl, uint32_t nsge, uint32_t flags,
 				   uint32_t remote_token)
 {
-	(void)request_context;
-	(void)remote_token;
-	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_SEND);
+	return post_send(qp, request_context, sgl, nsge, flags, NIC_WQE_OP_SEND_INV, remote_token);
 }
 
 ndk_status ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		     uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags)
 {
-	(void)request_context;
-	(void)remote_address;
-	(void)remote_token;
-	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_WRITE);
+	return post_rdma(qp, request_context, sgl, nsge, remote_address, remote_token, flags,
+			 NIC_WQE_OP_WRITE, NDK_FLAGS_WRITE);
 }
 
 ndk_status ndk_read(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		    uint32_t nsge, uint64_t remote_address, uint32_t remote_token, uint32_t flags)
 {
-	(void)request_context;
-	(void)remote_address;
-	(void)remote_token;
 	/* a read's SGEs are its sink: INLINE is not among its flags, the check refuses it */
-	return post_transport(qp, sgl, nsge, flags, NDK_FLAGS_READ);
+	return post_rdma(qp, request_context, sgl, nsge, remote_address, remote_token, flags,
+			 NIC_WQE_OP_READ, NDK_FLAGS_READ);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Receives: never deferred, so every post rings the RQ doorbell and a failure has nothing to
+ * indicate first
+ */
+
+static void rq_ring(struct ndk_qp *qp)
+{
+	struct ndk_adapter *adapter = qp->adapter;
+	uint64_t pi = qp->rq.pi;
+
+	adapter->ops->host_cost(adapter->dev, NDK_COST_DOORBELL, 1);
+	ndk_to_device_barrier();
+	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_RQ_PI, (uint16_t)pi);
+	qp->rq.rung = pi;
+}
+
+static int rq_check(struct ndk_qp *qp, const struct ndk_sge *sgl, uint32_t nsge, uint64_t *length)
+{
+	int err;
+
+	err = check_sgl(qp, sgl, nsge, 0, NDK_RECV_MAX_SGE, length);
+	if (err)
+		return err;
+	if (!qp->adapter->transport)
+		return -EOPNOTSUPP;
+	if (ndk_cq_error(qp->rcq))
+		return -EBADFD;
+	/* a QP created with receive_queue_depth 0 has a queue that is always full */
+	if (ndk_wq_full(qp->rq.pi, __atomic_load_n(&qp->rq.completed, __ATOMIC_ACQUIRE),
+			qp->rq.depth))
+		return -ENOSPC;
+	return 0;
 }
 
 ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 		       uint32_t nsge)
 {
+	struct ndk_adapter *adapter;
+	struct ndk_wq *rq;
+	struct nic_wqe_recv *wqe;
+	uint64_t length;
 	int err;
 
-	(void)request_context;
 	if (!qp)
 		return NDK_STATUS_INVALID_PARAMETER;
-	/* receives are never deferred, so there is nothing to indicate before failing */
-	err = check_sgl(sgl, nsge, 0, qp->max_receive_sge, 0);
-	if (!err)
-		err = -EOPNOTSUPP;
-	return ndk_status_from_errno(err);
+	err = rq_check(qp, sgl, nsge, &length);
+	if (err)
+		return ndk_status_from_errno(err);
+
+	adapter = qp->adapter;
+	rq = &qp->rq;
+	adapter->ops->host_cost(adapter->dev, NDK_COST_WQE, 1);
+	wqe = (struct nic_wqe_recv *)((char *)rq->ring +
+				      (rq->pi & (rq->depth - 1)) * NIC_WQE_BYTES);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->opcode = NIC_WQE_OP_RECV;
+	wqe->nsge = (uint8_t)nsge;
+	wqe->flags = 0;
+	/* the device checks it, as on the send queue */
+	wqe->index = htole16((uint16_t)rq->pi);
+	wqe->length = htole32((uint32_t)length);
+	put_sges(wqe_at(wqe, offsetof(struct nic_wqe_recv, sge0)), sgl, nsge);
+	rq->ctx[rq->pi & (rq->depth - 1)] = request_context;
+	__atomic_store_n(&rq->pi, rq->pi + 1, __ATOMIC_RELEASE);
+	rq_ring(qp);
+	return NDK_STATUS_SUCCESS;
 }
 
 /* ---------------------------------------------------------------------------------------------
