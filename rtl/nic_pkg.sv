@@ -98,6 +98,12 @@ package nic_pkg;
   localparam logic [31:0] CAP_CQ_LOG_MAX_DEPTH_MASK = 32'hFF;
   localparam logic [31:0] CAP_CQ_MODERATION = 32'h100;
 
+  // cap_transport: Fields of the CAP_TRANSPORT register.
+  localparam logic [31:0] CAP_TRANSPORT_TRANSPORT = 32'h1;
+  localparam logic [31:0] CAP_TRANSPORT_READ = 32'h2;
+  localparam logic [31:0] CAP_TRANSPORT_SEND_INV = 32'h4;
+  localparam logic [31:0] CAP_TRANSPORT_READ_LIMIT_MASK = 32'hFF00;
+
   // qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn.
   localparam logic [1:0] QP_STATE_RESET = 2'h0;
   localparam logic [1:0] QP_STATE_READY = 2'h1;

@@ -225,7 +225,7 @@ module nic_responder #(
   logic                   fatal_q, fatal_d;       // the QP goes to ERROR after the NAK
   logic [31:0]            cpl_status_q, cpl_status_d;
   logic                   cpl_due_q, cpl_due_d;   // a receive completes after the ACK
-  logic [1:0]             rq_beat_q, rq_beat_d;
+  logic [2:0]             rq_beat_q, rq_beat_d;     // beat of the receive WQE (<= 8)
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
 
@@ -372,8 +372,9 @@ module nic_responder #(
   nic_pkg::cqe_t cqe;
   always_comb begin
     cqe                   = '0;
-    cqe.status            = cpl_status_q;
-    cqe.bytes_transferred = (cpl_status_q == nic_pkg::STATUS_SUCCESS) ? moff_q : 32'd0;
+    cqe.status            = (state_q == R_FLUSH) ? nic_pkg::STATUS_CANCELLED : cpl_status_q;
+    cqe.bytes_transferred = (state_q != R_FLUSH && cpl_status_q == nic_pkg::STATUS_SUCCESS)
+                            ? moff_q : 32'd0;
     cqe.wqe_index         = (state_q == R_FLUSH) ? rq_ci_q[16*flush_q +: 16] : q_ci;
     cqe.qpn               = (state_q == R_FLUSH) ? 16'(flush_q) : 16'(qpn_q);
     cqe.op_type           = nic_pkg::NDK_OP_TYPE_RECEIVE;
@@ -565,7 +566,7 @@ module nic_responder #(
         r_ready_o = 1'b1;
         if (r_valid_i) begin
           rwqe_d[DataWidth*32'(rq_beat_q) +: DataWidth] = r_data_i;
-          rq_beat_d = rq_beat_q + 2'd1;
+          rq_beat_d = rq_beat_q + 3'd1;
           if (r_last_i) begin
             state_d = R_PIECE;
           end

@@ -337,7 +337,9 @@ Test(inline_failures, a_full_queue_returns_no_more_entries)
 	world_close(&w);
 }
 
-Test(inline_failures, transport_requests_are_not_supported_yet)
+/* On a QP that is not connected, Send and Write fail inline with CONNECTION_INVALID; Read and
+ * SendAndInvalidate are not built yet (CAP_TRANSPORT): NOT_SUPPORTED. None completes. */
+Test(inline_failures, transport_requests_on_an_unconnected_qp_fail_inline)
 {
 	struct world w;
 	world_open(&w, 16, 16);
@@ -346,9 +348,12 @@ Test(inline_failures, transport_requests_are_not_supported_yet)
 	struct ndk_sge sge = { .address = b.logical,
 			       .length = 64,
 			       .token = ndk_get_privileged_token(w.pd) };
-	cr_expect_eq(ndk_send(w.qp, CTX(1), &sge, 1, 0), NDK_STATUS_NOT_SUPPORTED);
-	cr_expect_eq(ndk_write(w.qp, CTX(2), &sge, 1, 0x1000, 0x100, 0), NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(ndk_send(w.qp, CTX(1), &sge, 1, 0), NDK_STATUS_CONNECTION_INVALID);
+	cr_expect_eq(ndk_write(w.qp, CTX(2), &sge, 1, 0x1000, 0x100, 0),
+		     NDK_STATUS_CONNECTION_INVALID);
 	cr_expect_eq(ndk_read(w.qp, CTX(3), &sge, 1, 0x1000, 0x100, 0), NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(ndk_send_and_invalidate(w.qp, CTX(4), &sge, 1, 0, 0x100),
+		     NDK_STATUS_NOT_SUPPORTED);
 	expect_no_completion(&w, w.cq, 3000);
 	ndk_free_buffer(w.ad, &b);
 	world_close(&w);

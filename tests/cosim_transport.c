@@ -25,9 +25,13 @@ struct pair {
 	struct side s[2];
 };
 
-static void side_open(struct pair *p, unsigned nic, struct side *s)
+/* `ad`: an adapter already open on that NIC (a loopback pair shares it), or NULL */
+static void side_open(struct pair *p, unsigned nic, struct side *s, struct ndk_adapter *ad)
 {
-	cr_assert_eq(ndk_sim_open_adapter(p->sim, nic, &s->ad), NDK_STATUS_SUCCESS);
+	if (ad)
+		s->ad = ad;
+	else
+		cr_assert_eq(ndk_sim_open_adapter(p->sim, nic, &s->ad), NDK_STATUS_SUCCESS);
 	struct ndk_adapter_info info;
 	cr_assert_eq(ndk_query_adapter_info(s->ad, &info), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_create_pd(s->ad, &s->pd), NDK_STATUS_SUCCESS);
@@ -54,8 +58,8 @@ static void pair_open(struct pair *p, unsigned nics)
 	ndk_sim_default_config(&c);
 	c.nics = nics;
 	cr_assert_eq(ndk_sim_create(&c, &p->sim), NDK_STATUS_SUCCESS);
-	side_open(p, 0, &p->s[0]);
-	side_open(p, nics > 1 ? 1 : 0, &p->s[1]);
+	side_open(p, 0, &p->s[0], NULL);
+	side_open(p, 1, &p->s[1], nics > 1 ? NULL : p->s[0].ad);
 	struct ndk_qp_address a0, a1;
 	cr_assert_eq(ndk_get_qp_address(p->s[0].qp, &a0), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_get_qp_address(p->s[1].qp, &a1), NDK_STATUS_SUCCESS);
@@ -108,9 +112,9 @@ static void expect_cpl(struct pair *p, struct side *s, ndk_status status, uint32
 {
 	struct ndk_result_ex r;
 	poll_side(p, s, &r, 200000);
-	cr_expect_eq(r.status, status, "status %s, want %s", ndk_status_name(r.status),
-		     ndk_status_name(status));
-	cr_expect_eq(r.type, type, "type %u, want %u", r.type, type);
+	cr_expect_eq(r.status, status, "cycle %" PRIu64 ": %p: status %s, want %s",
+		     ndk_sim_cycle(p->sim), ctx, ndk_status_name(r.status), ndk_status_name(status));
+	cr_expect_eq(r.type, type, "%p: type %u, want %u", ctx, r.type, type);
 	cr_expect_eq(r.request_context, ctx, "request_context %p, want %p", r.request_context,
 		     ctx);
 	cr_expect_eq(r.qp_context, QP_CONTEXT);
@@ -140,7 +144,7 @@ static void send_case(unsigned nics, uint32_t len, uint32_t nsge_send, uint32_t 
 
 	/* the receive: len split over nsge_recv SGEs (the last one longer by 16 bytes) */
 	struct ndk_sge rs[3];
-	uint32_t part = len / nsge_recv, used = 0;
+	uint32_t part = nsge_recv ? len / nsge_recv : 0, used = 0;
 	for (uint32_t i = 0; i < nsge_recv; i++) {
 		uint32_t l = i + 1 == nsge_recv ? len - used + 16 : part;
 		rs[i] = sge_of(b, dst_off + used, l);
@@ -149,7 +153,7 @@ static void send_case(unsigned nics, uint32_t len, uint32_t nsge_send, uint32_t 
 	expect_status(&(struct world){ .sim = p.sim }, ndk_receive(b->qp, CTX(1), rs, nsge_recv),
 		      NDK_STATUS_SUCCESS);
 	struct ndk_sge ss[3];
-	part = len / nsge_send;
+	part = nsge_send ? len / nsge_send : 0;
 	used = 0;
 	for (uint32_t i = 0; i < nsge_send; i++) {
 		uint32_t l = i + 1 == nsge_send ? len - used : part;

@@ -208,7 +208,8 @@ static const struct ndk_backend_ops fake_ops = {
 static void fake_reset(void)
 {
 	memset(&fk, 0, sizeof(fk));
-	fk.cap_transport = READ_LIMIT << 8 | NDK_CAP_TRANSPORT_PRESENT;
+	fk.cap_transport = READ_LIMIT << 8 | NIC_CAP_TRANSPORT_TRANSPORT | NIC_CAP_TRANSPORT_READ |
+			   NIC_CAP_TRANSPORT_SEND_INV;
 	fk.mac_lo = 0xa1b2c3d4;
 	fk.mac_hi = 0xe5f6;
 	fk.ipv4 = 0x0a000001;

@@ -68,14 +68,19 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 	uint32_t lo, hi;
 
 	adapter->transport = true;
+	adapter->transport_read = cap & NIC_CAP_TRANSPORT_READ;
+	adapter->transport_send_inv = cap & NIC_CAP_TRANSPORT_SEND_INV;
 	/* every initiator request: a Write or Read WQE holds 2 SGEs (a Send 3) */
 	info->max_initiator_request_sge = NDK_RDMA_MAX_SGE;
 	info->max_read_request_sge = NDK_RDMA_MAX_SGE;
 	info->max_receive_request_sge = NDK_RECV_MAX_SGE;
 	/* what both a Send and a Write WQE hold */
 	info->max_inline_data_size = NDK_RDMA_MAX_INLINE;
-	info->max_inbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
-	info->max_outbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+	/* a device without Reads takes none, whatever its read limit field says */
+	if (adapter->transport_read) {
+		info->max_inbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+		info->max_outbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+	}
 	info->max_receive_queue_depth = info->max_initiator_queue_depth;
 	/*
 	 * A QP may connect to a QP of its own adapter: its frames go out of the port addressed to
@@ -165,7 +170,7 @@ static int probe(struct ndk_adapter *adapter)
 	if (cq & NIC_CAP_CQ_MODERATION)
 		info->adapter_flags |= NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
 	adapter->log_mtu = NDK_LOG_MTU_DEFAULT;
-	if (transport & NDK_CAP_TRANSPORT_PRESENT)
+	if (transport & NIC_CAP_TRANSPORT_TRANSPORT)
 		probe_transport(adapter, transport);
 	return 0;
 }

@@ -252,9 +252,8 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
  * The transport (CAP_TRANSPORT) and its limits
  */
 
-/* CAP_TRANSPORT fields: {max_read_limit[15:8], transport[0]} */
-#define NDK_CAP_TRANSPORT_PRESENT	  0x1u
-#define NDK_CAP_TRANSPORT_READ_LIMIT(cap) (((cap) >> 8) & 0xffu)
+/* CAP_TRANSPORT fields: NIC_CAP_TRANSPORT_* (formats/nic.toml) */
+#define NDK_CAP_TRANSPORT_READ_LIMIT(cap) (((cap) & NIC_CAP_TRANSPORT_READ_LIMIT_MASK) >> 8)
 
 /* SGE limits reported by a device without the transport (no request uses them) */
 #define NDK_NO_TRANSPORT_MAX_SGE 4u
@@ -408,8 +407,9 @@ struct ndk_adapter {
 	struct ndk_pd *pds;
 	struct ndk_sim *sim; /* the world of a simulated adapter, else NULL */
 	unsigned sim_nic;
-	/* the transport (CAP_TRANSPORT.transport); the port's address is read at probe */
-	bool transport;
+	/* the transport (CAP_TRANSPORT: transport, read, send_inv); the port's address is read at
+	 * probe */
+	bool transport, transport_read, transport_send_inv;
 	uint8_t mac[6];	  /* mac[0] = MAC[47:40], the first byte on the wire */
 	uint32_t ipv4;	  /* ip[31:24] is the first byte on the wire */
 	unsigned log_mtu; /* path MTU of the next QP_CONNECT (ndk_adapter_set_path_mtu) */

@@ -494,6 +494,10 @@ static int xport_check(struct ndk_qp *qp, uint8_t opcode, const struct ndk_sge *
 		return err;
 	if (!qp->adapter->transport)
 		return -EOPNOTSUPP;
+	/* the parts of the transport the device may lack (CAP_TRANSPORT) */
+	if ((opcode == NIC_WQE_OP_READ && !qp->adapter->transport_read) ||
+	    (opcode == NIC_WQE_OP_SEND_INV && !qp->adapter->transport_send_inv))
+		return -EOPNOTSUPP;
 	if (!__atomic_load_n(&qp->connected, __ATOMIC_ACQUIRE))
 		return -ENOTCONN;
 	/* a connection made with outbound_read_limit 0 promised no Reads: one would never start */

@@ -99,6 +99,12 @@
 #define NIC_CAP_CQ_LOG_MAX_DEPTH_MASK 0xFFu
 #define NIC_CAP_CQ_MODERATION 0x100u
 
+/* cap_transport: Fields of the CAP_TRANSPORT register. */
+#define NIC_CAP_TRANSPORT_TRANSPORT 0x1u
+#define NIC_CAP_TRANSPORT_READ 0x2u
+#define NIC_CAP_TRANSPORT_SEND_INV 0x4u
+#define NIC_CAP_TRANSPORT_READ_LIMIT_MASK 0xFF00u
+
 /* qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn. */
 #define NIC_QP_STATE_RESET 0x0u
 #define NIC_QP_STATE_READY 0x1u
