@@ -17,6 +17,7 @@ package nic_pkg;
   localparam int BAR0_ADDR_BITS = 22;
   localparam int WQE_BYTES = 64;
   localparam int CQE_BYTES = 32;
+  localparam logic [23:0] QPN_BASE = 24'h100;  // wire QPN = QPN_BASE + index
 
   // BAR0 register offsets
   localparam logic [21:0] REG_ID_MAGIC = 22'h0;

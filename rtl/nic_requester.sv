@@ -262,7 +262,7 @@ module nic_requester #(
     pkt_o.se        = pkt_last && !is_write && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
     pkt_o.ackreq    = pkt_last;
     pkt_o.dqpn      = peer_qpn_q[qpn_q];
-    pkt_o.sqpn      = 24'(qpn_q);
+    pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
     pkt_o.psn       = psn_q;
     pkt_o.reth.va   = wr.remote_va;
     pkt_o.reth.rkey = wr.remote_token;

@@ -248,7 +248,9 @@ module nic_responder #(
     is_ack_type = op >= nic_roce_pkg::OP_READ_RESP_FIRST && op <= nic_roce_pkg::OP_ACK;
   end
 
-  // the QP in hand
+  // the QP in hand: wire QPN = QPN_BASE + index
+  logic          local_qpn;
+  assign local_qpn = pkt_q.dqpn >= nic_pkg::QPN_BASE && pkt_q.dqpn - nic_pkg::QPN_BASE < 24'(NumQps);
   logic [23:0]   q_epsn;
   logic [15:0]   q_ci, q_pi;
   logic [3:0]    q_rq_ld;
@@ -362,7 +364,7 @@ module nic_responder #(
     tx_pkt_o.dst_ip    = pkt_q.src_ip;
     tx_pkt_o.opcode    = nic_roce_pkg::OP_ACK;
     tx_pkt_o.dqpn      = peer_qpn_q[qpn_q];
-    tx_pkt_o.sqpn      = 24'(qpn_q);
+    tx_pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
     tx_pkt_o.psn       = ack_psn_q;
     tx_pkt_o.aeth.syndrome = ack_syn_q;
     tx_pkt_o.aeth.msn  = msn_q[24*qpn_q +: 24];
@@ -448,7 +450,7 @@ module nic_responder #(
     pkt_ready_o    = 1'b0;
     pl_ready_o     = 1'b0;
     ack_valid_o    = 1'b0;
-    ack_qpn_o      = 8'(pkt_q.dqpn);
+    ack_qpn_o      = 8'(pkt_q.dqpn - nic_pkg::QPN_BASE);
     ack_psn_o      = pkt_q.psn;
     ack_syndrome_o = pkt_q.aeth.syndrome;
     xl_req_o       = 1'b0;
@@ -483,9 +485,9 @@ module nic_responder #(
           pkt_ready_o = 1'b1;
           pkt_d       = pkt_i;
           pl_done_d   = 1'b0;
-          qpn_d       = QW'(pkt_i.dqpn);
+          qpn_d       = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
           ms_re       = 1'b1;
-          ms_raddr    = QW'(pkt_i.dqpn);
+          ms_raddr    = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
           state_d     = R_LOAD;
         end
       end
@@ -500,9 +502,9 @@ module nic_responder #(
         pleft_d = pkt_q.pay_len;
         if (is_ack_type) begin
           // ACK / NAK / read response: the requester's (read responses: not built yet)
-          ack_valid_o = op == nic_roce_pkg::OP_ACK;
+          ack_valid_o = op == nic_roce_pkg::OP_ACK && local_qpn;
           state_d     = R_DRAIN;
-        end else if (32'(pkt_q.dqpn) >= NumQps || q_state != nic_pkg::QP_STATE_RTS) begin
+        end else if (!local_qpn || q_state != nic_pkg::QP_STATE_RTS) begin
           state_d = R_DRAIN;
         end else if (pkt_q.psn != q_epsn) begin
           if (psn_le(pkt_q.psn, q_epsn - 24'd1)) begin

@@ -1006,7 +1006,7 @@ Test(unit_driver, qp_address_gives_the_qp_number_but_no_network_address_yet)
 
 	memset(&a, 0xff, sizeof(a));
 	cr_expect_eq(ndk_get_qp_address(qp, &a), NDK_STATUS_NOT_SUPPORTED);
-	cr_expect_eq(a.qp_number, qp->qpn);
+	cr_expect_eq(a.qp_number, NIC_QPN_BASE + qp->qpn, "the wire QPN");
 	cr_expect_eq(a.ipv4, 0);
 	cr_expect_eq(ndk_connect_qp(qp, &a, 0, 0), NDK_STATUS_NOT_SUPPORTED);
 }

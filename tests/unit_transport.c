@@ -518,7 +518,7 @@ Test(unit_transport, qp_address_is_the_port_mac_and_ipv4_read_at_probe_and_the_q
 	cr_assert_eq(ndk_get_qp_address(uqp, &a), NDK_STATUS_SUCCESS);
 	cr_expect_arr_eq(a.mac, mac, 6, "mac[0] = PORT_MAC_HI[15:8], mac[5] = PORT_MAC_LO[7:0]");
 	cr_expect_eq(a.ipv4, 0x0a000001);
-	cr_expect_eq(a.qp_number, uqp->qpn);
+	cr_expect_eq(a.qp_number, NIC_QPN_BASE + uqp->qpn, "the wire QPN");
 	cr_expect_eq(fk.reads, reads, "no MMIO read: the port registers were read at probe");
 	cr_expect_eq(ndk_get_qp_address(NULL, &a), NDK_STATUS_INVALID_PARAMETER);
 	cr_expect_eq(ndk_get_qp_address(uqp, NULL), NDK_STATUS_INVALID_PARAMETER);
@@ -601,7 +601,7 @@ Test(unit_transport, a_qp_may_connect_to_a_qp_of_the_same_adapter)
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 0), 0xa1b2c3d4, "its own MAC");
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 1), 0xe5f6);
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 2), 0x0a000001);
-	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 3), qp->qpn);
+	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 3), NIC_QPN_BASE + qp->qpn);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1301,7 +1301,7 @@ Test(unit_transport, without_the_transport_every_transport_call_is_not_supported
 	cr_expect_eq(ndk_receive(q, NULL, sge3, 3), NDK_STATUS_NOT_SUPPORTED);
 	cr_expect_eq(ndk_connect_qp(q, &peer, 0, 0), NDK_STATUS_NOT_SUPPORTED);
 	cr_expect_eq(ndk_get_qp_address(q, &addr), NDK_STATUS_NOT_SUPPORTED);
-	cr_expect_eq(addr.qp_number, q->qpn);
+	cr_expect_eq(addr.qp_number, NIC_QPN_BASE + q->qpn);
 	cr_expect_eq(addr.ipv4, 0);
 	cr_expect_eq(fk.nwrites, from, "nothing reached the device");
 	cr_expect_eq(q->sq.pi, 0);

@@ -62,6 +62,7 @@ def gen_sv(d):
     o.append(f"  localparam int BAR0_ADDR_BITS = {abits};")
     o.append(f"  localparam int WQE_BYTES = {dev['wqe_bytes']};")
     o.append(f"  localparam int CQE_BYTES = {dev['cqe_bytes']};")
+    o.append(f"  localparam logic [23:0] QPN_BASE = 24'h{dev['qpn_base']:X};  // wire QPN = QPN_BASE + index")
     o.append("")
     o.append("  // BAR0 register offsets")
     for r in d["registers"]:
@@ -108,7 +109,8 @@ def gen_h(d):
          "/* All multi-byte fields are little-endian in memory; use htole*()/le*toh() on them. */", ""]
     for k in ("vendor_id", "device_id", "version_major", "version_minor", "magic"):
         o.append(f"#define NIC_{k.upper()} {hexv(dev[k])}u")
-    for k in ("wqe_bytes", "cqe_bytes", "msix_window", "msix_window_bytes", "bar0_addr_bits"):
+    for k in ("wqe_bytes", "cqe_bytes", "msix_window", "msix_window_bytes", "bar0_addr_bits",
+              "qpn_base"):
         o.append(f"#define NIC_{k.upper()} {hexv(dev[k])}u")
     o.append("")
     o.append("/* BAR0 register offsets */")

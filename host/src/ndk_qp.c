@@ -169,7 +169,8 @@ ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
 		return NDK_STATUS_INVALID_PARAMETER;
 	adapter = qp->adapter;
 	memset(address, 0, sizeof(*address));
-	address->qp_number = qp->qpn;
+	/* on the wire a QP is NIC_QPN_BASE + its index (QP 0 and 1 are InfiniBand's management QPs) */
+	address->qp_number = NIC_QPN_BASE + qp->qpn;
 	/* without the transport the NIC has no network address */
 	if (!adapter->transport)
 		return NDK_STATUS_NOT_SUPPORTED;

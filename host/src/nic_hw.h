@@ -18,6 +18,7 @@
 #define NIC_MSIX_WINDOW 0xFEE00000u
 #define NIC_MSIX_WINDOW_BYTES 0x100000u
 #define NIC_BAR0_ADDR_BITS 0x16u
+#define NIC_QPN_BASE 0x100u
 
 /* BAR0 register offsets */
 #define NIC_REG_ID_MAGIC 0x0u
