@@ -296,8 +296,8 @@ module nic_requester #(
   logic [LW-1:0]        lane0;
   logic [NB-1:0]        chunk_n;
   logic [DataWidth-1:0] chunk_data;
-  logic [9:0]           inl_base;            // byte offset of inline data in the WQE
-  logic [511:0]         inl_shifted;
+  logic [5:0]           inl_off;             // inline byte to send next, counted from WQE byte 16
+  logic [383:0]         inl_shifted;         // WQE bytes 16..63 (all inline data lives there)
   always_comb begin
     lane0      = first_beat_q ? phys_q[LW-1:0] : '0;
     chunk_n    = NB'(W8) - NB'(lane0);
@@ -305,8 +305,9 @@ module nic_requester #(
       chunk_n = NB'(piece_left_q);
     end
     chunk_data = r_data_i >> (8 * 32'(lane0));
-    inl_base   = (is_write ? 10'd24 : 10'd16) + 10'(msg_off_q) + 10'(pkt_len - pkt_left_q);
-    inl_shifted = wqe_q >> (8 * 32'(inl_base));
+    // inline data is one packet (at most 48 bytes): the offset within it is all that moves
+    inl_off     = (is_write ? 6'd8 : 6'd0) + 6'(pkt_len - pkt_left_q);
+    inl_shifted = wqe_q[511:128] >> (8 * 32'(inl_off));
   end
 
   // outstanding ring of the intake QP
@@ -791,7 +792,7 @@ module nic_requester #(
   assign unused_args = ^{cmd_args_i[255:196], cmd_args_i[191:152], cmd_args_i[127:120],
                          cmd_args_i[63:48], wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
                          wr.rsvd_6, wr.length, ws.rsvd_6,
-                         wqe_qpn_i, inl_shifted[511:DataWidth]};
+                         wqe_qpn_i, inl_shifted[383:DataWidth]};
 
 `ifndef SYNTHESIS
   a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
