@@ -570,18 +570,28 @@ module nic_local_exec #(
   end
 
 `ifndef SYNTHESIS
+  // ---- assertions ---------------------------------------------------------------------------------
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+
   // Completions leave in WQE order per QP: each one's index is after the previous one's
   // (modulo 2^16; SILENT_SUCCESS WQEs leave gaps). A QP reset starts a fresh sequence. The last
   // index per QP is a table written at each completion (no per-QP work in other cycles).
   localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;
-  logic [15:0]       last_idx_q [NumQps];
-  logic [NumQps-1:0] seen_q;
-  logic [15:0]       emit_gap;
-  logic [255:0]      seen_all;
+  logic [15:0]         last_idx_q [NumQps];
+  logic [NumQps-1:0]   seen_q;
+  logic                held_q;            // the offered completion was not taken last cycle
 
-  assign seen_all = 256'(seen_q);
+  // after the previous index, modulo 2^16 (within half the index space)
+  function automatic logic in_order(input logic [15:0] idx, input logic [15:0] last);
+    logic [15:0] gap;
+    gap      = idx - last;
+    in_order = gap != 16'd0 && gap <= 16'h8000;
+  endfunction
 
-  assign emit_gap = cur_idx_q - last_idx_q[QpW'(cur_qpn_q)];
+  logic [7:0]          held_cqn_q;
+  nic_pkg::cqe_t       held_cqe_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -597,32 +607,49 @@ module nic_local_exec #(
     if (emit && 32'(cur_qpn_q) < NumQps) begin
       last_idx_q[QpW'(cur_qpn_q)] <= cur_idx_q;
     end
+    held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    if (cpl_valid_o && !cpl_ready_i) begin
+      held_cqn_q <= cpl_cqn_o;
+      held_cqe_q <= cpl_cqe_o;
+    end
   end
 
-  a_cpl_in_wqe_order: assert property (@(posedge clk_i) disable iff (rst_i)
-      emit && seen_all[cur_qpn_q] |-> emit_gap != 16'd0 && emit_gap <= 16'h8000);
-  // The completion offered to the CQ engine stays until taken.
-  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-      cpl_valid_o && !cpl_ready_i |=>
-      cpl_valid_o && $stable(cpl_cqe_o) && $stable(cpl_cqn_o));
-  a_cpl_not_lost: assert property (@(posedge clk_i) disable iff (rst_i)
-      emit |-> out_free);
-  a_cur_qpn_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      cur_valid_q |-> 32'(cur_qpn_q) < NumQps);
-  // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
-  a_page_list_owner: assert property (@(posedge clk_i) disable iff (rst_i)
-      st_q != StRun |-> cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG);
-  // Page-list entries land inside the MTT range the MR was given.
-  a_mtt_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      mtt_we_o |-> 33'(pl_mtt_off_q) + 33'(pl_rcv_q) < 33'(MttEntries));
-  a_pl_r_expected: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_r_valid_i |-> st_q == StPageList && pl_rcv_q != fr.page_count);
-  // The last entry comes with the last beat of the last burst.
-  a_pl_rlast: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_take && pl_last_entry |-> pl_r_last_i);
-  a_pl_burst_ok: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_ar_valid_o |-> pl_beats != '0 && pl_beats <= 9'd256 &&
-      32'(pl_aligned[11:0]) + pl_burst_bytes <= 4096);
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (emit) begin
+        if (32'(cur_qpn_q) < NumQps && seen_q[QpW'(cur_qpn_q)]) begin
+          a_cpl_in_wqe_order: assert (in_order(cur_idx_q, last_idx_q[QpW'(cur_qpn_q)]));
+        end
+        a_cpl_not_lost: assert (out_free);
+      end
+      // The completion offered to the CQ engine stays until taken.
+      if (held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == held_cqe_q && cpl_cqn_o == held_cqn_q);
+      end
+      if (cur_valid_q) begin
+        a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+      end
+      // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
+      if (st_q != StRun) begin
+        a_page_list_owner: assert (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG);
+      end
+      // Page-list entries land inside the MTT range the MR was given.
+      if (mtt_we_o) begin
+        a_mtt_in_range: assert (33'(pl_mtt_off_q) + 33'(pl_rcv_q) < 33'(MttEntries));
+      end
+      if (pl_r_valid_i) begin
+        a_pl_r_expected: assert (st_q == StPageList && pl_rcv_q != fr.page_count);
+      end
+      // The last entry comes with the last beat of the last burst.
+      if (pl_take && pl_last_entry) begin
+        a_pl_rlast: assert (pl_r_last_i);
+      end
+      if (pl_ar_valid_o) begin
+        a_pl_burst_ok: assert (pl_beats != '0 && pl_beats <= 9'd256 &&
+                               32'(pl_aligned[11:0]) + pl_burst_bytes <= 4096);
+      end
+    end
+  end
 `else
   logic unused_pl_last;
   assign unused_pl_last = pl_r_last_i;   // only checked by assertions: entries are counted

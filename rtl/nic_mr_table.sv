@@ -279,19 +279,30 @@ module nic_mr_table #(
   assign xl_page_off_o = x2_page_off_q;
 
 `ifndef SYNTHESIS
-  a_cmd_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      init_i || free_i |-> 32'(cmd_idx_i) < NumMrs);
-  a_wr_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      wr_i |-> 32'(wr_idx_i) < NumMrs);
-  a_mtt_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      mtt_we_i |-> 32'(mtt_idx_i) < MttEntries);
-  // No entry is ever in the undefined state 3: the states change only by these writes, and the
-  // commands write constants, so checking the executor's written state covers every entry.
-  a_wr_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
-      wr_i |-> wr_state_i != 2'd3);
-  // A successful translation's page lies in the MTT.
-  a_xl_mtt_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      x1_valid_q && x1_ok |-> 32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (init_i || free_i) begin
+        a_cmd_idx_in_range: assert (32'(cmd_idx_i) < NumMrs);
+      end
+      if (wr_i) begin
+        a_wr_idx_in_range: assert (32'(wr_idx_i) < NumMrs);
+        // No entry is ever in the undefined state 3: the states change only by these writes,
+        // and the commands write constants, so checking the executor's written state covers
+        // every entry.
+        a_wr_state_known: assert (wr_state_i != 2'd3);
+      end
+      if (mtt_we_i) begin
+        a_mtt_idx_in_range: assert (32'(mtt_idx_i) < MttEntries);
+      end
+      // A successful translation's page lies in the MTT.
+      if (x1_valid_q && x1_ok) begin
+        a_xl_mtt_in_range: assert (32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
+      end
+    end
+  end
 `endif
 
 endmodule
