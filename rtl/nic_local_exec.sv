@@ -218,32 +218,46 @@ module nic_local_exec #(
   assign b_idx      = bd.mw_token[8 +: MrW];
   assign a_in_range = 32'(tok_a[31:8]) < NumMrs;
   assign b_in_range = 32'(bd.mw_token[31:8]) < NumMrs;
-  assign a_state    = a_in_range ? mr_state_i[2*a_idx +: 2] : nic_pkg::MR_STATE_FREE;
-  assign b_state    = b_in_range ? mr_state_i[2*b_idx +: 2] : nic_pkg::MR_STATE_FREE;
+
+  // The checks below matter only for a WQE in `cur` (run_status is used for nothing else), so
+  // they are evaluated only then: a cycle without a WQE costs the simulation none of them.
+  always_comb begin
+    a_state = nic_pkg::MR_STATE_FREE;
+    b_state = nic_pkg::MR_STATE_FREE;
+    if (cur_valid_q) begin
+      a_state = a_in_range ? mr_state_i[2*a_idx +: 2] : nic_pkg::MR_STATE_FREE;
+      b_state = b_in_range ? mr_state_i[2*b_idx +: 2] : nic_pkg::MR_STATE_FREE;
+    end
+  end
 
   // FastRegister
   logic        fr_mr_ok, fr_params_ok;
   logic [63:0] fr_len_limit;
   logic [31:0] fr_status;
 
-  assign fr_mr_ok     = a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i && mr_a_pd_i == qp_pd;
-  assign fr_len_limit = {20'd0, fr.page_count, 12'd0} - 64'(fr.fbo);
-  assign fr_params_ok = fr.page_count != '0 && fr.page_count <= mr_a_max_pages_i &&
-                        fr.fbo < 32'd4096 && fr.length <= fr_len_limit &&
-                        fr.page_list_addr[2:0] == 3'd0 &&
-                        33'(mr_a_mtt_offset_i) + 33'(fr.page_count) <= 33'(MttEntries);
-
   always_comb begin
-    if (!fr_mr_ok) begin
-      fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if (a_state != nic_pkg::MR_STATE_INVALID) begin
-      fr_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // still registered
-    end else if (!fr_params_ok) begin
-      fr_status = nic_pkg::STATUS_INVALID_PARAMETER;
-    end else if ((fr.flags & RemoteMask) != '0 && !mr_a_remote_ok_i) begin
-      fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // remote access not allowed
-    end else begin
-      fr_status = nic_pkg::STATUS_SUCCESS;
+    fr_mr_ok     = 1'b0;
+    fr_len_limit = '0;
+    fr_params_ok = 1'b0;
+    fr_status    = nic_pkg::STATUS_SUCCESS;
+    if (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG) begin
+      fr_mr_ok     = a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i && mr_a_pd_i == qp_pd;
+      fr_len_limit = {20'd0, fr.page_count, 12'd0} - 64'(fr.fbo);
+      fr_params_ok = fr.page_count != '0 && fr.page_count <= mr_a_max_pages_i &&
+                     fr.fbo < 32'd4096 && fr.length <= fr_len_limit &&
+                     fr.page_list_addr[2:0] == 3'd0 &&
+                     33'(mr_a_mtt_offset_i) + 33'(fr.page_count) <= 33'(MttEntries);
+      if (!fr_mr_ok) begin
+        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if (a_state != nic_pkg::MR_STATE_INVALID) begin
+        fr_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // still registered
+      end else if (!fr_params_ok) begin
+        fr_status = nic_pkg::STATUS_INVALID_PARAMETER;
+      end else if ((fr.flags & RemoteMask) != '0 && !mr_a_remote_ok_i) begin
+        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // remote access not allowed
+      end else begin
+        fr_status = nic_pkg::STATUS_SUCCESS;
+      end
     end
   end
 
@@ -252,25 +266,32 @@ module nic_local_exec #(
   logic [64:0] bd_end, mr_end;
   logic [31:0] bd_status;
 
-  assign bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
-                       mr_a_key_i == bd.mr_token[7:0] && mr_a_pd_i == qp_pd;
-  assign bd_mw_ok    = b_state != nic_pkg::MR_STATE_FREE && mr_b_is_mw_i && mr_b_pd_i == qp_pd;
-  assign bd_end      = {1'b0, bd.va} + {1'b0, bd.length};
-  assign mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
-  assign bd_range_ok = bd.va >= mr_a_base_va_i && bd_end <= mr_end;
-
   always_comb begin
-    if (!bd_mr_ok || !bd_mw_ok) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if (b_state != nic_pkg::MR_STATE_INVALID) begin
-      bd_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // the MW is bound already
-    end else if (!bd_range_ok) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if ((bd.flags & RemoteWriteBit) != '0 &&
-                 (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) == '0) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // the MR lacks the needed access
-    end else begin
-      bd_status = nic_pkg::STATUS_SUCCESS;
+    bd_mr_ok    = 1'b0;
+    bd_mw_ok    = 1'b0;
+    bd_end      = '0;
+    mr_end      = '0;
+    bd_range_ok = 1'b0;
+    bd_status   = nic_pkg::STATUS_SUCCESS;
+    if (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_BIND) begin
+      bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
+                    mr_a_key_i == bd.mr_token[7:0] && mr_a_pd_i == qp_pd;
+      bd_mw_ok    = b_state != nic_pkg::MR_STATE_FREE && mr_b_is_mw_i && mr_b_pd_i == qp_pd;
+      bd_end      = {1'b0, bd.va} + {1'b0, bd.length};
+      mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
+      bd_range_ok = bd.va >= mr_a_base_va_i && bd_end <= mr_end;
+      if (!bd_mr_ok || !bd_mw_ok) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if (b_state != nic_pkg::MR_STATE_INVALID) begin
+        bd_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // the MW is bound already
+      end else if (!bd_range_ok) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if ((bd.flags & RemoteWriteBit) != '0 &&
+                   (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) == '0) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // the MR lacks the needed access
+      end else begin
+        bd_status = nic_pkg::STATUS_SUCCESS;
+      end
     end
   end
 
@@ -286,7 +307,9 @@ module nic_local_exec #(
   logic [31:0] run_status;
 
   always_comb begin
-    if (qp_state == nic_pkg::QP_STATE_ERROR) begin
+    if (!cur_valid_q) begin
+      run_status = nic_pkg::STATUS_SUCCESS;                 // no WQE: not used
+    end else if (qp_state == nic_pkg::QP_STATE_ERROR) begin
       run_status = nic_pkg::STATUS_CANCELLED;
     end else if (cur_dma_err_q) begin
       run_status = nic_pkg::STATUS_INTERNAL_ERROR;
@@ -320,16 +343,29 @@ module nic_local_exec #(
   logic [8:0]  pl_beats;
   logic [31:0] pl_burst_bytes, pl_covered;
 
-  assign pl_lead     = 13'(pl_addr_q[BeatAW-1:0]);
-  assign pl_aligned  = {pl_addr_q[63:BeatAW], BeatAW'(0)};
-  assign pl_to_page  = 13'd4096 - {1'b0, pl_aligned[11:0]};
-  assign pl_need     = 36'(pl_lead) + {1'b0, pl_left_q, 3'd0};
-  assign pl_span     = (pl_need < 36'(pl_to_page)) ?
+  // Used only while the page list is read (StPageList): evaluated only then.
+  always_comb begin
+    pl_lead        = '0;
+    pl_aligned     = '0;
+    pl_to_page     = '0;
+    pl_need        = '0;
+    pl_span        = '0;
+    pl_beats       = '0;
+    pl_burst_bytes = '0;
+    pl_covered     = '0;
+    if (st_q == StPageList) begin
+      pl_lead        = 13'(pl_addr_q[BeatAW-1:0]);
+      pl_aligned     = {pl_addr_q[63:BeatAW], BeatAW'(0)};
+      pl_to_page     = 13'd4096 - {1'b0, pl_aligned[11:0]};
+      pl_need        = 36'(pl_lead) + {1'b0, pl_left_q, 3'd0};
+      pl_span        = (pl_need < 36'(pl_to_page)) ?
                        ((pl_need < 36'(MaxSpan)) ? pl_need : 36'(MaxSpan)) :
                        ((36'(pl_to_page) < 36'(MaxSpan)) ? 36'(pl_to_page) : 36'(MaxSpan));
-  assign pl_beats       = 9'((pl_span + BeatRound) >> BeatAW);
-  assign pl_burst_bytes = {23'd0, pl_beats} << BeatAW;
-  assign pl_covered     = (pl_burst_bytes - {19'd0, pl_lead}) >> 3;
+      pl_beats       = 9'((pl_span + BeatRound) >> BeatAW);
+      pl_burst_bytes = {23'd0, pl_beats} << BeatAW;
+      pl_covered     = (pl_burst_bytes - {19'd0, pl_lead}) >> 3;
+    end
+  end
 
   assign pl_ar_valid_o = st_q == StPageList && pl_left_q != '0;
   assign pl_ar_addr_o  = pl_aligned;
@@ -341,9 +377,11 @@ module nic_local_exec #(
 
   always_comb begin
     pl_entry = pl_r_data_i[63:0];
-    for (int l = 0; l < Lanes; l++) begin
-      if (pl_lane_q == LaneW'(l)) begin
-        pl_entry = pl_r_data_i[64*l +: 64];
+    if (pl_r_valid_i) begin            // a page-list beat is offered: its only use
+      for (int l = 0; l < Lanes; l++) begin
+        if (pl_lane_q == LaneW'(l)) begin
+          pl_entry = pl_r_data_i[64*l +: 64];
+        end
       end
     end
   end

@@ -209,25 +209,46 @@ module nic_mr_table #(
   logic [15:0]      x1_entry_access;
   logic [MttAW-1:0] x1_mtt_base, x1_mtt_idx;
 
-  assign x1_idx          = x1_token_q[8 +: MrW];
-  assign x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
-  assign x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
-  assign x1_base_va      = xl_reg[71:8];
-  assign x1_length       = xl_reg[135:72];
-  assign x1_byte_off     = xl_reg[199:136];
-  assign x1_entry_access = xl_reg[215:200];
-  assign x1_mtt_base     = xl_reg[216 +: MttAW];
-  assign x1_parent       = xl_reg[216+MttAW +: MrW];
-  assign x1_parent_state = state_o[2*x1_parent +: 2];
-  assign x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
-                           xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
-  assign x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
-  assign x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
-                           {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
-  assign x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
-  assign x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
-  assign x1_off          = x1_va_q - x1_base_va + x1_byte_off;
-  assign x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
+  // Evaluated only while a request is in stage 1 (its only use: the port idles otherwise).
+  always_comb begin
+    x1_idx          = x1_token_q[8 +: MrW];
+    x1_in_range     = 1'b0;
+    x1_state        = nic_pkg::MR_STATE_FREE;
+    x1_base_va      = '0;
+    x1_length       = '0;
+    x1_byte_off     = '0;
+    x1_entry_access = '0;
+    x1_mtt_base     = '0;
+    x1_parent       = '0;
+    x1_parent_state = nic_pkg::MR_STATE_FREE;
+    x1_entry_ok     = 1'b0;
+    x1_access_ok    = 1'b0;
+    x1_range_ok     = 1'b0;
+    x1_parent_ok    = 1'b0;
+    x1_ok           = 1'b0;
+    x1_off          = '0;
+    x1_mtt_idx      = '0;
+    if (x1_valid_q) begin
+      x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
+      x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
+      x1_base_va      = xl_reg[71:8];
+      x1_length       = xl_reg[135:72];
+      x1_byte_off     = xl_reg[199:136];
+      x1_entry_access = xl_reg[215:200];
+      x1_mtt_base     = xl_reg[216 +: MttAW];
+      x1_parent       = xl_reg[216+MttAW +: MrW];
+      x1_parent_state = state_o[2*x1_parent +: 2];
+      x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
+                        xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
+      x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
+      x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
+                        {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
+      x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
+      x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
+      x1_off          = x1_va_q - x1_base_va + x1_byte_off;
+      x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
+    end
+  end
 
   always_comb begin
     x1_valid_d    = xl_valid_i;
