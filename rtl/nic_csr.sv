@@ -389,19 +389,40 @@ module nic_csr #(
                          wr_cq_page[9:8], rd_qp_idx[21:8], rd_cq_idx[21:8]};
 
 `ifndef SYNTHESIS
-  // At most one command or doorbell pulse per cycle (the engines rely on it).
-  a_one_pulse: assert property (@(posedge clk_i) disable iff (rst_i)
-    $onehot0({cmd_valid_o, sq_db_valid_o, rq_db_valid_o, cq_db_valid_o}));
-  // Doorbells name existing queues.
-  a_sq_db_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    (sq_db_valid_o || rq_db_valid_o) |-> 32'(sq_db_qpn_o) < NumQps);
-  a_cq_db_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    cq_db_valid_o |-> 32'(cq_db_cqn_o) < NumCqs);
-  // Responses hold still until taken (AXI rule).
-  a_b_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (s_axil_bvalid_o && !s_axil_bready_i) |=> s_axil_bvalid_o);
-  a_r_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (s_axil_rvalid_o && !s_axil_rready_i) |=> s_axil_rvalid_o && $stable(s_axil_rdata_o));
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  logic        b_held_q, r_held_q;       // a response was offered and not taken last cycle
+  logic [31:0] r_data_held_q;
+
+  always_ff @(posedge clk_i) begin
+    b_held_q <= !rst_i && s_axil_bvalid_o && !s_axil_bready_i;
+    r_held_q <= !rst_i && s_axil_rvalid_o && !s_axil_rready_i;
+    if (s_axil_rvalid_o && !s_axil_rready_i) begin
+      r_data_held_q <= s_axil_rdata_o;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // At most one command or doorbell pulse per cycle (the engines rely on it).
+      a_one_pulse: assert ($onehot0({cmd_valid_o, sq_db_valid_o, rq_db_valid_o, cq_db_valid_o}));
+      // Doorbells name existing queues.
+      if (sq_db_valid_o || rq_db_valid_o) begin
+        a_sq_db_in_range: assert (32'(sq_db_qpn_o) < NumQps);
+      end
+      if (cq_db_valid_o) begin
+        a_cq_db_in_range: assert (32'(cq_db_cqn_o) < NumCqs);
+      end
+      // Responses hold still until taken (AXI rule).
+      if (b_held_q) begin
+        a_b_stable: assert (s_axil_bvalid_o);
+      end
+      if (r_held_q) begin
+        a_r_stable: assert (s_axil_rvalid_o && s_axil_rdata_o == r_data_held_q);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -149,20 +149,43 @@ module nic_dma_rd #(
   assign m_axi_rready_o = rid_known ? r_ready_all[m_axi_rid_i] : 1'b1;
 
 `ifndef SYNTHESIS
-  // AXI: an offered AR stays, unchanged, until the slave takes it.
-  a_ar_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-      m_axi_arvalid_o && !m_axi_arready_i |=>
-      m_axi_arvalid_o && $stable(m_axi_arid_o) && $stable(m_axi_araddr_o) && $stable(m_axi_arlen_o));
-  // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
-  a_ar_no_4k_cross: assert property (@(posedge clk_i) disable iff (rst_i)
-      m_axi_arvalid_o |->
-      (32'(m_axi_araddr_o[11:0]) + ((32'(m_axi_arlen_o) + 1) << SizeLog2)) <= 4096);
-  // Clients ask for whole, aligned beats.
-  a_ar_beat_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
-      m_axi_arvalid_o |-> (m_axi_araddr_o & BeatMask) == '0);
-  // Every read data beat belongs to a client.
-  a_r_known_id: assert property (@(posedge clk_i) disable iff (rst_i)
-      m_axi_rvalid_i |-> rid_known);
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  logic        ar_held_q;                // AR offered and not taken last cycle
+  logic [3:0]  ar_id_held_q;
+  logic [63:0] ar_addr_held_q;
+  logic [7:0]  ar_len_held_q;
+
+  always_ff @(posedge clk_i) begin
+    ar_held_q <= !rst_i && m_axi_arvalid_o && !m_axi_arready_i;
+    if (m_axi_arvalid_o && !m_axi_arready_i) begin
+      ar_id_held_q   <= m_axi_arid_o;
+      ar_addr_held_q <= m_axi_araddr_o;
+      ar_len_held_q  <= m_axi_arlen_o;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // AXI: an offered AR stays, unchanged, until the slave takes it.
+      if (ar_held_q) begin
+        a_ar_stable: assert (m_axi_arvalid_o && m_axi_arid_o == ar_id_held_q &&
+                             m_axi_araddr_o == ar_addr_held_q && m_axi_arlen_o == ar_len_held_q);
+      end
+      if (m_axi_arvalid_o) begin
+        // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
+        a_ar_no_4k_cross: assert ((32'(m_axi_araddr_o[11:0]) + ((32'(m_axi_arlen_o) + 1) << SizeLog2))
+                                  <= 4096);
+        // Clients ask for whole, aligned beats.
+        a_ar_beat_aligned: assert ((m_axi_araddr_o & BeatMask) == '0);
+      end
+      // Every read data beat belongs to a client.
+      if (m_axi_rvalid_i) begin
+        a_r_known_id: assert (rid_known);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -212,30 +212,67 @@ module nic_dma_wr #(
   assign unused_b = ^{m_axi_bid_i, m_axi_bresp_i, m_axi_bvalid_i};
 
 `ifndef SYNTHESIS
-  // Records are 32-byte aligned, messages 4-byte aligned: both fit in one 4 KiB page.
-  a_req0_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
-    req0_valid_i |-> (req0_addr_i[4:0] == 5'd0));
-  a_req1_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
-    req1_valid_i |-> (req1_addr_i[1:0] == 2'd0));
-  // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
-  a_no_4k_cross: assert property (@(posedge clk_i) disable iff (rst_i)
-    m_axi_awvalid_o |-> ({1'b0, m_axi_awaddr_o[11:0]}
-                         + ((13'(m_axi_awlen_o) + 13'd1) << m_axi_awsize_o)) <= 13'h1000);
-  // AW and W hold still until accepted (AXI valid/ready rule).
-  a_aw_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (m_axi_awvalid_o && !m_axi_awready_i) |=>
-      (m_axi_awvalid_o && $stable(m_axi_awaddr_o) && $stable(m_axi_awlen_o)
-       && $stable(m_axi_awsize_o)));
-  a_w_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (m_axi_wvalid_o && !m_axi_wready_i) |=>
-      (m_axi_wvalid_o && $stable(m_axi_wdata_o) && $stable(m_axi_wstrb_o)
-       && $stable(m_axi_wlast_o)));
-  // Every record burst has exactly RecBeats beats: the beat counter never passes the last beat.
-  a_beat_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    m_axi_wvalid_o |-> (is_msg_q ? (beat_q == '0)
-                        : is_pay_q ? (beat_q <= len_q) : (32'(beat_q) < RecBeats)));
-  a_req2_aligned: assert property (@(posedge clk_i) disable iff (rst_i)
-    req2_valid_i |-> req2_addr_i[LaneBits-1:0] == '0);
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  logic                 aw_held_q, w_held_q;   // AW / W offered and not taken last cycle
+  logic [63:0]          aw_addr_held_q;
+  logic [7:0]           aw_len_held_q;
+  logic [2:0]           aw_size_held_q;
+  logic [DataWidth-1:0] w_data_held_q;
+  logic [BeatBytes-1:0] w_strb_held_q;
+  logic                 w_last_held_q;
+
+  always_ff @(posedge clk_i) begin
+    aw_held_q <= !rst_i && m_axi_awvalid_o && !m_axi_awready_i;
+    w_held_q  <= !rst_i && m_axi_wvalid_o && !m_axi_wready_i;
+    if (m_axi_awvalid_o && !m_axi_awready_i) begin
+      aw_addr_held_q <= m_axi_awaddr_o;
+      aw_len_held_q  <= m_axi_awlen_o;
+      aw_size_held_q <= m_axi_awsize_o;
+    end
+    if (m_axi_wvalid_o && !m_axi_wready_i) begin
+      w_data_held_q <= m_axi_wdata_o;
+      w_strb_held_q <= m_axi_wstrb_o;
+      w_last_held_q <= m_axi_wlast_o;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // Records are 32-byte aligned, messages 4-byte aligned: both fit in one 4 KiB page.
+      if (req0_valid_i) begin
+        a_req0_aligned: assert (req0_addr_i[4:0] == 5'd0);
+      end
+      if (req1_valid_i) begin
+        a_req1_aligned: assert (req1_addr_i[1:0] == 2'd0);
+      end
+      // No burst crosses a 4 KiB boundary (AXI forbids it; PCIe would split it).
+      if (m_axi_awvalid_o) begin
+        a_no_4k_cross: assert (({1'b0, m_axi_awaddr_o[11:0]}
+                                + ((13'(m_axi_awlen_o) + 13'd1) << m_axi_awsize_o)) <= 13'h1000);
+      end
+      // AW and W hold still until accepted (AXI valid/ready rule).
+      if (aw_held_q) begin
+        a_aw_stable: assert (m_axi_awvalid_o && m_axi_awaddr_o == aw_addr_held_q &&
+                             m_axi_awlen_o == aw_len_held_q && m_axi_awsize_o == aw_size_held_q);
+      end
+      if (w_held_q) begin
+        a_w_stable: assert (m_axi_wvalid_o && m_axi_wdata_o == w_data_held_q &&
+                            m_axi_wstrb_o == w_strb_held_q && m_axi_wlast_o == w_last_held_q);
+      end
+      // Every record burst has exactly RecBeats beats: the beat counter never passes the last
+      // beat.
+      if (m_axi_wvalid_o) begin
+        a_beat_in_range: assert (is_msg_q ? (beat_q == '0)
+                                 : is_pay_q ? (beat_q <= len_q) : (32'(beat_q) < RecBeats));
+      end
+      // Payload bursts start at a beat boundary.
+      if (req2_valid_i) begin
+        a_req2_aligned: assert (req2_addr_i[LaneBits-1:0] == '0);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -248,32 +248,46 @@ module nic_local_exec #(
   assign b_idx      = bd.mw_token[8 +: MrW];
   assign a_in_range = 32'(tok_a[31:8]) < NumMrs;
   assign b_in_range = 32'(bd.mw_token[31:8]) < NumMrs;
-  assign a_state    = a_in_range ? mr_state_i[2*a_idx +: 2] : nic_pkg::MR_STATE_FREE;
-  assign b_state    = b_in_range ? mr_state_i[2*b_idx +: 2] : nic_pkg::MR_STATE_FREE;
+
+  // The checks below matter only for a WQE in `cur` (run_status is used for nothing else), so
+  // they are evaluated only then: a cycle without a WQE costs the simulation none of them.
+  always_comb begin
+    a_state = nic_pkg::MR_STATE_FREE;
+    b_state = nic_pkg::MR_STATE_FREE;
+    if (cur_valid_q) begin
+      a_state = a_in_range ? mr_state_i[2*a_idx +: 2] : nic_pkg::MR_STATE_FREE;
+      b_state = b_in_range ? mr_state_i[2*b_idx +: 2] : nic_pkg::MR_STATE_FREE;
+    end
+  end
 
   // FastRegister
   logic        fr_mr_ok, fr_params_ok;
   logic [63:0] fr_len_limit;
   logic [31:0] fr_status;
 
-  assign fr_mr_ok     = a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i && mr_a_pd_i == qp_pd;
-  assign fr_len_limit = {20'd0, fr.page_count, 12'd0} - 64'(fr.fbo);
-  assign fr_params_ok = fr.page_count != '0 && fr.page_count <= mr_a_max_pages_i &&
-                        fr.fbo < 32'd4096 && fr.length <= fr_len_limit &&
-                        fr.page_list_addr[2:0] == 3'd0 &&
-                        33'(mr_a_mtt_offset_i) + 33'(fr.page_count) <= 33'(MttEntries);
-
   always_comb begin
-    if (!fr_mr_ok) begin
-      fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if (a_state != nic_pkg::MR_STATE_INVALID) begin
-      fr_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // still registered
-    end else if (!fr_params_ok) begin
-      fr_status = nic_pkg::STATUS_INVALID_PARAMETER;
-    end else if ((fr.flags & RemoteMask) != '0 && !mr_a_remote_ok_i) begin
-      fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // remote access not allowed
-    end else begin
-      fr_status = nic_pkg::STATUS_SUCCESS;
+    fr_mr_ok     = 1'b0;
+    fr_len_limit = '0;
+    fr_params_ok = 1'b0;
+    fr_status    = nic_pkg::STATUS_SUCCESS;
+    if (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG) begin
+      fr_mr_ok     = a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i && mr_a_pd_i == qp_pd;
+      fr_len_limit = {20'd0, fr.page_count, 12'd0} - 64'(fr.fbo);
+      fr_params_ok = fr.page_count != '0 && fr.page_count <= mr_a_max_pages_i &&
+                     fr.fbo < 32'd4096 && fr.length <= fr_len_limit &&
+                     fr.page_list_addr[2:0] == 3'd0 &&
+                     33'(mr_a_mtt_offset_i) + 33'(fr.page_count) <= 33'(MttEntries);
+      if (!fr_mr_ok) begin
+        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if (a_state != nic_pkg::MR_STATE_INVALID) begin
+        fr_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // still registered
+      end else if (!fr_params_ok) begin
+        fr_status = nic_pkg::STATUS_INVALID_PARAMETER;
+      end else if ((fr.flags & RemoteMask) != '0 && !mr_a_remote_ok_i) begin
+        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // remote access not allowed
+      end else begin
+        fr_status = nic_pkg::STATUS_SUCCESS;
+      end
     end
   end
 
@@ -282,25 +296,32 @@ module nic_local_exec #(
   logic [64:0] bd_end, mr_end;
   logic [31:0] bd_status;
 
-  assign bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
-                       mr_a_key_i == bd.mr_token[7:0] && mr_a_pd_i == qp_pd;
-  assign bd_mw_ok    = b_state != nic_pkg::MR_STATE_FREE && mr_b_is_mw_i && mr_b_pd_i == qp_pd;
-  assign bd_end      = {1'b0, bd.va} + {1'b0, bd.length};
-  assign mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
-  assign bd_range_ok = bd.va >= mr_a_base_va_i && bd_end <= mr_end;
-
   always_comb begin
-    if (!bd_mr_ok || !bd_mw_ok) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if (b_state != nic_pkg::MR_STATE_INVALID) begin
-      bd_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // the MW is bound already
-    end else if (!bd_range_ok) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
-    end else if ((bd.flags & RemoteWriteBit) != '0 &&
-                 (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) == '0) begin
-      bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // the MR lacks the needed access
-    end else begin
-      bd_status = nic_pkg::STATUS_SUCCESS;
+    bd_mr_ok    = 1'b0;
+    bd_mw_ok    = 1'b0;
+    bd_end      = '0;
+    mr_end      = '0;
+    bd_range_ok = 1'b0;
+    bd_status   = nic_pkg::STATUS_SUCCESS;
+    if (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_BIND) begin
+      bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
+                    mr_a_key_i == bd.mr_token[7:0] && mr_a_pd_i == qp_pd;
+      bd_mw_ok    = b_state != nic_pkg::MR_STATE_FREE && mr_b_is_mw_i && mr_b_pd_i == qp_pd;
+      bd_end      = {1'b0, bd.va} + {1'b0, bd.length};
+      mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
+      bd_range_ok = bd.va >= mr_a_base_va_i && bd_end <= mr_end;
+      if (!bd_mr_ok || !bd_mw_ok) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if (b_state != nic_pkg::MR_STATE_INVALID) begin
+        bd_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // the MW is bound already
+      end else if (!bd_range_ok) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      end else if ((bd.flags & RemoteWriteBit) != '0 &&
+                   (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) == '0) begin
+        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // the MR lacks the needed access
+      end else begin
+        bd_status = nic_pkg::STATUS_SUCCESS;
+      end
     end
   end
 
@@ -316,7 +337,9 @@ module nic_local_exec #(
   logic [31:0] run_status;
 
   always_comb begin
-    if (qp_state == nic_pkg::QP_STATE_ERROR) begin
+    if (!cur_valid_q) begin
+      run_status = nic_pkg::STATUS_SUCCESS;                 // no WQE: not used
+    end else if (qp_state == nic_pkg::QP_STATE_ERROR) begin
       run_status = nic_pkg::STATUS_CANCELLED;
     end else if (cur_dma_err_q) begin
       run_status = nic_pkg::STATUS_INTERNAL_ERROR;
@@ -350,16 +373,29 @@ module nic_local_exec #(
   logic [8:0]  pl_beats;
   logic [31:0] pl_burst_bytes, pl_covered;
 
-  assign pl_lead     = 13'(pl_addr_q[BeatAW-1:0]);
-  assign pl_aligned  = {pl_addr_q[63:BeatAW], BeatAW'(0)};
-  assign pl_to_page  = 13'd4096 - {1'b0, pl_aligned[11:0]};
-  assign pl_need     = 36'(pl_lead) + {1'b0, pl_left_q, 3'd0};
-  assign pl_span     = (pl_need < 36'(pl_to_page)) ?
+  // Used only while the page list is read (StPageList): evaluated only then.
+  always_comb begin
+    pl_lead        = '0;
+    pl_aligned     = '0;
+    pl_to_page     = '0;
+    pl_need        = '0;
+    pl_span        = '0;
+    pl_beats       = '0;
+    pl_burst_bytes = '0;
+    pl_covered     = '0;
+    if (st_q == StPageList) begin
+      pl_lead        = 13'(pl_addr_q[BeatAW-1:0]);
+      pl_aligned     = {pl_addr_q[63:BeatAW], BeatAW'(0)};
+      pl_to_page     = 13'd4096 - {1'b0, pl_aligned[11:0]};
+      pl_need        = 36'(pl_lead) + {1'b0, pl_left_q, 3'd0};
+      pl_span        = (pl_need < 36'(pl_to_page)) ?
                        ((pl_need < 36'(MaxSpan)) ? pl_need : 36'(MaxSpan)) :
                        ((36'(pl_to_page) < 36'(MaxSpan)) ? 36'(pl_to_page) : 36'(MaxSpan));
-  assign pl_beats       = 9'((pl_span + BeatRound) >> BeatAW);
-  assign pl_burst_bytes = {23'd0, pl_beats} << BeatAW;
-  assign pl_covered     = (pl_burst_bytes - {19'd0, pl_lead}) >> 3;
+      pl_beats       = 9'((pl_span + BeatRound) >> BeatAW);
+      pl_burst_bytes = {23'd0, pl_beats} << BeatAW;
+      pl_covered     = (pl_burst_bytes - {19'd0, pl_lead}) >> 3;
+    end
+  end
 
   assign pl_ar_valid_o = st_q == StPageList && pl_left_q != '0;
   assign pl_ar_addr_o  = pl_aligned;
@@ -371,9 +407,11 @@ module nic_local_exec #(
 
   always_comb begin
     pl_entry = pl_r_data_i[63:0];
-    for (int l = 0; l < Lanes; l++) begin
-      if (pl_lane_q == LaneW'(l)) begin
-        pl_entry = pl_r_data_i[64*l +: 64];
+    if (pl_r_valid_i) begin            // a page-list beat is offered: its only use
+      for (int l = 0; l < Lanes; l++) begin
+        if (pl_lane_q == LaneW'(l)) begin
+          pl_entry = pl_r_data_i[64*l +: 64];
+        end
       end
     end
   end
@@ -604,18 +642,28 @@ module nic_local_exec #(
   end
 
 `ifndef SYNTHESIS
+  // ---- assertions ---------------------------------------------------------------------------------
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+
   // Completions leave in WQE order per QP: each one's index is after the previous one's
   // (modulo 2^16; SILENT_SUCCESS WQEs leave gaps). A QP reset starts a fresh sequence. The last
   // index per QP is a table written at each completion (no per-QP work in other cycles).
   localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;
-  logic [15:0]       last_idx_q [NumQps];
-  logic [NumQps-1:0] seen_q;
-  logic [15:0]       emit_gap;
-  logic [255:0]      seen_all;
+  logic [15:0]         last_idx_q [NumQps];
+  logic [NumQps-1:0]   seen_q;
+  logic                held_q;            // the offered completion was not taken last cycle
 
-  assign seen_all = 256'(seen_q);
+  // after the previous index, modulo 2^16 (within half the index space)
+  function automatic logic in_order(input logic [15:0] idx, input logic [15:0] last);
+    logic [15:0] gap;
+    gap      = idx - last;
+    in_order = gap != 16'd0 && gap <= 16'h8000;
+  endfunction
 
-  assign emit_gap = cur_idx_q - last_idx_q[QpW'(cur_qpn_q)];
+  logic [7:0]          held_cqn_q;
+  nic_pkg::cqe_t       held_cqe_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -631,32 +679,49 @@ module nic_local_exec #(
     if (emit && 32'(cur_qpn_q) < NumQps) begin
       last_idx_q[QpW'(cur_qpn_q)] <= cur_idx_q;
     end
+    held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    if (cpl_valid_o && !cpl_ready_i) begin
+      held_cqn_q <= cpl_cqn_o;
+      held_cqe_q <= cpl_cqe_o;
+    end
   end
 
-  a_cpl_in_wqe_order: assert property (@(posedge clk_i) disable iff (rst_i)
-      emit && seen_all[cur_qpn_q] |-> emit_gap != 16'd0 && emit_gap <= 16'h8000);
-  // The completion offered to the CQ engine stays until taken.
-  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-      cpl_valid_o && !cpl_ready_i |=>
-      cpl_valid_o && $stable(cpl_cqe_o) && $stable(cpl_cqn_o));
-  a_cpl_not_lost: assert property (@(posedge clk_i) disable iff (rst_i)
-      emit |-> out_free);
-  a_cur_qpn_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      cur_valid_q |-> 32'(cur_qpn_q) < NumQps);
-  // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
-  a_page_list_owner: assert property (@(posedge clk_i) disable iff (rst_i)
-      st_q != StRun |-> cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG);
-  // Page-list entries land inside the MTT range the MR was given.
-  a_mtt_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      mtt_we_o |-> 33'(pl_mtt_off_q) + 33'(pl_rcv_q) < 33'(MttEntries));
-  a_pl_r_expected: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_r_valid_i |-> st_q == StPageList && pl_rcv_q != fr.page_count);
-  // The last entry comes with the last beat of the last burst.
-  a_pl_rlast: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_take && pl_last_entry |-> pl_r_last_i);
-  a_pl_burst_ok: assert property (@(posedge clk_i) disable iff (rst_i)
-      pl_ar_valid_o |-> pl_beats != '0 && pl_beats <= 9'd256 &&
-      32'(pl_aligned[11:0]) + pl_burst_bytes <= 4096);
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (emit) begin
+        if (32'(cur_qpn_q) < NumQps && seen_q[QpW'(cur_qpn_q)]) begin
+          a_cpl_in_wqe_order: assert (in_order(cur_idx_q, last_idx_q[QpW'(cur_qpn_q)]));
+        end
+        a_cpl_not_lost: assert (out_free);
+      end
+      // The completion offered to the CQ engine stays until taken.
+      if (held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == held_cqe_q && cpl_cqn_o == held_cqn_q);
+      end
+      if (cur_valid_q) begin
+        a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+      end
+      // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
+      if (st_q != StRun) begin
+        a_page_list_owner: assert (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG);
+      end
+      // Page-list entries land inside the MTT range the MR was given.
+      if (mtt_we_o) begin
+        a_mtt_in_range: assert (33'(pl_mtt_off_q) + 33'(pl_rcv_q) < 33'(MttEntries));
+      end
+      if (pl_r_valid_i) begin
+        a_pl_r_expected: assert (st_q == StPageList && pl_rcv_q != fr.page_count);
+      end
+      // The last entry comes with the last beat of the last burst.
+      if (pl_take && pl_last_entry) begin
+        a_pl_rlast: assert (pl_r_last_i);
+      end
+      if (pl_ar_valid_o) begin
+        a_pl_burst_ok: assert (pl_beats != '0 && pl_beats <= 9'd256 &&
+                               32'(pl_aligned[11:0]) + pl_burst_bytes <= 4096);
+      end
+    end
+  end
 `else
   logic unused_pl_last;
   assign unused_pl_last = pl_r_last_i;   // only checked by assertions: entries are counted

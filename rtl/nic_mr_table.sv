@@ -209,25 +209,46 @@ module nic_mr_table #(
   logic [15:0]      x1_entry_access;
   logic [MttAW-1:0] x1_mtt_base, x1_mtt_idx;
 
-  assign x1_idx          = x1_token_q[8 +: MrW];
-  assign x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
-  assign x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
-  assign x1_base_va      = xl_reg[71:8];
-  assign x1_length       = xl_reg[135:72];
-  assign x1_byte_off     = xl_reg[199:136];
-  assign x1_entry_access = xl_reg[215:200];
-  assign x1_mtt_base     = xl_reg[216 +: MttAW];
-  assign x1_parent       = xl_reg[216+MttAW +: MrW];
-  assign x1_parent_state = state_o[2*x1_parent +: 2];
-  assign x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
-                           xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
-  assign x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
-  assign x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
-                           {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
-  assign x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
-  assign x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
-  assign x1_off          = x1_va_q - x1_base_va + x1_byte_off;
-  assign x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
+  // Evaluated only while a request is in stage 1 (its only use: the port idles otherwise).
+  always_comb begin
+    x1_idx          = x1_token_q[8 +: MrW];
+    x1_in_range     = 1'b0;
+    x1_state        = nic_pkg::MR_STATE_FREE;
+    x1_base_va      = '0;
+    x1_length       = '0;
+    x1_byte_off     = '0;
+    x1_entry_access = '0;
+    x1_mtt_base     = '0;
+    x1_parent       = '0;
+    x1_parent_state = nic_pkg::MR_STATE_FREE;
+    x1_entry_ok     = 1'b0;
+    x1_access_ok    = 1'b0;
+    x1_range_ok     = 1'b0;
+    x1_parent_ok    = 1'b0;
+    x1_ok           = 1'b0;
+    x1_off          = '0;
+    x1_mtt_idx      = '0;
+    if (x1_valid_q) begin
+      x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
+      x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
+      x1_base_va      = xl_reg[71:8];
+      x1_length       = xl_reg[135:72];
+      x1_byte_off     = xl_reg[199:136];
+      x1_entry_access = xl_reg[215:200];
+      x1_mtt_base     = xl_reg[216 +: MttAW];
+      x1_parent       = xl_reg[216+MttAW +: MrW];
+      x1_parent_state = state_o[2*x1_parent +: 2];
+      x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
+                        xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
+      x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
+      x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
+                        {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
+      x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
+      x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
+      x1_off          = x1_va_q - x1_base_va + x1_byte_off;
+      x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
+    end
+  end
 
   always_comb begin
     x1_valid_d    = xl_valid_i;
@@ -279,19 +300,30 @@ module nic_mr_table #(
   assign xl_page_off_o = x2_page_off_q;
 
 `ifndef SYNTHESIS
-  a_cmd_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      init_i || free_i |-> 32'(cmd_idx_i) < NumMrs);
-  a_wr_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      wr_i |-> 32'(wr_idx_i) < NumMrs);
-  a_mtt_idx_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      mtt_we_i |-> 32'(mtt_idx_i) < MttEntries);
-  // No entry is ever in the undefined state 3: the states change only by these writes, and the
-  // commands write constants, so checking the executor's written state covers every entry.
-  a_wr_state_known: assert property (@(posedge clk_i) disable iff (rst_i)
-      wr_i |-> wr_state_i != 2'd3);
-  // A successful translation's page lies in the MTT.
-  a_xl_mtt_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      x1_valid_q && x1_ok |-> 32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (init_i || free_i) begin
+        a_cmd_idx_in_range: assert (32'(cmd_idx_i) < NumMrs);
+      end
+      if (wr_i) begin
+        a_wr_idx_in_range: assert (32'(wr_idx_i) < NumMrs);
+        // No entry is ever in the undefined state 3: the states change only by these writes,
+        // and the commands write constants, so checking the executor's written state covers
+        // every entry.
+        a_wr_state_known: assert (wr_state_i != 2'd3);
+      end
+      if (mtt_we_i) begin
+        a_mtt_idx_in_range: assert (32'(mtt_idx_i) < MttEntries);
+      end
+      // A successful translation's page lies in the MTT.
+      if (x1_valid_q && x1_ok) begin
+        a_xl_mtt_in_range: assert (32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -249,22 +249,50 @@ module nic_msix #(
   assign unused_launch_control = ^launch_entry.control;
 
 `ifndef SYNTHESIS
-  // A request names an existing vector.
-  a_irq_vector_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    irq_valid_i |-> irq_in_range);
-  // A message is only made for a vector that is unmasked when it is made.
-  a_msg_only_unmasked: assert property (@(posedge clk_i) disable iff (rst_i)
-    launch |-> (32'(launch_vec) < MsixVectors && !mask_q[launch_vec]));
-  // A pending vector waits only while the message register is busy or the vector is masked.
-  a_pending_unmasked_goes_out: assert property (@(posedge clk_i) disable iff (rst_i)
-    (pend_found && slot_free) |-> (launch && launch_vec == pend_vec));
-  // The message holds still until nic_dma_wr takes it.
-  a_msg_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (msg_valid_o && !msg_ready_i) |=>
-      (msg_valid_o && $stable(msg_addr_o) && $stable(msg_data_o)));
-  // Every masked request becomes a pending bit, so none is lost.
-  a_masked_irq_pends: assert property (@(posedge clk_i) disable iff (rst_i)
-    (irq_valid_i && irq_in_range && irq_masked) |=> pend_q[$past(irq_vec)]);
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  logic               msg_held_q;       // the message was offered and not taken last cycle
+  logic [63:0]        msg_addr_held_q;
+  logic [31:0]        msg_data_held_q;
+  logic               pended_q;         // a masked request came last cycle ...
+  logic [VecBits-1:0] pended_vec_q;     // ... for this vector
+
+  always_ff @(posedge clk_i) begin
+    msg_held_q <= !rst_i && msg_valid_o && !msg_ready_i;
+    if (msg_valid_o && !msg_ready_i) begin
+      msg_addr_held_q <= msg_addr_o;
+      msg_data_held_q <= msg_data_o;
+    end
+    pended_q     <= !rst_i && irq_valid_i && irq_in_range && irq_masked;
+    pended_vec_q <= irq_vec;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // A request names an existing vector.
+      if (irq_valid_i) begin
+        a_irq_vector_in_range: assert (irq_in_range);
+      end
+      // A message is only made for a vector that is unmasked when it is made.
+      if (launch) begin
+        a_msg_only_unmasked: assert (32'(launch_vec) < MsixVectors && !mask_q[launch_vec]);
+      end
+      // A pending vector waits only while the message register is busy or the vector is masked.
+      if (pend_found && slot_free) begin
+        a_pending_unmasked_goes_out: assert (launch && launch_vec == pend_vec);
+      end
+      // The message holds still until nic_dma_wr takes it.
+      if (msg_held_q) begin
+        a_msg_stable: assert (msg_valid_o && msg_addr_o == msg_addr_held_q &&
+                              msg_data_o == msg_data_held_q);
+      end
+      // Every masked request becomes a pending bit, so none is lost.
+      if (pended_q) begin
+        a_masked_irq_pends: assert (pend_q[pended_vec_q]);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -46,16 +46,13 @@ module nic_ram_1r1w #(
   if (Forward) begin : gen_forward
     logic [AddrW-1:0] held_q, held_d;       // the address whose word rdata_o shows
     logic             fwd_q, fwd_d;         // a write to it came after (or with) the read
-    logic [Width-1:0] fwd_data_q, fwd_data_d;
+    logic             fwd_hit;              // this cycle's write is to the held address
+    logic [Width-1:0] fwd_data_q;           // that write's data (loaded only then)
 
     always_comb begin
-      held_d     = re_i ? raddr_i : held_q;
-      fwd_d      = re_i ? 1'b0 : fwd_q;
-      fwd_data_d = fwd_data_q;
-      if (we_i && waddr_i == held_d) begin
-        fwd_d      = 1'b1;
-        fwd_data_d = wdata_i;
-      end
+      held_d  = re_i ? raddr_i : held_q;
+      fwd_hit = we_i && waddr_i == held_d;
+      fwd_d   = fwd_hit || (!re_i && fwd_q);
     end
 
     always_ff @(posedge clk_i) begin
@@ -64,9 +61,11 @@ module nic_ram_1r1w #(
         fwd_q      <= 1'b0;
         fwd_data_q <= '0;
       end else begin
-        held_q     <= held_d;
-        fwd_q      <= fwd_d;
-        fwd_data_q <= fwd_data_d;
+        held_q <= held_d;
+        fwd_q  <= fwd_d;
+        if (fwd_hit) begin
+          fwd_data_q <= wdata_i;
+        end
       end
     end
 

@@ -227,16 +227,28 @@ module nic_sq_engine #(
   assign ex_sq_cqn = sq_cqn_q[ex_idx];
 
 `ifndef SYNTHESIS
-  // The active bits summarise the states: checked for the QP a command changed.
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
   logic           chk_cmd_q;
   logic [QpW-1:0] chk_cmd_idx_q;
   always_ff @(posedge clk_i) begin
     chk_cmd_q     <= !rst_i && cmd_qp;
     chk_cmd_idx_q <= cmd_idx;
   end
-  a_qp_active_matches: assert property (@(posedge clk_i) disable iff (rst_i)
-      chk_cmd_q |-> qp_active_q[chk_cmd_idx_q] ==
-                    (qp_state_q[2*chk_cmd_idx_q +: 2] != nic_pkg::QP_STATE_RESET));
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // The active bits summarise the states: checked for the QP a command changed.
+      if (chk_cmd_q) begin
+        a_qp_active_matches: assert (qp_active_q[chk_cmd_idx_q] ==
+                                     (qp_state_q[2*chk_cmd_idx_q +: 2] != nic_pkg::QP_STATE_RESET));
+      end
+      if (cpl_valid_o) begin
+        a_cpl_cqn_of_qp: assert (32'(cpl_cqe_o.qpn) < NumQps);
+      end
+    end
+  end
 `endif
 
   // The receive ring (ARG3[15:8], ARG4, ARG5) and the connection are the transport's.
@@ -504,10 +516,5 @@ module nic_sq_engine #(
     .pl_r_resp_i       (cl_r_resp),
     .pl_r_last_i       (cl_r_last)
   );
-
-`ifndef SYNTHESIS
-  a_cpl_cqn_of_qp: assert property (@(posedge clk_i) disable iff (rst_i)
-      cpl_valid_o |-> 32'(cpl_cqe_o.qpn) < NumQps);
-`endif
 
 endmodule
