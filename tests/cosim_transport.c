@@ -54,13 +54,11 @@ static void side_open(struct pair *p, unsigned nic, struct side *s, struct ndk_a
 	s->priv = ndk_get_privileged_token(s->pd);
 }
 
-static void pair_open(struct pair *p, unsigned nics)
+static void pair_open_cfg(struct pair *p, const struct ndk_sim_config *c)
 {
-	struct ndk_sim_config c;
+	unsigned nics = c->nics;
 	memset(p, 0, sizeof(*p));
-	ndk_sim_default_config(&c);
-	c.nics = nics;
-	cr_assert_eq(ndk_sim_create(&c, &p->sim), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_sim_create(c, &p->sim), NDK_STATUS_SUCCESS);
 	side_open(p, 0, &p->s[0], NULL);
 	side_open(p, 1, &p->s[1], nics > 1 ? NULL : p->s[0].ad);
 	struct ndk_qp_address a0, a1;
@@ -68,6 +66,14 @@ static void pair_open(struct pair *p, unsigned nics)
 	cr_assert_eq(ndk_get_qp_address(p->s[1].qp, &a1), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_connect_qp(p->s[0].qp, &a1, 0, 0), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_connect_qp(p->s[1].qp, &a0, 0, 0), NDK_STATUS_SUCCESS);
+}
+
+static void pair_open(struct pair *p, unsigned nics)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = nics;
+	pair_open_cfg(p, &c);
 }
 
 static void pair_close(struct pair *p)
@@ -374,4 +380,54 @@ Test(transport, capture_decodes_cleanly_with_the_right_opcodes)
 	cr_expect_eq(seen[0x11], 1, "ACKNOWLEDGE");
 	roce_pcap_check_free(&chk);
 	unlink(path);
+}
+
+/* Segmentation at the path MTU (ndk_sim_config.path_mtu): a 5000-byte Send is
+ * ceil(5000 / MTU) packets, and arrives whole whatever the MTU. */
+static void mtu_case(uint32_t mtu)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	c.path_mtu = mtu;
+	struct pair p;
+	pair_open_cfg(&p, &c);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = { .sim = p.sim };
+	const uint32_t len = 5000;
+	fill(a->buf.va, len, mtu);
+	struct ndk_sge rcv = sge_of(b, 0, 8192), ss = sge_of(a, 0, len);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(a->qp, CTX(2), &ss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), len);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	cr_expect(memcmp(a->buf.va, b->buf.va, len) == 0);
+	struct ndk_sim_stats sa;
+	ndk_sim_get_stats(p.sim, 0, &sa);
+	cr_expect_eq(sa.frames_sent, (len + mtu - 1) / mtu, "packets of a %u-byte Send at MTU %u",
+		     len, mtu);
+	pair_close(&p);
+}
+
+Test(transport, segmentation_at_path_mtu_256)
+{
+	mtu_case(256);
+}
+
+Test(transport, segmentation_at_path_mtu_4096)
+{
+	mtu_case(4096);
+}
+
+Test(transport, a_path_mtu_that_is_not_a_power_of_two_in_256_to_4096_is_refused)
+{
+	struct ndk_sim_config c;
+	struct ndk_sim *sim;
+	ndk_sim_default_config(&c);
+	const uint32_t bad[] = { 0, 128, 1000, 8192 };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c.path_mtu = bad[i];
+		cr_expect_eq(ndk_sim_create(&c, &sim), NDK_STATUS_INVALID_PARAMETER, "path_mtu %u",
+			     bad[i]);
+	}
 }

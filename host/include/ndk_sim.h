@@ -69,6 +69,9 @@ struct ndk_sim_config {
 					(in ndk_sim_default_config and in ndk_sim_create). The file
 					is complete when the world is destroyed; a file that cannot
 					be created refuses the world (the reason on stderr) */
+	uint32_t path_mtu;     /* payload bytes per packet of the QPs connected on this world's
+					adapters: 256, 512, 1024, 2048 or 4096. default 1024;
+					anything else is refused */
 };
 
 struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL */
@@ -92,8 +95,9 @@ struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL *
 void ndk_sim_default_config(struct ndk_sim_config *config);
 /*
  * Create a world. Returns NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL pointers,
- * nics 0, clock_mhz 0, link_mbps 0, data_width other than 64 or 256, a pcap file that cannot be
- * created, or another config the world refuses);
+ * nics 0, clock_mhz 0, link_mbps 0, data_width other than 64 or 256, a path_mtu that is not a
+ * power of two in 256..4096, a pcap file that cannot be created, or another config the world
+ * refuses);
  * NDK_STATUS_INSUFFICIENT_RESOURCES (no memory).
  */
 ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **sim);

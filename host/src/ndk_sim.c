@@ -40,6 +40,7 @@ void ndk_sim_default_config(struct ndk_sim_config *config)
 	config->mmio_read_ns = 1000;
 	config->cycle_limit = 2000000000ull;
 	config->link_mbps = 12500; /* 100 Gb/s */
+	config->path_mtu = 1024;
 	env = getenv("NDK_SIM_PCAP");
 	config->pcap_path = env && *env ? env : NULL;
 	/* an unparsable value is kept as 0, so ndk_sim_create refuses it loudly */
@@ -112,7 +113,9 @@ ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **
 	int err;
 
 	if (!config || !out || config->nics == 0 || config->clock_mhz == 0 ||
-	    config->link_mbps == 0 || (config->data_width != 64 && config->data_width != 256))
+	    config->link_mbps == 0 || (config->data_width != 64 && config->data_width != 256) ||
+	    config->path_mtu < 256 || config->path_mtu > 4096 ||
+	    (config->path_mtu & (config->path_mtu - 1)))
 		return NDK_STATUS_INVALID_PARAMETER;
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
@@ -211,6 +214,8 @@ ndk_status ndk_sim_open_adapter(struct ndk_sim *sim, unsigned nic, struct ndk_ad
 	}
 	adapter->sim = sim;
 	adapter->sim_nic = nic;
+	/* checked by ndk_sim_create: cannot fail */
+	(void)ndk_adapter_set_path_mtu(adapter, sim->config.path_mtu);
 	sim->adapters[nic] = adapter;
 	*out = adapter;
 	return NDK_STATUS_SUCCESS;
