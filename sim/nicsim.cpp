@@ -33,7 +33,9 @@
 #include <vector>
 
 #include "Vnic_core_w256.h"
+#include "Vnic_core_w256___024root.h" // only its size: see ModelOf::snapshot
 #include "Vnic_core_w64.h"
+#include "Vnic_core_w64___024root.h"
 #include "nic_hw.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -82,6 +84,19 @@ struct Inputs {
 	nicnet::StreamIn stream; // the network port (computed by the network)
 };
 
+bool same_inputs(const Inputs &a, const Inputs &b)
+{
+	return a.rst == b.rst && a.us_tick == b.us_tick && a.port_mac == b.port_mac &&
+	       a.port_ipv4 == b.port_ipv4 && a.axil_awaddr == b.axil_awaddr &&
+	       a.axil_wdata == b.axil_wdata && a.axil_araddr == b.axil_araddr &&
+	       a.axil_awvalid == b.axil_awvalid && a.axil_wvalid == b.axil_wvalid &&
+	       a.axil_bready == b.axil_bready && a.axil_arvalid == b.axil_arvalid &&
+	       a.axil_rready == b.axil_rready && a.awready == b.awready && a.wready == b.wready &&
+	       a.bvalid == b.bvalid && a.bid == b.bid && a.arready == b.arready &&
+	       a.rvalid == b.rvalid && a.rlast == b.rlast && a.rid == b.rid && a.rresp == b.rresp &&
+	       !std::memcmp(a.rdata, b.rdata, sizeof(a.rdata)) && a.tx_tready == b.tx_tready;
+}
+
 // One Verilated model behind a width-independent interface.
 class Model {
     public:
@@ -92,6 +107,9 @@ class Model {
 	virtual void trace_open(const char *path) = 0;
 	virtual void trace_dump(uint64_t t) = 0;
 	virtual void trace_close() = 0;
+	// The model's whole state, as bytes: remember it, and compare the state with it now.
+	virtual void snapshot() = 0;
+	virtual bool same_as_snapshot() const = 0;
 };
 
 template <class M, unsigned W> class ModelOf final : public Model {
@@ -200,6 +218,20 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		}
 	}
 
+	// Verilator keeps every bit of a model's state (signals, memories, its scheduling
+	// bookkeeping) in one root object, which is copied and compared here as opaque bytes: no
+	// field of it is read. The model is a deterministic function of that state and its inputs.
+	void snapshot() override
+	{
+		snap_.resize(sizeof(*m_->rootp));
+		std::memcpy(snap_.data(), m_->rootp, snap_.size());
+	}
+	bool same_as_snapshot() const override
+	{
+		return snap_.size() == sizeof(*m_->rootp) &&
+		       !std::memcmp(snap_.data(), m_->rootp, snap_.size());
+	}
+
     private:
 	// 64-bit ports are QData; 256-bit ports are VlWide<8> (little-endian 32-bit words)
 	template <class T> static void get_wide(const T &v, uint8_t *bytes)
@@ -231,6 +263,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 
 	std::unique_ptr<M> m_;
 	std::unique_ptr<VerilatedFstC> trace_;
+	std::vector<uint8_t> snap_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -279,6 +312,14 @@ struct nicsim_nic {
 	Inputs in{};
 	nicsim_stats stats{};
 
+	// Quiescence (see world_cycle): the inputs last driven, whether the model is at a fixed
+	// point for them, and the probing that finds out.
+	Inputs driven{};
+	bool quiet = false;
+	bool snap_valid = false;    // a snapshot was taken after the last eval, inputs unchanged
+	unsigned probe_wait = 0;    // cycles before the next snapshot
+	unsigned probe_backoff = 1; // doubles after each probe that finds the model still busy
+
 	std::map<uint64_t, Region> regions;
 	uint64_t next_logical = kHostBase;
 	uint64_t allocated = 0;
@@ -313,6 +354,8 @@ struct nicsim {
 	double bytes_per_cycle = 0;
 	uint64_t dma_read_cycles = 0, dma_write_cycles = 0, mmio_write_cycles = 0,
 		 mmio_read_cycles = 0;
+	bool skip_quiet = true;	  // skip the evaluation of quiescent NICs (off while tracing)
+	bool check_quiet = false; // ... but evaluate them anyway and check that nothing changes
 };
 
 namespace
@@ -609,6 +652,57 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	in.port_ipv4 = 0x0a000000u | (n->index + 1);
 }
 
+// Quiescence. When a whole cycle (rising edge, then the same inputs driven again at the
+// falling edge) leaves every bit of a model's state as it was, the model is at a fixed point:
+// as long as its inputs stay the same, every later cycle would compute that same state again,
+// with the same outputs and the same (passing) assertions. Such a NIC is not evaluated until
+// the host drives a different input; its host side (handshakes, timers, memory) still runs
+// every cycle on the unchanged outputs. Nothing observable changes: an idle NIC, a NIC waiting
+// for a DMA read to come back or for the host simply costs no model evaluation. Finding the
+// fixed point costs a snapshot and a compare of the model state (a few tens of KiB); a probe
+// that finds the model still working waits twice as long before the next one (up to
+// kMaxProbeBackoff cycles). Off while tracing (the waveform keeps every clock edge) and with
+// NDK_SIM_SKIP_QUIET=0; NDK_SIM_SKIP_QUIET=check evaluates quiet NICs anyway and stops the run
+// if a cycle changed their state (a self-test of the mechanism).
+constexpr unsigned kMaxProbeBackoff = 64;
+
+// A probe that finds the model still changing (or sees its inputs change before it could
+// compare) makes the next one wait twice as long.
+void probe_failed(nicsim_nic *n)
+{
+	n->probe_wait = n->probe_backoff;
+	if (n->probe_backoff < kMaxProbeBackoff)
+		n->probe_backoff *= 2;
+}
+
+// After each eval of a NIC: take a snapshot once its inputs repeat, compare with it after the
+// next cycle with the same inputs.
+void probe_quiet(nicsim_nic *n, bool same)
+{
+	if (!same) { // new inputs: a fixed point needs two evals with the same ones
+		if (n->snap_valid)
+			probe_failed(n);
+		n->snap_valid = false;
+		return;
+	}
+	if (n->snap_valid) {
+		n->snap_valid = false;
+		if (n->model->same_as_snapshot()) {
+			n->quiet = true;
+			n->probe_backoff = 1;
+		} else {
+			probe_failed(n);
+		}
+		return;
+	}
+	if (n->probe_wait) {
+		n->probe_wait--;
+		return;
+	}
+	n->model->snapshot();
+	n->snap_valid = true;
+}
+
 void world_cycle(nicsim *w)
 {
 	if (w->cycle >= w->cfg.cycle_limit)
@@ -617,11 +711,15 @@ void world_cycle(nicsim *w)
 	// Verilated's per-thread "current context" receives $stop / assertion failures: with
 	// several worlds in one process it must be this world's before its models run
 	Verilated::threadContextp(w->ctx.get());
-	// outputs as they stand before the edge decide this edge's handshakes
+	// outputs as they stand before the edge decide this edge's handshakes (a quiet model's
+	// outputs are the ones sampled last)
 	for (auto &n : w->nics)
-		n->model->sample(n->out);
+		if (!n->quiet)
+			n->model->sample(n->out);
 	w->ctx->timeInc(1);
 	for (auto &n : w->nics) {
+		if (n->quiet)
+			continue;
 		n->model->edge(true);
 		n->model->trace_dump(2 * w->cycle + 1);
 	}
@@ -633,9 +731,32 @@ void world_cycle(nicsim *w)
 		fatal(w, "%s", err);
 	w->ctx->timeInc(1);
 	for (auto &n : w->nics) {
+		const bool same = same_inputs(n->in, n->driven);
+		if (n->quiet && same && w->check_quiet) {
+			n->model->edge(true);
+			n->model->drive(n->in);
+			n->model->edge(false);
+			if (w->ctx->gotError() || !n->model->same_as_snapshot())
+				fatal(w, "NIC %u: a cycle changed the state of a quiescent model",
+				      n->index);
+			continue;
+		}
+		if (n->quiet) {
+			if (same)
+				continue; // still at its fixed point: nothing to evaluate
+			// new inputs: first the rising edge this cycle skipped (it changes no state
+			// at the fixed point, but brings the model's clock to where it was)
+			n->quiet = false;
+			n->model->edge(true);
+			if (w->ctx->gotError())
+				fatal(w, "RTL assertion failed (message above)");
+		}
 		n->model->drive(n->in);
 		n->model->edge(false);
 		n->model->trace_dump(2 * w->cycle + 2);
+		n->driven = n->in;
+		if (w->skip_quiet)
+			probe_quiet(n.get(), same);
 	}
 	w->cycle++;
 }
@@ -671,6 +792,9 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	w->ctx->assertOn(true);
 	if (!w->trace_path.empty())
 		w->ctx->traceEverOn(true);
+	const char *skip = std::getenv("NDK_SIM_SKIP_QUIET");
+	w->skip_quiet = w->trace_path.empty() && !(skip && !std::strcmp(skip, "0"));
+	w->check_quiet = skip && !std::strcmp(skip, "check");
 	w->bytes_per_cycle = (double)config->pcie_mbps / config->clock_mhz;
 	w->dma_read_cycles = nicsim_ns_to_cycles(w.get(), config->dma_read_ns);
 	w->dma_write_cycles = nicsim_ns_to_cycles(w.get(), config->dma_write_ns);
@@ -702,6 +826,7 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 		n->in.rst = true;
 		n->model->drive(n->in);
 		n->model->edge(false);
+		n->driven = n->in;
 		w->nics.push_back(std::move(n));
 	}
 	// reset: assertions are disabled by the RTL's `disable iff (rst_i)` while it is high
