@@ -94,7 +94,11 @@ bool same_inputs(const Inputs &a, const Inputs &b)
 	       a.axil_rready == b.axil_rready && a.awready == b.awready && a.wready == b.wready &&
 	       a.bvalid == b.bvalid && a.bid == b.bid && a.arready == b.arready &&
 	       a.rvalid == b.rvalid && a.rlast == b.rlast && a.rid == b.rid && a.rresp == b.rresp &&
-	       !std::memcmp(a.rdata, b.rdata, sizeof(a.rdata)) && a.tx_tready == b.tx_tready;
+	       !std::memcmp(a.rdata, b.rdata, sizeof(a.rdata)) &&
+	       a.stream.tx_tready == b.stream.tx_tready &&
+	       a.stream.rx_tvalid == b.stream.rx_tvalid && a.stream.rx_tlast == b.stream.rx_tlast &&
+	       a.stream.rx_tkeep == b.stream.rx_tkeep &&
+	       !std::memcmp(a.stream.rx_tdata, b.stream.rx_tdata, sizeof(a.stream.rx_tdata));
 }
 
 // One Verilated model behind a width-independent interface.
