@@ -158,6 +158,7 @@ module nic_core #(
     .rst_i             (rst_i),
     .port_mac_i        (port_mac_i),
     .port_ipv4_i       (port_ipv4_i),
+    .rx_drops_i        (rx_drops),
     .s_axil_awaddr_i   (s_axil_awaddr_i),
     .s_axil_awvalid_i  (s_axil_awvalid_i),
     .s_axil_awready_o  (s_axil_awready_o),
@@ -459,9 +460,5 @@ module nic_core #(
     .m_axi_bvalid_i (m_axi_bvalid_i),
     .m_axi_bready_o (m_axi_bready_o)
   );
-
-  // The count of dropped frames is not in a BAR0 register yet.
-  logic unused_drops;
-  assign unused_drops = ^rx_drops;
 
 endmodule

@@ -45,6 +45,7 @@ module nic_csr #(
   // the port's identity, from the platform (read back in PORT_MAC_LO/HI, PORT_IPV4)
   input  logic [47:0]           port_mac_i,
   input  logic [31:0]           port_ipv4_i,
+  input  logic [31:0]           rx_drops_i,        // frames the receiver dropped (RX_DROPS)
   // AXI4-Lite slave
   input  logic [21:0]           s_axil_awaddr_i,
   input  logic                  s_axil_awvalid_i,
@@ -123,7 +124,7 @@ module nic_csr #(
     logic [21:0] w;
     w = {wa, 2'b00};
     decode = R_NONE;
-    if (w <= nic_pkg::REG_PORT_IPV4) begin
+    if (w <= nic_pkg::REG_RX_DROPS) begin
       decode = R_CONST;
     end else if (w == nic_pkg::REG_SCRATCH) begin
       decode = R_SCRATCH;
@@ -301,6 +302,7 @@ module nic_csr #(
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
       nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
+      nic_pkg::REG_RX_DROPS:       rd_const = rx_drops_i;
       default:                     rd_const = 32'd0;
     endcase
   end

@@ -33,6 +33,7 @@ package nic_pkg;
   localparam logic [21:0] REG_PORT_MAC_LO = 22'h28;
   localparam logic [21:0] REG_PORT_MAC_HI = 22'h2C;
   localparam logic [21:0] REG_PORT_IPV4 = 22'h30;
+  localparam logic [21:0] REG_RX_DROPS = 22'h34;
   localparam logic [21:0] REG_SCRATCH = 22'h100;
   localparam logic [21:0] REG_ARG0 = 22'h200;
   localparam logic [21:0] REG_CMD = 22'h240;

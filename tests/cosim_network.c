@@ -1054,3 +1054,50 @@ Test(network_config, ndk_sim_stats_report_the_frames_seen_on_the_ports, .init = 
 	cr_expect_eq(s1.frames_dropped, 1);
 	ndk_sim_destroy(sim);
 }
+
+/* The core's receiver (nic_roce_rx) stores each frame whole, checks it and drops a bad one
+ * before anything reaches host memory, counting it in BAR0 RX_DROPS: a bad ICRC, a bad IPv4
+ * checksum, a length that disagrees with the headers, another UDP port or another IPv4 address.
+ * A well-formed frame for a QP that is not connected is not a drop (the responder ignores it). */
+Test(network, the_receiver_drops_and_counts_bad_frames)
+{
+	struct nicsim *w = world(2, 12500, 500, NULL);
+	uint8_t payload[40], f[6][256];
+	size_t len[6];
+	memset(payload, 0x5a, sizeof(payload));
+	struct roce_ref_fields base;
+	roce_ref_init(&base, 0, NIC_QPN_BASE, 1);
+	base.opcode = ROCE_OP_SEND_ONLY;
+	base.ackreq = true;
+	base.dest_qp = NIC_QPN_BASE + 3;
+	base.payload = payload;
+	base.payload_len = sizeof(payload);
+	struct roce_ref_fields v;
+
+	len[0] = roce_ref_build(&base, f[0], sizeof(f[0])); /* good: not a drop */
+	memcpy(f[1], f[0], len[0]);
+	len[1] = len[0];
+	f[1][len[1] - 1] ^= 0x01; /* ICRC */
+	memcpy(f[2], f[0], len[0]);
+	len[2] = len[0];
+	f[2][24] ^= 0x10; /* IPv4 header checksum */
+	v = base;
+	v.dst_port = 4792; /* not RoCEv2 */
+	len[3] = roce_ref_build(&v, f[3], sizeof(f[3]));
+	v = base;
+	v.dst_ip = roce_ref_nic_ipv4(2); /* this port's MAC, another IPv4 address */
+	len[4] = roce_ref_build(&v, f[4], sizeof(f[4]));
+	memcpy(f[5], f[0], len[0]);
+	len[5] = len[0] - 8; /* cut: the lengths in the headers disagree */
+	for (unsigned i = 0; i < 6; i++) {
+		cr_assert_gt(len[i], 0);
+		cr_assert_eq(nicsim_port_inject(w, 0, f[i], len[i]), 0, "frame %u", i);
+	}
+	nicsim_step(w, 5000);
+	struct nicsim_stats s;
+	nicsim_get_stats(w, 1, &s);
+	cr_expect_eq(s.frames_received, 6, "the core took every frame");
+	cr_expect_eq(nicsim_mmio_read32(w, 1, NIC_REG_RX_DROPS), 5, "bad frames counted");
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_RX_DROPS), 0);
+	nicsim_destroy(w);
+}

@@ -34,6 +34,7 @@
 #define NIC_REG_PORT_MAC_LO 0x28u
 #define NIC_REG_PORT_MAC_HI 0x2Cu
 #define NIC_REG_PORT_IPV4 0x30u
+#define NIC_REG_RX_DROPS 0x34u
 #define NIC_REG_SCRATCH 0x100u
 #define NIC_REG_ARG0 0x200u
 #define NIC_REG_CMD 0x240u
