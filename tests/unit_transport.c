@@ -10,254 +10,19 @@
  * first), slot accounting and the conversion of receive completions. A device without the
  * transport refuses every transport call with NOT_SUPPORTED after the argument checks.
  */
-#include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
+#include "fake_device.h"
 
-#include "ndk_internal.h"
-
-/* ---------------------------------------------------------------------------------------------
- * The fake device
- */
-
-#define FAKE_MAX_WRITES 4096
-#define FAKE_MAX_ALLOCS 256
-#define LOGICAL_OFFSET	0x100000000000ull /* logical != va: the driver must use the right one */
-#define READ_LIMIT	4u
-
-struct fake_write {
-	uint32_t offset, value;
-};
-
-struct fake_alloc {
-	void *va;
-	size_t length;
-	enum ndk_dma_kind kind;
-};
-
-static struct fake {
-	uint32_t cap_transport, mac_lo, mac_hi, ipv4;
-	uint32_t qp_state[256];
-	struct fake_write writes[FAKE_MAX_WRITES];
-	unsigned nwrites;
-	unsigned reads;
-	struct fake_alloc allocs[FAKE_MAX_ALLOCS];
-	unsigned live_allocs;
-	unsigned wqe_costs, doorbell_costs;
-} fk;
-
-/* the device's part of a command: the QP states of the cmd doc */
-static void fake_cmd(uint32_t value)
-{
-	uint32_t op = value & 0xff, index = value >> 8;
-	uint32_t *state = &fk.qp_state[index & 0xff];
-
-	switch (op) {
-	case NIC_CMD_QP_CREATE:
-		*state = NIC_QP_STATE_READY;
-		break;
-	case NIC_CMD_QP_DESTROY:
-		*state = NIC_QP_STATE_RESET;
-		break;
-	case NIC_CMD_QP_FLUSH:
-		if (*state != NIC_QP_STATE_RESET)
-			*state = NIC_QP_STATE_ERROR;
-		break;
-	case NIC_CMD_QP_CONNECT:
-		if (*state == NIC_QP_STATE_READY)
-			*state = NIC_QP_STATE_RTS;
-		break;
-	default:
-		break;
-	}
-}
-
-static void fake_write32(void *dev, uint32_t offset, uint32_t value)
-{
-	(void)dev;
-	cr_assert_lt(fk.nwrites, FAKE_MAX_WRITES);
-	fk.writes[fk.nwrites].offset = offset;
-	fk.writes[fk.nwrites].value = value;
-	fk.nwrites++;
-	if (offset == NIC_REG_CMD)
-		fake_cmd(value);
-}
-
-static uint32_t fake_read32(void *dev, uint32_t offset)
-{
-	(void)dev;
-	fk.reads++;
-	if (offset >= NIC_REG_QP_STATE_BASE && offset < NIC_REG_QP_STATE_BASE + 4 * 256)
-		return fk.qp_state[(offset - NIC_REG_QP_STATE_BASE) / 4];
-	switch (offset) {
-	case NIC_REG_ID_MAGIC:
-		return NIC_MAGIC;
-	case NIC_REG_VERSION:
-		return NIC_VERSION_MAJOR << 16 | NIC_VERSION_MINOR;
-	case NIC_REG_IDS:
-		return NIC_DEVICE_ID << 16 | NIC_VENDOR_ID;
-	case NIC_REG_CAP_DATA_WIDTH:
-		return 64;
-	case NIC_REG_CAP_QUEUES:
-		return 16u << 16 | 16u;
-	case NIC_REG_CAP_MEMORY:
-		return 1024u << 16 | 64u;
-	case NIC_REG_CAP_MSIX:
-		return 16;
-	case NIC_REG_CAP_SQ:
-		return 32u << 16 | 16u << 8 | 12u;
-	case NIC_REG_CAP_CQ:
-		return NIC_CAP_CQ_MODERATION | 14;
-	case NIC_REG_CAP_TRANSPORT:
-		return fk.cap_transport;
-	case NIC_REG_PORT_MAC_LO:
-		return fk.mac_lo;
-	case NIC_REG_PORT_MAC_HI:
-		return fk.mac_hi;
-	case NIC_REG_PORT_IPV4:
-		return fk.ipv4;
-	default:
-		return 0;
-	}
-}
-
-static int fake_dma_alloc(void *dev, size_t length, enum ndk_dma_kind kind, void **va,
-			  uint64_t *logical)
-{
-	size_t len = (length + 4095) & ~(size_t)4095;
-	unsigned i;
-
-	(void)dev;
-	for (i = 0; i < FAKE_MAX_ALLOCS; i++) {
-		if (fk.allocs[i].va)
-			continue;
-		fk.allocs[i].va = aligned_alloc(4096, len);
-		cr_assert_not_null(fk.allocs[i].va);
-		memset(fk.allocs[i].va, 0, len);
-		fk.allocs[i].length = length;
-		fk.allocs[i].kind = kind;
-		fk.live_allocs++;
-		*va = fk.allocs[i].va;
-		*logical = (uintptr_t)fk.allocs[i].va + LOGICAL_OFFSET;
-		return 0;
-	}
-	return -ENOMEM;
-}
-
-static void fake_dma_free(void *dev, void *va, uint64_t logical, size_t length)
-{
-	unsigned i;
-
-	(void)dev;
-	for (i = 0; i < FAKE_MAX_ALLOCS; i++) {
-		if (fk.allocs[i].va != va)
-			continue;
-		cr_assert_eq(logical, (uintptr_t)va + LOGICAL_OFFSET, "freed with a wrong logical");
-		cr_assert_eq(length, fk.allocs[i].length, "freed with a wrong length");
-		free(va);
-		fk.allocs[i].va = NULL;
-		fk.live_allocs--;
-		return;
-	}
-	cr_assert_fail("dma_free of memory that was never allocated");
-}
-
-/* the kind of the allocation holding va */
-static enum ndk_dma_kind fake_kind(const void *va)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_ALLOCS; i++)
-		if (fk.allocs[i].va == va)
-			return fk.allocs[i].kind;
-	cr_assert_fail("no allocation at %p", va);
-	return NDK_DMA_DATA;
-}
-
-static void fake_host_cost(void *dev, enum ndk_host_cost what, uint32_t count)
-{
-	(void)dev;
-	if (what == NDK_COST_WQE)
-		fk.wqe_costs += count;
-	else
-		fk.doorbell_costs += count;
-}
-
-static void fake_idle_poll(void *dev)
-{
-	(void)dev;
-}
-
-static void fake_close(void *dev)
-{
-	(void)dev;
-}
-
-static const struct ndk_backend_ops fake_ops = {
-	.name = "fake",
-	.mmio_write32 = fake_write32,
-	.mmio_read32 = fake_read32,
-	.dma_alloc = fake_dma_alloc,
-	.dma_free = fake_dma_free,
-	.host_cost = fake_host_cost,
-	.idle_poll = fake_idle_poll,
-	.close = fake_close,
-};
+#define READ_LIMIT 4u
 
 /* a device with the transport: read limit 4, MAC e5:f6:a1:b2:c3:d4, IPv4 10.0.0.1 */
-static void fake_reset(void)
+static void transport_device_reset(void)
 {
-	memset(&fk, 0, sizeof(fk));
+	fake_reset();
 	fk.cap_transport = READ_LIMIT << 8 | NIC_CAP_TRANSPORT_TRANSPORT | NIC_CAP_TRANSPORT_READ |
 			   NIC_CAP_TRANSPORT_SEND_INV;
 	fk.mac_lo = 0xa1b2c3d4;
 	fk.mac_hi = 0xe5f6;
 	fk.ipv4 = 0x0a000001;
-}
-
-/* writes to `offset` since write number `from` */
-static unsigned writes_to(unsigned from, uint32_t offset)
-{
-	unsigned i, n = 0;
-
-	for (i = from; i < fk.nwrites; i++)
-		n += fk.writes[i].offset == offset;
-	return n;
-}
-
-/* the value of the last write to `offset`, which must exist */
-static uint32_t last_write(uint32_t offset)
-{
-	unsigned i = fk.nwrites;
-
-	while (i--)
-		if (fk.writes[i].offset == offset)
-			return fk.writes[i].value;
-	cr_assert_fail("no write to 0x%x", offset);
-	return 0;
-}
-
-/* the index of the last CMD write with this opcode, or -1 */
-static int last_cmd(uint32_t op)
-{
-	unsigned i = fk.nwrites;
-
-	while (i--)
-		if (fk.writes[i].offset == NIC_REG_CMD && (fk.writes[i].value & 0xff) == op)
-			return (int)i;
-	return -1;
-}
-
-/* ARGn as it was when command number `cmd` (a write index) was issued */
-static uint32_t cmd_arg(int cmd, unsigned n)
-{
-	int i;
-
-	for (i = cmd - 1; i >= 0; i--)
-		if (fk.writes[i].offset == NIC_REG_ARG0 + 4 * n)
-			return fk.writes[i].value;
-	cr_assert_fail("ARG%u never written before command %d", n, cmd);
-	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -314,7 +79,7 @@ static struct ndk_qp *new_connected_qp(uint32_t sq_depth, uint32_t rq_depth, uin
 
 static void setup(void)
 {
-	fake_reset();
+	transport_device_reset();
 	cr_assert_eq(ndk_adapter_create(&fake_ops, &fk, 0, &ad), 0);
 	cr_assert_eq(ndk_create_pd(ad, &pd), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_create_cq(ad, 64, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
