@@ -7,6 +7,9 @@
  * Until the transport lands, SOLICITED is exercised with error completions (which satisfy it)
  * and successful local completions (which must not).
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "cosim.h"
 
 #define CTX(n)	      ((void *)(uintptr_t)(0x1000 + (n)))
@@ -416,5 +419,76 @@ Test(close, no_callback_after_close_returns)
 	ndk_sim_step(w.sim, 2 * SETTLE_CYCLES);
 	cr_expect_eq(n.calls, calls, "a callback ran after ndk_close_cq returned");
 	region_free(&w, &r);
+	world_close(&w);
+}
+
+/* NDK object lifetime: closing a CQ from another thread while its callback runs pends until the
+ * callback returns. The callback starts the closing thread, then keeps running (yielding the CPU
+ * many times, so a close that did not wait would return meanwhile); ndk_close_cq must return
+ * only after the callback did. */
+struct close_race {
+	struct ndk_cq *cq;
+	pthread_t closer;
+	int started;	    /* the closer thread was created */
+	int cb_done;	    /* the callback returned (set as its last action) */
+	int close_returned; /* ndk_close_cq returned */
+	int done_at_return; /* cb_done as the closer saw it when close returned */
+	int early;	    /* the callback saw close_returned while still running */
+};
+
+static void *close_from_another_thread(void *arg)
+{
+	struct close_race *r = arg;
+	ndk_close_cq(r->cq);
+	__atomic_store_n(&r->done_at_return, __atomic_load_n(&r->cb_done, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&r->close_returned, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void on_notify_close_race(void *context, ndk_status cq_status)
+{
+	struct close_race *r = context;
+	(void)cq_status;
+	if (r->started)
+		return;
+	r->started = 1;
+	cr_assert_eq(pthread_create(&r->closer, NULL, close_from_another_thread, r), 0);
+	for (int i = 0; i < 200000; i++) {
+		if (__atomic_load_n(&r->close_returned, __ATOMIC_ACQUIRE))
+			r->early = 1;
+		sched_yield();
+	}
+	__atomic_store_n(&r->cb_done, 1, __ATOMIC_RELEASE);
+}
+
+Test(close, close_from_another_thread_waits_for_the_running_callback)
+{
+	struct world w;
+	world_open(&w, 0, 0);
+	struct close_race r = { 0 };
+	cr_assert_eq(ndk_create_cq(w.ad, 16, on_notify_close_race, &r, &w.cq), NDK_STATUS_SUCCESS);
+	r.cq = w.cq;
+	struct ndk_qp_attr a = { .receive_cq = w.cq,
+				 .initiator_cq = w.cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 16,
+				 .max_initiator_request_sge = 1 };
+	cr_assert_eq(ndk_create_qp(w.pd, &a, &w.qp), NDK_STATUS_SUCCESS);
+	struct region reg;
+	region_make(&w, &reg, 1, false);
+	ndk_arm_cq(w.cq, NDK_CQ_NOTIFY_ANY);
+	expect_status(&w, region_register(&w, &reg, CTX(1), 0), NDK_STATUS_SUCCESS);
+	uint64_t t = ndk_sim_cycle(w.sim);
+	while (!r.started) {
+		if (ndk_sim_cycle(w.sim) - t > 2 * SETTLE_CYCLES)
+			sim_fail(&w, "no callback");
+		ndk_sim_step(w.sim, 1);
+	}
+	cr_assert_eq(pthread_join(r.closer, NULL), 0);
+	cr_expect_eq(r.early, 0, "ndk_close_cq returned while the callback was still running");
+	cr_expect_eq(r.done_at_return, 1, "ndk_close_cq returned before the callback did");
+	w.cq = NULL; /* closed; its QP (which still holds it) closes in world_close */
+	region_free(&w, &reg);
 	world_close(&w);
 }

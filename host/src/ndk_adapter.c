@@ -237,6 +237,9 @@ int ndk_adapter_create(const struct ndk_backend_ops *ops, void *dev, unsigned fl
 	err = -pthread_mutex_init(&adapter->lock, NULL);
 	if (err)
 		goto out_free_tables;
+	err = -pthread_cond_init(&adapter->callback_done, NULL);
+	if (err)
+		goto out_destroy_lock;
 	if (flags & NDK_ADAPTER_F_POLLING_ONLY)
 		msix_mask_all(adapter);
 	if (flags & NDK_ADAPTER_F_RESET_OBJECTS)
@@ -244,6 +247,8 @@ int ndk_adapter_create(const struct ndk_backend_ops *ops, void *dev, unsigned fl
 	*out = adapter;
 	return 0;
 
+out_destroy_lock:
+	pthread_mutex_destroy(&adapter->lock);
 out_free_tables:
 	free_tables(adapter);
 out_free_adapter:
@@ -276,6 +281,7 @@ void ndk_close_adapter(struct ndk_adapter *adapter)
 		ndk_close_pd(pd);
 	}
 	adapter->ops->close(adapter->dev);
+	pthread_cond_destroy(&adapter->callback_done);
 	pthread_mutex_destroy(&adapter->lock);
 	free_tables(adapter);
 	free(adapter);

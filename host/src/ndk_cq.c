@@ -133,6 +133,11 @@ static void cq_release(struct ndk_cq *cq)
 	free(cq);
 }
 
+/*
+ * Closing pends until a running callback of the CQ returns (NDK's object lifetime rule), then no
+ * callback runs any more. Called from another thread, it waits here; called from inside the
+ * callback (waiting would never end), cq_notify finishes the close when the callback returns.
+ */
 void ndk_close_cq(struct ndk_cq *cq)
 {
 	struct ndk_adapter *adapter;
@@ -142,9 +147,15 @@ void ndk_close_cq(struct ndk_cq *cq)
 	adapter = cq->adapter;
 	pthread_mutex_lock(&adapter->lock);
 	if (!cq->closed) {
-		cq->closed = true;
+		__atomic_store_n(&cq->closed, true, __ATOMIC_RELEASE);
 		/* out of the table: no interrupt reaches it any more */
 		__atomic_store_n(&adapter->cqs[cq->cqn], NULL, __ATOMIC_RELEASE);
+	}
+	if (cq->in_callback && !pthread_equal(cq->callback_thread, pthread_self())) {
+		cq->close_waiters++;
+		while (cq->in_callback)
+			pthread_cond_wait(&adapter->callback_done, &adapter->lock);
+		cq->close_waiters--;
 	}
 	cq_release(cq);
 	pthread_mutex_unlock(&adapter->lock);
@@ -293,19 +304,22 @@ static void cq_notify(struct ndk_cq *cq)
 		cq->notify_pending = true;
 		return;
 	}
+	pthread_mutex_lock(&adapter->lock);
 	cq->in_callback = true;
+	cq->callback_thread = pthread_self();
+	pthread_mutex_unlock(&adapter->lock);
 	do {
 		cq->notify_pending = false;
-		if (cq->fn && !cq->closed)
+		if (cq->fn && !__atomic_load_n(&cq->closed, __ATOMIC_ACQUIRE))
 			cq->fn(cq->context, ndk_cq_error(cq));
-	} while (cq->notify_pending && !cq->closed);
+	} while (cq->notify_pending && !__atomic_load_n(&cq->closed, __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&adapter->lock);
 	cq->in_callback = false;
-	if (cq->closed) {
-		/* ndk_close_cq ran inside the callback: finish it now */
-		pthread_mutex_lock(&adapter->lock);
+	pthread_cond_broadcast(&adapter->callback_done);
+	/* ndk_close_cq ran inside the callback: finish it now (a waiting close finishes itself) */
+	if (cq->closed && !cq->close_waiters)
 		cq_release(cq);
-		pthread_mutex_unlock(&adapter->lock);
-	}
+	pthread_mutex_unlock(&adapter->lock);
 }
 
 void ndk_adapter_interrupt(struct ndk_adapter *adapter, uint32_t vector)

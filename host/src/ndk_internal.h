@@ -355,13 +355,15 @@ struct ndk_cq {
 	 * can let one interrupt of a vector-sharing CQ through: a spurious callback, never a
 	 * lost one).
 	 */
-	uint32_t arms;	     /* ndk_arm_cq calls (atomic) */
-	uint32_t callbacks;  /* notifications delivered */
-	bool in_callback;    /* its callback is running */
-	bool notify_pending; /* a notification came while it ran */
+	uint32_t arms;	    /* ndk_arm_cq calls (atomic) */
+	uint32_t callbacks; /* notifications delivered */
+	bool in_callback;   /* its callback is running (set and cleared under adapter->lock) */
+	pthread_t callback_thread; /* the thread running it */
+	bool notify_pending;	   /* a notification came while it ran */
 	/* lifetime, under adapter->lock */
-	unsigned refs; /* QPs using it */
-	bool closed;   /* ndk_close_cq called */
+	unsigned refs;		/* QPs using it */
+	bool closed;		/* ndk_close_cq called */
+	unsigned close_waiters; /* ndk_close_cq calls waiting for the callback to return */
 };
 
 struct ndk_wq {
@@ -398,6 +400,7 @@ struct ndk_adapter {
 	uint32_t num_qps, num_cqs, num_mrs, mtt_entries, msix_vectors, data_width;
 	/* slow path: command registers, allocators, object tables and lists */
 	pthread_mutex_t lock;
+	pthread_cond_t callback_done; /* a CQ's callback returned (ndk_close_cq waits for it) */
 	struct ndk_bitmap pd_ids, qp_ids, cq_ids, mr_ids;
 	struct ndk_range_alloc mtt;
 	struct ndk_qp **qps; /* by qpn; read by the poller without the lock (atomic) */
