@@ -300,9 +300,10 @@ void ndk_close_mw(struct ndk_mw *mw);
 ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_notification_fn fn,
 			 void *context, struct ndk_cq **cq);
 /*
- * Close a CQ. No callback of it runs after this returns (closing it from inside its own
- * callback is allowed). If QPs still use it, the device object stays until the last of them
- * closes (NDK's "pending" close).
+ * Close a CQ. No callback of it runs after this returns: called from another thread while its
+ * callback runs, it waits until the callback returns; called from inside the callback, the close
+ * completes when the callback returns. If QPs still use it, the device object stays until the
+ * last of them closes (NDK's "pending" close).
  */
 void ndk_close_cq(struct ndk_cq *cq);
 /*
