@@ -23,7 +23,8 @@ module nic_core #(
   parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..255
   parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution, 1..65535
   parameter int LogMaxSqDepth = 12,  // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
-  parameter int LogMaxCqDepth = 14   // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
+  parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
+  parameter int MaxReads = 8         // Reads a QP may have outstanding (ORD, IRD): 2..128, a power of two
 ) (
   input  logic clk_i, input logic rst_i,
   // Time base: a one-cycle pulse every microsecond, from the platform (a board top divides its
@@ -152,7 +153,8 @@ module nic_core #(
     .MaxBurstWqes (MaxBurstWqes),
     .WqeBufEntries(WqeBufEntries),
     .LogMaxSqDepth(LogMaxSqDepth),
-    .LogMaxCqDepth(LogMaxCqDepth)
+    .LogMaxCqDepth(LogMaxCqDepth),
+    .MaxReads     (MaxReads)
   ) u_csr (
     .clk_i             (clk_i),
     .rst_i             (rst_i),
@@ -279,7 +281,8 @@ module nic_core #(
   // ---- the transport, and its completions merged with the local executor's ----
   nic_transport #(
     .DataWidth(DataWidth),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .MaxReads (MaxReads)
   ) u_transport (
     .clk_i         (clk_i),
     .rst_i         (rst_i),

@@ -38,7 +38,8 @@ module nic_csr #(
   parameter int MaxBurstWqes  = 16,    // reported in CAP_SQ
   parameter int WqeBufEntries = 32,    // reported in CAP_SQ
   parameter int LogMaxSqDepth = 12,    // reported in CAP_SQ
-  parameter int LogMaxCqDepth = 14     // reported in CAP_CQ
+  parameter int LogMaxCqDepth = 14,    // reported in CAP_CQ
+  parameter int MaxReads      = 8      // reported in CAP_TRANSPORT: the most Reads per QP, <= 255
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,
@@ -297,8 +298,11 @@ module nic_csr #(
       nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
                                                8'(LogMaxSqDepth)};
       nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
-      // the transport: Send / Receive and Write; Read and SendAndInvalidate are not built yet
-      nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT;
+      // the transport: Send / Receive, Write and Read (at most MaxReads outstanding per QP in
+      // either direction); SendAndInvalidate's invalidation is not built yet
+      nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT
+                                              | nic_pkg::CAP_TRANSPORT_READ
+                                              | (32'(8'(MaxReads)) << 8);
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
       nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;

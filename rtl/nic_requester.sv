@@ -1,9 +1,20 @@
 `default_nettype none
 // nic_requester: the requester side of the RC transport (docs/transport.md). It takes the
-// transport WQEs (Send, SendAndInvalidate, Write) of connected QPs from nic_local_exec in ring
-// order, checks their SGEs against the MR table, cuts each message into packets of at most the
-// path MTU, gathers their payload by DMA (or from the WQE for INLINE data), hands the packets to
-// nic_roce_tx, and completes each WQE, in posting order per QP, once an ACK covers its last PSN.
+// transport WQEs (Send, SendAndInvalidate, Write, Read) of connected QPs from nic_local_exec in
+// ring order, checks their SGEs against the MR table, cuts each message into packets of at most
+// the path MTU, gathers their payload by DMA (or from the WQE for INLINE data), hands the packets
+// to nic_roce_tx, and completes each WQE, in posting order per QP, once an ACK covers its last PSN.
+//
+// A Read sends one READ_REQUEST and takes the PSNs of its responses (ceil(length / MTU), at least
+// one). Its sink SGEs are checked here with local-write access, then kept in the read context
+// RAM (per QP a ring of MaxReads entries: first PSN, length, SGEs) where nic_responder, which
+// dispatches every received packet and owns the placement engine, looks up the oldest Read not
+// yet placed (rctx_*) when its first response arrives. nic_responder reports each response it
+// placed as an acknowledgement of that response's PSN (so a Read completes once its last
+// response is in host memory, and implicitly acknowledges the Sends and Writes before it), a
+// failed placement as a NAK, and the end of each Read's placement (rdone_*). At most ORD Reads
+// (QP_CONNECT ARG6, at most MaxReads) are outstanding per QP, and a WQE with READ_FENCE waits
+// for every earlier Read of its QP to complete: both wait at intake (S_SPACE).
 //
 // Per QP: its PD and send CQ (latched from QP_CREATE on the command bus), the connection (peer
 // MAC, IPv4, QPN, path MTU: latched from QP_CONNECT), the next PSN, the PSN acknowledged so far, and a ring of outstanding WQEs (their index,
@@ -21,12 +32,13 @@
 // busy_o[q] is high while QP q has a WQE here: nic_local_exec then holds q's later WQEs, so
 // completions stay in posting order across local and transport requests.
 //
-// Not built yet (the transport's next steps): RDMA Read, retransmission (RNR retries, timeouts:
+// Not built yet (the transport's next steps): retransmission (RNR retries, timeouts:
 // the link is lossless and in order), several pieces of a gather in flight at once.
 module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
-  parameter int OutDepth  = 16    // outstanding WQEs per QP: a power of two >= 2
+  parameter int OutDepth  = 16,   // outstanding WQEs per QP: a power of two >= 2
+  parameter int MaxReads  = 8     // outstanding Reads per QP (the largest ORD): a power of two >= 2
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -53,6 +65,7 @@ module nic_requester #(
   output logic [63:0]                   xl_va_o,
   output logic [31:0]                   xl_len_o,
   output logic [15:0]                   xl_pd_o,
+  output logic [15:0]                   xl_access_o,
   input  logic                          xl_rsp_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
@@ -80,6 +93,15 @@ module nic_requester #(
   input  logic [7:0]                    ack_qpn_i,
   input  logic [23:0]                   ack_psn_i,
   input  logic [7:0]                    ack_syndrome_i,
+  // the read context of a QP's oldest Read not yet placed (for nic_responder), one cycle after
+  // the request: rctx_avail_o says whether there is one
+  input  logic                          rctx_req_i,
+  input  logic [7:0]                    rctx_qpn_i,
+  output logic                          rctx_avail_o,
+  output nic_roce_pkg::read_ctx_t            rctx_o,
+  // nic_responder placed the last response of that Read
+  input  logic                          rdone_i,
+  input  logic [7:0]                    rdone_qpn_i,
   // completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -102,6 +124,10 @@ module nic_requester #(
   if (OutDepth < 2 || (OutDepth & (OutDepth - 1)) != 0) begin : gen_bad_depth
     $fatal(1, "nic_requester: OutDepth must be a power of two >= 2");
   end
+  if (MaxReads < 2 || MaxReads > 128 || (MaxReads & (MaxReads - 1)) != 0) begin : gen_bad_reads
+    $fatal(1, "nic_requester: MaxReads must be a power of two in 2..128");
+  end
+  localparam int RW = $clog2(MaxReads);   // read ring slot; its pointers have one more bit
 
   function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
     psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
@@ -123,6 +149,11 @@ module nic_requester #(
   logic [NumQps*OW-1:0] head_q, head_d;
   logic [NumQps*(OW+1)-1:0] count_q, count_d;
   logic [NumQps-1:0]    work_q, work_d;            // the completer should look at the QP
+  // the read ring: Reads issued (tail), placed by nic_responder (place), completed (head)
+  logic [NumQps*(RW+1)-1:0] rd_tail_q, rd_tail_d;
+  logic [NumQps*(RW+1)-1:0] rd_place_q, rd_place_d;
+  logic [NumQps*(RW+1)-1:0] rd_head_q, rd_head_d;
+  logic [7:0]           ord_q      [NumQps];       // the QP's outbound read limit (ORD)
 
   logic       cmd_in_range, cmd_connect, cmd_reset;
   logic [QW-1:0] cmd_qpn;
@@ -143,8 +174,45 @@ module nic_requester #(
       peer_ip_q[cmd_qpn]  <= cmd_args_i[95:64];
       peer_qpn_q[cmd_qpn] <= cmd_args_i[119:96];
       log_mtu_q[cmd_qpn]  <= cmd_args_i[195:192];
+      ord_q[cmd_qpn]      <= cmd_args_i[207:200];
     end
   end
+
+  // ---- read context RAM: written when a Read's request goes out, read by nic_responder ---------
+  logic                     rctx_we;
+  logic [QW+RW-1:0]         rctx_waddr;
+  nic_roce_pkg::read_ctx_t  rctx_wdata;
+  logic [QW-1:0]            rctx_q;
+  logic [RW:0]              rctx_place, rctx_tail;
+  logic                     rctx_avail_q;
+
+  assign rctx_q     = QW'(rctx_qpn_i);
+  assign rctx_place = rd_place_q[(RW+1)*rctx_q +: RW+1];
+  assign rctx_tail  = rd_tail_q[(RW+1)*rctx_q +: RW+1];
+
+  nic_ram_1r1w #(
+    .Width  ($bits(nic_roce_pkg::read_ctx_t)),
+    .Depth  (NumQps * MaxReads),
+    .Forward(1'b1)
+  ) u_rctx (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (rctx_we),
+    .waddr_i(rctx_waddr),
+    .wdata_i(rctx_wdata),
+    .re_i   (rctx_req_i),
+    .raddr_i({rctx_q, rctx_place[RW-1:0]}),
+    .rdata_o(rctx_o)
+  );
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rctx_avail_q <= 1'b0;
+    end else if (rctx_req_i) begin
+      rctx_avail_q <= 32'(rctx_qpn_i) < NumQps && rctx_place != rctx_tail;
+    end
+  end
+  assign rctx_avail_o = rctx_avail_q;
 
   // ---- outstanding WQE ring (RAM) ------------------------------------------------------------------
   logic              ent_we;
@@ -206,6 +274,8 @@ module nic_requester #(
   nic_pkg::wqe_rdma_t wr;
   logic [7:0]         op;
   logic               is_write;
+  logic               is_read;
+  logic               is_rdma;               // Write or Read: the wqe_rdma layout
   logic [15:0]        wflags;
   logic [31:0]        msg_len;
   logic [1:0]         nsge;
@@ -220,11 +290,13 @@ module nic_requester #(
     wr          = wqe_q;
     op          = ws.opcode;
     is_write    = op == nic_pkg::WQE_OP_WRITE;
+    is_read     = op == nic_pkg::WQE_OP_READ;
+    is_rdma     = is_write || is_read;
     wflags      = ws.flags;
     msg_len     = ws.length;
     nsge        = ws.nsge[1:0];
     inline_data = (wflags & nic_pkg::FLAG_INLINE) != 16'd0;
-    cur_sge     = is_write ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
+    cur_sge     = is_rdma ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
                            : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
     wq          = QW'(wqe_qpn_i);
     lmtu        = {1'b0, log_mtu_q[qpn_q]};
@@ -241,7 +313,14 @@ module nic_requester #(
     pkt_len      = (pkt_len_full > 32'(mtu)) ? mtu : 13'(pkt_len_full);
     pkt_first    = msg_off_q == 32'd0;
     pkt_last     = 32'(pkt_len) == pkt_len_full;
-    if (is_write) begin
+    if (is_read) begin
+      // one request without payload; the data comes back in the responses
+      pkt_len  = '0;
+      pkt_last = 1'b1;
+    end
+    if (is_read) begin
+      pkt_opcode = nic_roce_pkg::OP_READ_REQUEST;
+    end else if (is_write) begin
       pkt_opcode = (pkt_first && pkt_last) ? nic_roce_pkg::OP_WRITE_ONLY
                  : pkt_first ? nic_roce_pkg::OP_WRITE_FIRST
                  : pkt_last ? nic_roce_pkg::OP_WRITE_LAST : nic_roce_pkg::OP_WRITE_MIDDLE;
@@ -259,7 +338,7 @@ module nic_requester #(
     pkt_o.dst_mac   = peer_mac_q[qpn_q];
     pkt_o.dst_ip    = peer_ip_q[qpn_q];
     pkt_o.opcode    = pkt_opcode;
-    pkt_o.se        = pkt_last && !is_write && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+    pkt_o.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
     pkt_o.ackreq    = pkt_last;
     pkt_o.dqpn      = peer_qpn_q[qpn_q];
     pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
@@ -269,6 +348,25 @@ module nic_requester #(
     pkt_o.reth.dma_len = msg_len;
     pkt_o.ieth_rkey = ws.inv_token;
     pkt_o.pay_len   = pkt_len;
+  end
+
+  // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
+  logic [32:0] rd_span;
+  logic [23:0] rd_npkts;
+  always_comb begin
+    rd_span  = (33'(msg_len) + 33'(mtu) - 33'd1) >> lmtu;
+    rd_npkts = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
+  end
+
+  // the intake QP's Reads not completed, its read limit
+  logic [RW:0] in_rd_out;
+  logic [7:0]  in_ord;
+  logic        in_fenced, in_ord_full;
+  always_comb begin
+    in_rd_out   = rd_tail_q[(RW+1)*qpn_q +: RW+1] - rd_head_q[(RW+1)*qpn_q +: RW+1];
+    in_ord      = ord_q[qpn_q];
+    in_fenced   = (wflags & nic_pkg::FLAG_READ_FENCE) != 16'd0 && in_rd_out != '0;
+    in_ord_full = is_read && (32'(in_rd_out) >= 32'(in_ord) || 32'(in_rd_out) >= MaxReads);
   end
 
   // the next piece of a gather: inside the SGE, the packet, a page and one burst
@@ -306,7 +404,7 @@ module nic_requester #(
     end
     chunk_data = r_data_i >> (8 * 32'(lane0));
     // inline data is one packet (at most 48 bytes): the offset within it is all that moves
-    inl_off     = (is_write ? 6'd8 : 6'd0) + 6'(pkt_len - pkt_left_q);
+    inl_off     = (is_rdma ? 6'd8 : 6'd0) + 6'(pkt_len - pkt_left_q);
     inl_shifted = wqe_q[511:128] >> (8 * 32'(inl_off));
   end
 
@@ -317,6 +415,7 @@ module nic_requester #(
   assign in_count = count_q[(OW+1)*qpn_q +: OW+1];
 
   logic intake_append;          // S_RECORD appends this cycle
+  logic rd_issue;               // a Read's request is taken by nic_roce_tx this cycle
   logic [NumQps-1:0] busy_intake;
 
   always_comb begin
@@ -343,6 +442,9 @@ module nic_requester #(
     xl_va_o      = (state_q == S_CHECK) ? cur_sge.address : piece_va;
     xl_len_o     = (state_q == S_CHECK) ? cur_sge.length : 32'(piece_q);
     xl_pd_o      = pd_q[qpn_q];
+    // a Read's SGEs are its sink: they need local write; a gather only reads
+    xl_access_o  = is_read ? nic_pkg::FLAG_ALLOW_LOCAL_WRITE : 16'd0;
+    rd_issue     = 1'b0;
     ar_valid_o   = 1'b0;
     ar_addr_o    = {phys_q[63:LW], {LW{1'b0}}};
     ar_len_o     = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
@@ -364,21 +466,23 @@ module nic_requester #(
         end
       end
       S_SPACE: begin
-        if (32'(in_count) < OutDepth) begin
+        // room in the ring; READ_FENCE: no earlier Read outstanding; a Read: fewer than ORD
+        // outstanding (a QP connected with ORD 0 takes no Read: it fails below, never waits)
+        if (32'(in_count) < OutDepth && !in_fenced && !(in_ord_full && in_ord != 8'd0)) begin
           psn_d = next_psn_q[24*qpn_q +: 24];
           if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
             status_d = nic_pkg::STATUS_CANCELLED;
             state_d  = S_RECORD;
-          end else if (op != nic_pkg::WQE_OP_SEND && op != nic_pkg::WQE_OP_SEND_INV
-                       && op != nic_pkg::WQE_OP_WRITE) begin
-            status_d = nic_pkg::STATUS_INVALID_PARAMETER;   // READ: not built yet
+          end else if ((op != nic_pkg::WQE_OP_SEND && op != nic_pkg::WQE_OP_SEND_INV
+                        && !is_rdma) || (is_read && (inline_data || in_ord == 8'd0))) begin
+            status_d = nic_pkg::STATUS_INVALID_PARAMETER;
             state_d  = S_RECORD;
           end else if (inline_data) begin
             // INLINE: at most 48 (Send) / 40 (Write) bytes, in the WQE
             status_d = (msg_len > (is_write ? 32'd40 : 32'd48)) ? nic_pkg::STATUS_INVALID_PARAMETER
                                                                : nic_pkg::STATUS_SUCCESS;
             state_d  = (status_d == nic_pkg::STATUS_SUCCESS) ? S_PKT : S_RECORD;
-          end else if (32'(nsge) > (is_write ? 32'd2 : 32'd3) || ws.nsge > 8'd3) begin
+          end else if (32'(nsge) > (is_rdma ? 32'd2 : 32'd3) || ws.nsge > 8'd3) begin
             status_d = nic_pkg::STATUS_INVALID_PARAMETER;
             state_d  = S_RECORD;
           end else begin
@@ -430,6 +534,7 @@ module nic_requester #(
       S_PKT: begin
         pkt_valid_o = 1'b1;
         if (pkt_ready_i) begin
+          rd_issue   = is_read;           // its context, for the responses
           pkt_left_d = pkt_len;
           state_d    = (pkt_len == '0) ? S_PIECE : (inline_data ? S_INLINE : S_PIECE);
         end
@@ -438,7 +543,7 @@ module nic_requester #(
         if (pkt_left_q == '0) begin
           // the packet is out
           msg_off_d = msg_off_q + 32'(pkt_len);
-          psn_d     = psn_q + 24'd1;
+          psn_d     = psn_q + (is_read ? rd_npkts : 24'd1);
           state_d   = pkt_last ? S_RECORD : S_PKT;
         end else if (sge_off_q == cur_sge.length) begin
           sge_d     = sge_q + 2'd1;
@@ -522,7 +627,20 @@ module nic_requester #(
   logic       rec_pend;
   logic [15:0] rec_type;
   assign rec_pend = status_q == nic_pkg::STATUS_SUCCESS;
-  assign rec_type = is_write ? nic_pkg::NDK_OP_TYPE_WRITE : nic_pkg::NDK_OP_TYPE_SEND;
+  assign rec_type = is_read ? nic_pkg::NDK_OP_TYPE_READ
+                  : is_write ? nic_pkg::NDK_OP_TYPE_WRITE : nic_pkg::NDK_OP_TYPE_SEND;
+
+  // the read context of the Read whose request goes out now
+  always_comb begin
+    rctx_we           = rd_issue;
+    rctx_waddr        = {qpn_q, rd_tail_q[(RW+1)*qpn_q +: RW]};
+    rctx_wdata        = '0;
+    rctx_wdata.psn    = psn_q;
+    rctx_wdata.length = msg_len;
+    rctx_wdata.nsge   = nsge;
+    rctx_wdata.sge0   = wr.sge0;
+    rctx_wdata.sge1   = wr.sge1;
+  end
 
   always_comb begin
     for (int q = 0; q < NumQps; q++) begin
@@ -663,6 +781,16 @@ module nic_requester #(
     nak_status_d = nak_status_q;
     head_d       = head_q;
     count_d      = count_q;
+    rd_tail_d    = rd_tail_q;
+    rd_place_d   = rd_place_q;
+    rd_head_d    = rd_head_q;
+    if (rd_issue) begin
+      rd_tail_d[(RW+1)*qpn_q +: RW+1] = rd_tail_q[(RW+1)*qpn_q +: RW+1] + (RW+1)'(1);
+    end
+    if (rdone_i && 32'(rdone_qpn_i) < NumQps) begin
+      rd_place_d[(RW+1)*QW'(rdone_qpn_i) +: RW+1] =
+          rd_place_q[(RW+1)*QW'(rdone_qpn_i) +: RW+1] + (RW+1)'(1);
+    end
     work_d       = work_q;
     ent_we       = 1'b0;
     ent_waddr    = {qpn_q, in_head + OW'(in_count)};
@@ -680,6 +808,10 @@ module nic_requester #(
     end
     // the completer
     if (c_pop) begin
+      if (e_type == nic_pkg::NDK_OP_TYPE_READ && e_pend) begin
+        // a Read that went out is complete (its entry is still the RAM's output)
+        rd_head_d[(RW+1)*cq_q +: RW+1] = rd_head_q[(RW+1)*cq_q +: RW+1] + (RW+1)'(1);
+      end
       head_d[OW*cq_q +: OW]          = head_q[OW*cq_q +: OW] + OW'(1);
       count_d[(OW+1)*cq_q +: OW+1]   = count_d[(OW+1)*cq_q +: OW+1] - (OW+1)'(1);
       if (c_nak_used) begin
@@ -720,6 +852,11 @@ module nic_requester #(
       acked_v_d[cmd_qpn]           = 1'b0;
       nak_v_d[cmd_qpn]             = 1'b0;
     end
+    if (cmd_connect || cmd_reset) begin
+      rd_tail_d[(RW+1)*cmd_qpn +: RW+1]  = '0;
+      rd_place_d[(RW+1)*cmd_qpn +: RW+1] = '0;
+      rd_head_d[(RW+1)*cmd_qpn +: RW+1]  = '0;
+    end
     if (cmd_reset) begin
       head_d[OW*cmd_qpn +: OW]        = '0;
       count_d[(OW+1)*cmd_qpn +: OW+1] = '0;
@@ -748,6 +885,9 @@ module nic_requester #(
       head_q       <= '0;
       count_q      <= '0;
       work_q       <= '0;
+      rd_tail_q    <= '0;
+      rd_place_q   <= '0;
+      rd_head_q    <= '0;
       qpn_q        <= '0;
       cq_q         <= '0;
     end else begin
@@ -762,6 +902,9 @@ module nic_requester #(
       head_q       <= head_d;
       count_q      <= count_d;
       work_q       <= work_d;
+      rd_tail_q    <= rd_tail_d;
+      rd_place_q   <= rd_place_d;
+      rd_head_q    <= rd_head_d;
       qpn_q        <= qpn_d;
       cq_q         <= cq_d;
     end
@@ -789,7 +932,7 @@ module nic_requester #(
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
   logic unused_args;
-  assign unused_args = ^{cmd_args_i[255:196], cmd_args_i[191:152], cmd_args_i[127:120],
+  assign unused_args = ^{cmd_args_i[255:208], cmd_args_i[199:196], cmd_args_i[191:152], cmd_args_i[127:120],
                          cmd_args_i[63:48], wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
                          wr.rsvd_6, wr.length, ws.rsvd_6,
                          wqe_qpn_i, inl_shifted[383:DataWidth]};
@@ -797,6 +940,8 @@ module nic_requester #(
 `ifndef SYNTHESIS
   a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
     32'(in_count) <= OutDepth);
+  a_reads_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
+    32'(in_rd_out) <= MaxReads);
   a_piece_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
     (state_q == S_AR) |-> piece_q != '0 && 32'(ar_len_o) < 256);
   a_piece_in_page: assert property (@(posedge clk_i) disable iff (rst_i)

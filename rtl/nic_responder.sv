@@ -6,8 +6,16 @@
 //     Send: the payload goes into the next receive WQE's SGEs (the WQE is read by DMA when the
 //     message starts); Write: into the region named by the RETH (R_Key, range and remote-write
 //     right checked once per message by the MR table, then translated page by page);
-//   - anything else is drained: packets for unknown or unconnected QPs, Read requests (not built
-//     yet: answered with a NAK "invalid request").
+//     Read request: R_Key, range and remote-read right checked by the MR table, then the
+//     responses (READ_RESPONSE_FIRST / MIDDLE / LAST / ONLY, at most the path MTU each, AETH with
+//     the MSN on FIRST / LAST / ONLY) go out with their payload gathered by DMA reads, page by
+//     page; Reads are served one at a time, in order, and nothing else is received meanwhile;
+//   - read responses for this side's Reads: placed into the Read's sink SGEs (nic_requester's
+//     read context) with the same placement engine as a Send's receive SGEs; each placed response
+//     acknowledges its PSN to nic_requester (ack_*), the last one also ends the Read's placement
+//     (rdone_*); a bad response (PSN or opcode out of sequence, more or fewer bytes than asked, a
+//     sink the QP may not write) fails the Read at the requester (a NAK on ack_*), nothing is sent;
+//   - anything else is drained: packets for unknown or unconnected QPs.
 // After a packet's payload is in host memory: the expected PSN advances; at the end of a message
 // an ACK goes back (when the requester asked for one) and a Send's receive completes (type
 // RECEIVE, bytes, CQE flag SOLICITED when the Send carried SE) once its payload writes were
@@ -15,8 +23,8 @@
 //
 // Errors: a PSN ahead of the expected one: NAK "PSN sequence error" (once until it is fixed);
 // behind it (a duplicate): re-ACK, drop; a Send with no receive posted: RNR NAK, drop (the
-// requester retries, or fails the Send with IO_TIMEOUT); a bad opcode sequence or a Read:
-// NAK "invalid request"; an R_Key / range / right violation: NAK "remote access error"; a Send
+// requester retries, or fails the Send with IO_TIMEOUT); a bad opcode sequence, or a Read on a QP
+// connected with inbound read limit (IRD) 0: NAK "invalid request"; an R_Key / range / right violation: NAK "remote access error"; a Send
 // longer than its receive: NAK "invalid request" and the receive completes DATA_OVERRUN. The
 // last three move the QP to ERROR (qp_err_o). A QP in ERROR completes every posted receive
 // CANCELLED, in order, without reading it.
@@ -27,7 +35,7 @@
 // (the receive WQE and the offset, or the Write's address, R_Key and bytes left).
 //
 // Not built yet: SendAndInvalidate's invalidation (the token is reported, CQE flag INVALIDATED,
-// but the MR table is not written), RDMA Read responses, several placements in flight.
+// but the MR table is not written), several placements in flight.
 module nic_responder #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16    // queue pairs, <= 256
@@ -82,6 +90,13 @@ module nic_responder #(
   input  logic [DataWidth-1:0]          r_data_i,
   input  logic [1:0]                    r_resp_i,
   input  logic                          r_last_i,
+  // read contexts (nic_requester): the oldest Read not yet placed, one cycle after the request
+  output logic                          rctx_req_o,
+  output logic [7:0]                    rctx_qpn_o,
+  input  logic                          rctx_avail_i,
+  input  nic_roce_pkg::read_ctx_t       rctx_i,
+  output logic                          rdone_o,
+  output logic [7:0]                    rdone_qpn_o,
   // DMA writes (nic_dma_wr port 2)
   output logic                          wr_req_valid_o,
   output logic [63:0]                   wr_req_addr_o,
@@ -91,10 +106,15 @@ module nic_responder #(
   output logic [DataWidth-1:0]          wr_data_o,
   output logic [DataWidth/8-1:0]        wr_strb_o,
   input  logic                          wr_ready_i,
-  // ACK / NAK packets to nic_roce_tx (through the TX arbiter; never any payload)
+  // ACK / NAK and read response packets to nic_roce_tx (through the TX arbiter), and the
+  // responses' payload
   output logic                          tx_valid_o,
   output nic_roce_pkg::tx_pkt_t         tx_pkt_o,
   input  logic                          tx_ready_i,
+  output logic                          tx_pl_valid_o,
+  output logic [DataWidth-1:0]          tx_pl_data_o,
+  output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
+  input  logic                          tx_pl_ready_i,
   // receive completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -106,6 +126,7 @@ module nic_responder #(
   localparam int LW  = $clog2(W8);
   localparam int QW  = (NumQps > 1) ? $clog2(NumQps) : 1;
   localparam int CB  = $clog2(2 * W8) + 1;
+  localparam int NB  = LW + 1;
   localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
   localparam int RqBeats = 64 / W8;
   // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
@@ -138,6 +159,9 @@ module nic_responder #(
   logic [NumQps-1:0]    in_msg_q, in_msg_d;        // a message is half received
   logic [NumQps-1:0]    msg_wr_q, msg_wr_d;        // ... and it is a Write (else a Send)
   logic [NumQps-1:0]    nak_q, nak_d;              // a PSN-sequence NAK is out
+  logic [NumQps-1:0]    rr_in_q, rr_in_d;          // a Read's responses are half placed
+  logic [3:0]           log_mtu_q  [NumQps];       // the path MTU of the responses
+  logic [7:0]           ird_q      [NumQps];       // inbound read limit (IRD)
 
   logic          cmd_in_range, cmd_connect, cmd_reset;
   logic [QW-1:0] cmd_qpn;
@@ -163,17 +187,20 @@ module nic_responder #(
     end
     if (cmd_connect) begin
       peer_qpn_q[cmd_qpn] <= cmd_args_i[119:96];
+      log_mtu_q[cmd_qpn]  <= cmd_args_i[195:192];
+      ird_q[cmd_qpn]      <= cmd_args_i[215:208];
     end
   end
 
-  // message state RAM
+  // message state RAM: per QP one slot for the peer's request in progress ({0, qpn}) and one for
+  // the responses of this side's Read in progress ({1, qpn}), which may interleave with it
   logic             ms_we, ms_re;
-  logic [QW-1:0]    ms_waddr, ms_raddr;
+  logic [QW:0]      ms_waddr, ms_raddr;
   logic [MsgW-1:0]  ms_wdata, ms_rdata;
 
   nic_ram_1r1w #(
     .Width  (MsgW),
-    .Depth  ((NumQps > 1) ? NumQps : 2),
+    .Depth  (2 << QW),
     .Forward(1'b1)
   ) u_msg (
     .clk_i  (clk_i),
@@ -204,7 +231,16 @@ module nic_responder #(
     R_ACK,       // ACK / NAK out
     R_CPL,       // receive completion out
     R_DRAIN,     // drop the packet's payload
-    R_FLUSH      // a QP in ERROR: cancel its posted receives
+    R_FLUSH,     // a QP in ERROR: cancel its posted receives
+    R_RR_CTX,    // a Read's first response: its read context arrives
+    R_RD_XL,     // a Read request: check its RETH (whole range, remote read)
+    R_RD_XL_RSP,
+    R_RD_START,  // accepted: its PSNs and MSN are taken
+    R_RD_PKT,    // offer the next response's descriptor
+    R_RD_PIECE,  // plan the next piece of its payload
+    R_RD_AR,     // DMA read of the piece
+    R_RD_DATA,   // its beats -> payload chunks
+    R_RD_ZERO    // the region went away mid-response: zeros to the packet's end, then a NAK
   } state_e;
 
   state_e                 state_q, state_d;
@@ -228,10 +264,17 @@ module nic_responder #(
   logic [2:0]             rq_beat_q, rq_beat_d;     // beat of the receive WQE (<= 8)
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
+  logic                   rr_q, rr_d;             // the packet is a response to place
+  logic                   rd_q, rd_d;             // the packet is a Read request being served
+  logic [23:0]            rsp_psn_q, rsp_psn_d;   // the PSN of the next response
+  logic                   rd_first_q, rd_first_d; // the next response is the Read's first
+  logic                   rd_end_q, rd_end_d;     // the response going out is the Read's last
+  logic                   rd_beat0_q, rd_beat0_d; // the piece's first DMA beat is next
 
   // the packet in hand
   logic [7:0]  op;
-  logic        is_send, is_write, is_first, is_last, is_ack_type, is_inv;
+  logic        is_send, is_write, is_first, is_last, is_ack, is_inv;
+  logic        is_rreq, is_rresp, rr_first, rr_last;
   always_comb begin
     op          = pkt_q.opcode;
     is_send     = op <= nic_roce_pkg::OP_SEND_LAST || op == nic_roce_pkg::OP_SEND_ONLY
@@ -245,7 +288,11 @@ module nic_responder #(
                   || op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV
                   || op == nic_roce_pkg::OP_WRITE_LAST || op == nic_roce_pkg::OP_WRITE_ONLY;
     is_inv      = op == nic_roce_pkg::OP_SEND_LAST_INV || op == nic_roce_pkg::OP_SEND_ONLY_INV;
-    is_ack_type = op >= nic_roce_pkg::OP_READ_RESP_FIRST && op <= nic_roce_pkg::OP_ACK;
+    is_ack      = op == nic_roce_pkg::OP_ACK;
+    is_rreq     = op == nic_roce_pkg::OP_READ_REQUEST;
+    is_rresp    = op >= nic_roce_pkg::OP_READ_RESP_FIRST && op <= nic_roce_pkg::OP_READ_RESP_ONLY;
+    rr_first    = op == nic_roce_pkg::OP_READ_RESP_FIRST || op == nic_roce_pkg::OP_READ_RESP_ONLY;
+    rr_last     = op == nic_roce_pkg::OP_READ_RESP_LAST || op == nic_roce_pkg::OP_READ_RESP_ONLY;
   end
 
   // the QP in hand: wire QPN = QPN_BASE + index
@@ -289,13 +336,18 @@ module nic_responder #(
     end
   end
 
-  // the next piece: inside the SGE (Send), the packet, a page and a burst
+  // the next piece: inside the SGE (Send, read response), the packet, a page and a burst; a
+  // Write's placement and a Read's gather run through a region by VA and R_Key (wva, wkey)
+  logic        by_rkey;
   logic [63:0] piece_va;
   logic [31:0] piece_token;
   logic [12:0] piece_len;
   logic        piece_priv;
+  logic        pl_wr;                   // the placement is a Write's (else a receive's or a
+  assign pl_wr   = msg_wr_q[qpn_q] && !rr_q;   // read response's: by SGE, local write)
+  assign by_rkey = pl_wr || rd_q;
   always_comb begin
-    if (msg_wr_q[qpn_q]) begin
+    if (by_rkey) begin
       piece_va    = wva_q;
       piece_token = wkey_q;
       piece_len   = pleft_q;
@@ -313,7 +365,7 @@ module nic_responder #(
     if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
       piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
     end
-    piece_priv = piece_token[31:24] == 8'hFF && !msg_wr_q[qpn_q];
+    piece_priv = piece_token[31:24] == 8'hFF && !by_rkey;
   end
 
   // ---- the placer: payload bytes -> beats aligned to the host address, with strobes ----------
@@ -357,7 +409,59 @@ module nic_responder #(
   assign wr_data_o  = acc_q[DataWidth-1:0];
   assign wr_strb_o  = sacc_q[W8-1:0];
 
-  // ---- ACK / NAK packet and the completion ----------------------------------------------------
+  // ---- a Read's responses ----------------------------------------------------------------------
+  logic [4:0]  rd_lmtu;
+  logic [12:0] rd_mtu;
+  logic [32:0] rd_span;
+  logic [23:0] rd_npkts;                // responses: ceil(length / MTU), at least one
+  logic [12:0] rd_pkt_len;              // the next response's payload
+  logic        rd_pkt_end;              // ... and whether it is the last
+  logic [7:0]  rd_opcode;
+  always_comb begin
+    rd_lmtu    = {1'b0, log_mtu_q[qpn_q]};
+    rd_mtu     = 13'd1 << rd_lmtu;
+    rd_span    = (33'(wleft_q) + 33'(rd_mtu) - 33'd1) >> rd_lmtu;
+    rd_npkts   = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
+    rd_pkt_end = wleft_q <= 32'(rd_mtu);
+    rd_pkt_len = rd_pkt_end ? 13'(wleft_q) : rd_mtu;
+    rd_opcode  = (rd_first_q && rd_pkt_end) ? nic_roce_pkg::OP_READ_RESP_ONLY
+               : rd_first_q ? nic_roce_pkg::OP_READ_RESP_FIRST
+               : rd_pkt_end ? nic_roce_pkg::OP_READ_RESP_LAST : nic_roce_pkg::OP_READ_RESP_MIDDLE;
+  end
+
+  // the gather: DMA beats of the piece -> payload chunks (the first beat from the piece's lane)
+  logic [LW-1:0]        g_lane0;
+  logic [NB-1:0]        g_n;
+  always_comb begin
+    g_lane0 = rd_beat0_q ? phys_q[LW-1:0] : '0;
+    g_n     = NB'(W8) - NB'(g_lane0);
+    if (13'(g_n) > take_left_q) begin
+      g_n = NB'(take_left_q);
+    end
+    tx_pl_valid_o  = 1'b0;
+    tx_pl_data_o   = r_data_i >> (8 * 32'(g_lane0));
+    tx_pl_nbytes_o = g_n;
+    if (state_q == R_RD_DATA) begin
+      tx_pl_valid_o = r_valid_i;
+    end else if (state_q == R_RD_ZERO) begin
+      tx_pl_valid_o  = 1'b1;
+      tx_pl_data_o   = '0;
+      tx_pl_nbytes_o = (pleft_q >= 13'(W8)) ? NB'(W8) : NB'(pleft_q);
+    end
+  end
+
+  // a Read's context as a receive WQE, so its responses are placed like a Send's payload
+  nic_pkg::wqe_recv_t rr_wqe;
+  always_comb begin
+    rr_wqe        = '0;
+    rr_wqe.opcode = nic_pkg::WQE_OP_RECV;
+    rr_wqe.nsge   = 8'(rctx_i.nsge);
+    rr_wqe.length = rctx_i.length;
+    rr_wqe.sge0   = rctx_i.sge0;
+    rr_wqe.sge1   = rctx_i.sge1;
+  end
+
+  // ---- ACK / NAK or read response packet, and the completion ---------------------------------
   always_comb begin
     tx_pkt_o           = '0;
     tx_pkt_o.dst_mac   = pkt_q.src_mac;
@@ -369,6 +473,12 @@ module nic_responder #(
     tx_pkt_o.aeth.syndrome = ack_syn_q;
     tx_pkt_o.aeth.msn  = msn_q[24*qpn_q +: 24];
     tx_pkt_o.pay_len   = '0;
+    if (state_q == R_RD_PKT) begin
+      tx_pkt_o.opcode        = rd_opcode;
+      tx_pkt_o.psn           = rsp_psn_q;
+      tx_pkt_o.aeth.syndrome = nic_roce_pkg::AETH_ACK;
+      tx_pkt_o.pay_len       = rd_pkt_len;
+    end
   end
 
   nic_pkg::cqe_t cqe;
@@ -446,6 +556,13 @@ module nic_responder #(
     sacc_d       = sacc_q;
     cnt_d        = cnt_q;
     take_left_d  = take_left_q;
+    rr_d         = rr_q;
+    rd_d         = rd_q;
+    rsp_psn_d    = rsp_psn_q;
+    rd_first_d   = rd_first_q;
+    rd_end_d     = rd_end_q;
+    rd_beat0_d   = rd_beat0_q;
+    rr_in_d      = rr_in_q;
 
     pkt_ready_o    = 1'b0;
     pl_ready_o     = 1'b0;
@@ -454,12 +571,14 @@ module nic_responder #(
     ack_psn_o      = pkt_q.psn;
     ack_syndrome_o = pkt_q.aeth.syndrome;
     xl_req_o       = 1'b0;
-    xl_token_o     = (state_q == R_WR_XL) ? pkt_q.reth.rkey : piece_token;
-    xl_va_o        = (state_q == R_WR_XL) ? pkt_q.reth.va : piece_va;
-    xl_len_o       = (state_q == R_WR_XL) ? pkt_q.reth.dma_len : 32'(piece_q);
+    xl_token_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey : piece_token;
+    xl_va_o        = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.va : piece_va;
+    xl_len_o       = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.dma_len
+                                                                 : 32'(piece_q);
     xl_pd_o        = q_pd;
-    xl_access_o    = msg_wr_q[qpn_q] || state_q == R_WR_XL ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
-                                                             : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
+    xl_access_o    = (state_q == R_RD_XL || rd_q) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
+                   : (pl_wr || state_q == R_WR_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
+                   : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
     ar_valid_o     = 1'b0;
     ar_addr_o      = q_rq_base + (64'(rq_slot) << 6);
     ar_len_o       = 8'(RqBeats - 1);
@@ -469,9 +588,13 @@ module nic_responder #(
     wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
     tx_valid_o     = 1'b0;
     ms_re          = 1'b0;
-    ms_raddr       = qpn_q;
+    ms_raddr       = {rr_q, qpn_q};
     ms_we          = 1'b0;
-    ms_waddr       = qpn_q;
+    ms_waddr       = {rr_q, qpn_q};
+    rctx_req_o     = 1'b0;
+    rctx_qpn_o     = 8'(qpn_q);
+    rdone_o        = 1'b0;
+    rdone_qpn_o    = 8'(qpn_q);
     ms_wdata       = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
     qp_err_o       = 1'b0;
     qp_err_qpn_o   = 8'(qpn_q);
@@ -486,8 +609,12 @@ module nic_responder #(
           pkt_d       = pkt_i;
           pl_done_d   = 1'b0;
           qpn_d       = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
+          // a read response's placement state is in the QP's second slot
+          rr_d        = pkt_i.opcode >= nic_roce_pkg::OP_READ_RESP_FIRST
+                        && pkt_i.opcode <= nic_roce_pkg::OP_READ_RESP_ONLY;
+          rd_d        = 1'b0;
           ms_re       = 1'b1;
-          ms_raddr    = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
+          ms_raddr    = {rr_d, QW'(pkt_i.dqpn - nic_pkg::QPN_BASE)};
           state_d     = R_LOAD;
         end
       end
@@ -500,12 +627,31 @@ module nic_responder #(
       R_CHECK: begin
         poff_d  = moff_q;
         pleft_d = pkt_q.pay_len;
-        if (is_ack_type) begin
-          // ACK / NAK / read response: the requester's (read responses: not built yet)
-          ack_valid_o = op == nic_roce_pkg::OP_ACK && local_qpn;
+        if (is_ack) begin
+          // ACK / NAK: the requester's
+          ack_valid_o = local_qpn;
           state_d     = R_DRAIN;
         end else if (!local_qpn || q_state != nic_pkg::QP_STATE_RTS) begin
           state_d = R_DRAIN;
+        end else if (is_rresp) begin
+          // a response to this side's Read (its PSN range is the requester's, not q_epsn);
+          // wva[23:0]: the Read's first PSN, wkey[23:0]: the next response's PSN
+          fatal_d   = 1'b0;
+          cpl_due_d = 1'b0;
+          if (rr_first && rr_in_q[qpn_q]) begin
+            ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;   // the last one never came
+            state_d   = R_ACK;
+          end else if (rr_first) begin
+            rctx_req_o = 1'b1;
+            state_d    = R_RR_CTX;
+          end else if (!rr_in_q[qpn_q]) begin
+            state_d = R_DRAIN;               // no Read of ours in progress: a stray, ignored
+          end else if (pkt_q.psn != wkey_q[23:0]) begin
+            ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
+            state_d   = R_ACK;
+          end else begin
+            state_d = R_PIECE;
+          end
         end else if (pkt_q.psn != q_epsn) begin
           if (psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
             // a duplicate: acknowledge what we have, drop it
@@ -523,9 +669,21 @@ module nic_responder #(
             state_d   = nak_q[qpn_q] ? R_DRAIN : R_ACK;
             nak_d[qpn_q] = 1'b1;
           end
+        end else if (is_rreq && !in_msg_q[qpn_q] && ird_q[qpn_q] != 8'd0) begin
+          // a Read request: served now, before the next packet is taken (so one at a time)
+          nak_d[qpn_q] = 1'b0;
+          rd_d     = 1'b1;
+          wva_d    = pkt_q.reth.va;
+          wkey_d   = pkt_q.reth.rkey;
+          wleft_d  = pkt_q.reth.dma_len;
+          fatal_d  = 1'b0;
+          cpl_due_d = 1'b0;
+          // a zero-length Read names no memory: its R_Key is not checked
+          state_d  = (pkt_q.reth.dma_len == 32'd0) ? R_RD_START : R_RD_XL;
         end else if (!(is_send || is_write) || is_first == in_msg_q[qpn_q]
                      || (!is_first && msg_wr_q[qpn_q] != is_write)) begin
-          // a Read (not built), or FIRST/ONLY inside a message, MIDDLE/LAST outside one
+          // FIRST/ONLY inside a message, MIDDLE/LAST outside one, a Read inside a message or
+          // beyond an IRD of 0
           ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
           fatal_d   = 1'b1;
           cpl_due_d = 1'b0;
@@ -593,19 +751,20 @@ module nic_responder #(
         end
       end
       R_PIECE: begin
-        if (!msg_wr_q[qpn_q] && rw.opcode != nic_pkg::WQE_OP_RECV) begin
+        if (!pl_wr && rw.opcode != nic_pkg::WQE_OP_RECV) begin
           // not a receive WQE where one should be: the ring is corrupt
           ack_syn_d    = nic_roce_pkg::AETH_NAK_REMOTE_OP;
           fatal_d      = 1'b1;
           cpl_due_d    = 1'b1;
           cpl_status_d = nic_pkg::STATUS_INVALID_PARAMETER;
           state_d      = R_ACK;
-        end else if ((!msg_wr_q[qpn_q] && poff_q + 32'(pleft_q) > rw.length)
-                     || (msg_wr_q[qpn_q] && 32'(pleft_q) > wleft_q)) begin
-          // the message is longer than the receive (Send) or than its RETH said (Write)
+        end else if ((!pl_wr && poff_q + 32'(pleft_q) > rw.length)
+                     || (pl_wr && 32'(pleft_q) > wleft_q)) begin
+          // the message is longer than the receive (Send), than its RETH said (Write) or than
+          // the Read asked (read response)
           ack_syn_d    = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
           fatal_d      = 1'b1;
-          cpl_due_d    = !msg_wr_q[qpn_q];
+          cpl_due_d    = !pl_wr && !rr_q;
           cpl_status_d = nic_pkg::STATUS_DATA_OVERRUN;
           state_d      = R_ACK;
         end else if (pleft_q == '0) begin
@@ -614,9 +773,10 @@ module nic_responder #(
           piece_d = piece_len;
           if (piece_priv) begin
             if (piece_token[23:8] != q_pd) begin
-              ack_syn_d    = nic_roce_pkg::AETH_NAK_REMOTE_OP;
+              ack_syn_d    = rr_q ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
+                                  : nic_roce_pkg::AETH_NAK_REMOTE_OP;
               fatal_d      = 1'b1;
-              cpl_due_d    = 1'b1;
+              cpl_due_d    = !rr_q;
               cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
               state_d      = R_ACK;
             end else begin
@@ -637,16 +797,17 @@ module nic_responder #(
       R_XL_RSP: begin
         if (xl_rsp_valid_i) begin
           if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
-            // a receive SGE the QP may not write, or a Write region gone since its check
-            ack_syn_d    = msg_wr_q[qpn_q] ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
-                                           : nic_roce_pkg::AETH_NAK_REMOTE_OP;
+            // a receive or Read sink SGE the QP may not write, or a Write / Read region gone
+            // since its check (a Read's response is already on its way: zeros complete it)
+            ack_syn_d    = (pl_wr || rr_q || rd_q) ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
+                                                   : nic_roce_pkg::AETH_NAK_REMOTE_OP;
             fatal_d      = 1'b1;
-            cpl_due_d    = !msg_wr_q[qpn_q];
+            cpl_due_d    = !pl_wr && !rr_q && !rd_q;
             cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
-            state_d      = R_ACK;
+            state_d      = rd_q ? R_RD_ZERO : R_ACK;
           end else begin
             phys_d  = {xl_pfn_i, xl_page_off_i};
-            state_d = R_WREQ;
+            state_d = rd_q ? R_RD_AR : R_WREQ;
           end
         end
       end
@@ -691,6 +852,23 @@ module nic_responder #(
         end
       end
       R_DONE: begin
+        if (rr_q) begin
+          // a response is placed (its writes accepted by nic_dma_wr, so no completion can
+          // overtake them): it acknowledges its PSN and everything before it
+          if (rr_last && poff_q != rw.length) begin
+            ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;   // fewer bytes than asked
+            state_d   = R_ACK;
+          end else begin
+            ack_valid_o    = 1'b1;
+            ack_psn_o      = pkt_q.psn;
+            ack_syndrome_o = nic_roce_pkg::AETH_ACK;
+            rr_in_d[qpn_q] = !rr_last;
+            rdone_o        = rr_last;
+            ms_we          = !rr_last;
+            ms_wdata       = {rwqe_q, poff_q, wva_q, {8'd0, pkt_q.psn + 24'd1}, wleft_q};
+            state_d        = R_DRAIN;
+          end
+        end else begin
         // the packet is placed
         epsn_d[24*qpn_q +: 24] = q_epsn + 24'd1;
         moff_d    = poff_q;
@@ -708,10 +886,21 @@ module nic_responder #(
           ms_wdata        = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
           state_d         = pkt_q.ackreq ? R_ACK : R_DRAIN;
         end
+        end
       end
       R_ACK: begin
-        tx_valid_o = 1'b1;
-        if (tx_ready_i) begin
+        if (rr_q) begin
+          // a bad response fails this side's Read: a NAK of its first PSN to the requester
+          // (nothing goes on the wire; the requester's completion moves the QP to ERROR)
+          ack_valid_o    = 1'b1;
+          ack_psn_o      = wva_q[23:0];
+          ack_syndrome_o = ack_syn_q;
+          rr_in_d[qpn_q] = 1'b0;
+          state_d        = R_DRAIN;
+        end else begin
+          tx_valid_o = 1'b1;
+        end
+        if (tx_ready_i && !rr_q) begin
           if (fatal_q) begin
             qp_err_o        = 1'b1;
             in_msg_d[qpn_q] = 1'b0;
@@ -738,6 +927,97 @@ module nic_responder #(
           end
         end
       end
+      R_RR_CTX: begin
+        // the read context of the QP's oldest Read not yet placed
+        rwqe_d  = rr_wqe;
+        wva_d   = 64'(rctx_i.psn);
+        moff_d  = '0;
+        poff_d  = '0;
+        if (!rctx_avail_i) begin
+          state_d = R_DRAIN;                 // no Read of ours outstanding: a stray, ignored
+        end else if (pkt_q.psn != rctx_i.psn) begin
+          ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
+          state_d   = R_ACK;
+        end else begin
+          state_d = R_PIECE;
+        end
+      end
+      R_RD_XL: begin
+        xl_req_o = 1'b1;
+        if (xl_gnt_i) begin
+          state_d = R_RD_XL_RSP;
+        end
+      end
+      R_RD_XL_RSP: begin
+        if (xl_rsp_valid_i) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            ack_syn_d = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
+            fatal_d   = 1'b1;
+            state_d   = R_ACK;
+          end else begin
+            state_d = R_RD_START;
+          end
+        end
+      end
+      R_RD_START: begin
+        // the Read is accepted: it takes one PSN per response and is one message
+        epsn_d[24*qpn_q +: 24] = q_epsn + rd_npkts;
+        msn_d[24*qpn_q +: 24]  = msn_q[24*qpn_q +: 24] + 24'd1;
+        rsp_psn_d  = pkt_q.psn;
+        rd_first_d = 1'b1;
+        state_d    = R_RD_PKT;
+      end
+      R_RD_PKT: begin
+        tx_valid_o = 1'b1;
+        if (tx_ready_i) begin
+          pleft_d    = rd_pkt_len;
+          rd_first_d = 1'b0;
+          rd_end_d   = rd_pkt_end;
+          state_d    = R_RD_PIECE;
+        end
+      end
+      R_RD_PIECE: begin
+        if (pleft_q == '0) begin
+          // the response is out
+          rsp_psn_d = rsp_psn_q + 24'd1;
+          state_d   = rd_end_q ? R_DRAIN : R_RD_PKT;
+        end else begin
+          piece_d = piece_len;
+          state_d = R_XL;
+        end
+      end
+      R_RD_AR: begin
+        ar_valid_o = 1'b1;
+        ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
+        ar_len_o   = wr_req_len_o;
+        if (ar_ready_i) begin
+          take_left_d = piece_q;
+          rd_beat0_d  = 1'b1;
+          state_d     = R_RD_DATA;
+        end
+      end
+      R_RD_DATA: begin
+        r_ready_o = tx_pl_ready_i;
+        if (r_valid_i && tx_pl_ready_i) begin
+          rd_beat0_d  = 1'b0;
+          take_left_d = take_left_q - 13'(g_n);
+          if (r_last_i) begin
+            pleft_d = pleft_q - piece_q;
+            wva_d   = wva_q + 64'(piece_q);
+            wleft_d = wleft_q - 32'(piece_q);
+            state_d = R_RD_PIECE;
+          end
+        end
+      end
+      R_RD_ZERO: begin
+        // the response's header is out: its length must follow
+        if (tx_pl_ready_i) begin
+          pleft_d = pleft_q - 13'(tx_pl_nbytes_o);
+          if (pleft_q <= 13'(W8)) begin
+            state_d = R_ACK;
+          end
+        end
+      end
       R_FLUSH: begin
         if (cpl_ready_i) begin
           rq_ci_d[16*flush_q +: 16] = rq_ci_q[16*flush_q +: 16] + 16'd1;
@@ -759,11 +1039,13 @@ module nic_responder #(
       msn_d[24*cmd_qpn +: 24]  = '0;
       in_msg_d[cmd_qpn]        = 1'b0;
       nak_d[cmd_qpn]           = 1'b0;
+      rr_in_d[cmd_qpn]         = 1'b0;
     end
     if (cmd_reset) begin
       rq_ci_d[16*cmd_qpn +: 16] = '0;
       in_msg_d[cmd_qpn]         = 1'b0;
       nak_d[cmd_qpn]            = 1'b0;
+      rr_in_d[cmd_qpn]          = 1'b0;
     end
   end
 
@@ -776,6 +1058,9 @@ module nic_responder #(
       in_msg_q <= '0;
       msg_wr_q <= '0;
       nak_q    <= '0;
+      rr_in_q  <= '0;
+      rr_q     <= 1'b0;
+      rd_q     <= 1'b0;
       rd_off_q <= '0;
       cnt_q    <= '0;
       qpn_q    <= '0;
@@ -791,6 +1076,9 @@ module nic_responder #(
       in_msg_q <= in_msg_d;
       msg_wr_q <= msg_wr_d;
       nak_q    <= nak_d;
+      rr_in_q  <= rr_in_d;
+      rr_q     <= rr_d;
+      rd_q     <= rd_d;
       rd_off_q <= rd_off_d;
       cnt_q    <= cnt_d;
       qpn_q    <= qpn_d;
@@ -821,11 +1109,16 @@ module nic_responder #(
     acc_q        <= acc_d;
     sacc_q       <= sacc_d;
     take_left_q  <= take_left_d;
+    rsp_psn_q    <= rsp_psn_d;
+    rd_first_q   <= rd_first_d;
+    rd_end_q     <= rd_end_d;
+    rd_beat0_q   <= rd_beat0_d;
   end
 
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
   logic unused_misc;
-  assign unused_misc = ^{r_resp_i, cmd_args_i[255:184], cmd_args_i[159:120], cmd_args_i[95:0],
+  assign unused_misc = ^{r_resp_i, cmd_args_i[255:216], cmd_args_i[207:196], cmd_args_i[191:184],
+                         cmd_args_i[159:120], cmd_args_i[95:0], rd_span[32:24],
                          pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6, rq_mask[16]};
 
 `ifndef SYNTHESIS
@@ -835,6 +1128,10 @@ module nic_responder #(
     (wr_valid_o && last_beat) |-> take_left_q == '0 || !wr_ready_i);
   a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
     (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
+  a_gather_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
+    (state_q == R_RD_AR) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+  a_gather_chunk: assert property (@(posedge clk_i) disable iff (rst_i)
+    (tx_pl_valid_o) |-> tx_pl_nbytes_o != '0);
   a_rq_beats: assert property (@(posedge clk_i) disable iff (rst_i)
     (state_q == R_RQ_DATA && r_valid_i) |-> 32'(rq_beat_q) < RqBeats);
 `endif

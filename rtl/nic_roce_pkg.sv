@@ -151,6 +151,16 @@ package nic_roce_pkg;
     logic [12:0] pay_len;
   } rx_pkt_t;
 
+  // A Read's context, kept by nic_requester for nic_responder, which places its responses: the
+  // PSN of its first response, its length and its sink SGEs (nic_pkg::sge_t, the WQE's).
+  typedef struct packed {
+    logic [23:0]  psn;
+    logic [31:0]  length;
+    logic [1:0]   nsge;
+    logic [127:0] sge0;
+    logic [127:0] sge1;
+  } read_ctx_t;
+
   // ---- functions --------------------------------------------------------------------------------
   // Bytes of extension headers after the BTH: RETH 16, AETH or IETH 4.
   function automatic logic [4:0] ext_bytes(input logic [7:0] op);

@@ -9,12 +9,17 @@
 //
 // The requester and the responder share the MR table's translation port (this module's xl_*: an
 // arbiter, responder first, routes each answer back to its asker two cycles later), have one
-// DMA read client each (requester: payload; responder: receive WQEs), and the responder writes
-// payload through nic_dma_wr's port 2. Their completions merge here into one stream.
-// Only the requester's packets carry payload, so nic_roce_tx's payload port is the requester's.
+// DMA read client each (requester: payload; responder: receive WQEs and read response payload),
+// and the responder writes payload (Sends, Writes, and the responses to this side's Reads)
+// through nic_dma_wr's port 2. Their completions merge here into one stream.
+// Both send packets with payload (requests; read responses): nic_roce_tx takes a packet's
+// payload right after its descriptor, so the payload port follows the descriptor last taken.
+// The responder places the responses to the requester's Reads (it dispatches every received
+// packet and owns the placement engine); the requester keeps the Reads' contexts (rctx_*).
 module nic_transport #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
-  parameter int NumQps    = 16    // queue pairs, <= 256
+  parameter int NumQps    = 16,   // queue pairs, <= 256
+  parameter int MaxReads  = 8     // outstanding Reads per QP (largest ORD): a power of two >= 2
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -102,7 +107,13 @@ module nic_transport #(
   logic                  rq_xl_req, rq_xl_gnt, rq_xl_rsp;
   logic [31:0]           rq_xl_token, rq_xl_len;
   logic [63:0]           rq_xl_va;
-  logic [15:0]           rq_xl_pd;
+  logic [15:0]           rq_xl_pd, rq_xl_access;
+  logic                  rctx_req, rctx_avail, rdone;
+  logic [7:0]            rctx_qpn, rdone_qpn;
+  nic_roce_pkg::read_ctx_t rctx;
+  logic                  rs_pl_valid, rs_pl_ready, rq_pl_ready;
+  logic [DataWidth-1:0]  rs_pl_data;
+  logic [NB-1:0]         rs_pl_nbytes;
   logic                  rq_pkt_valid, rq_pkt_ready;
   nic_roce_pkg::tx_pkt_t rq_pkt;
   logic                  pl_valid, pl_ready;
@@ -117,7 +128,8 @@ module nic_transport #(
 
   nic_requester #(
     .DataWidth(DataWidth),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .MaxReads (MaxReads)
   ) u_requester (
     .clk_i         (clk_i),
     .rst_i         (rst_i),
@@ -140,6 +152,7 @@ module nic_transport #(
     .xl_va_o       (rq_xl_va),
     .xl_len_o      (rq_xl_len),
     .xl_pd_o       (rq_xl_pd),
+    .xl_access_o   (rq_xl_access),
     .xl_rsp_valid_i(rq_xl_rsp),
     .xl_status_i   (xl_status_i),
     .xl_pfn_i      (xl_pfn_i),
@@ -159,11 +172,17 @@ module nic_transport #(
     .pl_valid_o    (pl_valid),
     .pl_data_o     (pl_data),
     .pl_nbytes_o   (pl_nbytes),
-    .pl_ready_i    (pl_ready),
+    .pl_ready_i    (rq_pl_ready),
     .ack_valid_i   (ack_valid),
     .ack_qpn_i     (ack_qpn),
     .ack_psn_i     (ack_psn),
     .ack_syndrome_i(ack_syndrome),
+    .rctx_req_i    (rctx_req),
+    .rctx_qpn_i    (rctx_qpn),
+    .rctx_avail_o  (rctx_avail),
+    .rctx_o        (rctx),
+    .rdone_i       (rdone),
+    .rdone_qpn_i   (rdone_qpn),
     .cpl_valid_o   (rq_cpl_valid),
     .cpl_cqn_o     (rq_cpl_cqn),
     .cpl_cqe_o     (rq_cpl_cqe),
@@ -234,6 +253,12 @@ module nic_transport #(
     .r_data_i      (r_data_i),
     .r_resp_i      (r_resp_i),
     .r_last_i      (r_last_i),
+    .rctx_req_o    (rctx_req),
+    .rctx_qpn_o    (rctx_qpn),
+    .rctx_avail_i  (rctx_avail),
+    .rctx_i        (rctx),
+    .rdone_o       (rdone),
+    .rdone_qpn_o   (rdone_qpn),
     .wr_req_valid_o(wr_req_valid_o),
     .wr_req_addr_o (wr_req_addr_o),
     .wr_req_len_o  (wr_req_len_o),
@@ -245,6 +270,10 @@ module nic_transport #(
     .tx_valid_o    (rs_tx_valid),
     .tx_pkt_o      (rs_tx_pkt),
     .tx_ready_i    (rs_tx_ready),
+    .tx_pl_valid_o (rs_pl_valid),
+    .tx_pl_data_o  (rs_pl_data),
+    .tx_pl_nbytes_o(rs_pl_nbytes),
+    .tx_pl_ready_i (rs_pl_ready),
     .cpl_valid_o   (rs_cpl_valid),
     .cpl_cqn_o     (rs_cpl_cqn),
     .cpl_cqe_o     (rs_cpl_cqe),
@@ -262,7 +291,7 @@ module nic_transport #(
   assign xl_va_o     = rs_xl_req ? rs_xl_va : rq_xl_va;
   assign xl_len_o    = rs_xl_req ? rs_xl_len : rq_xl_len;
   assign xl_pd_o     = rs_xl_req ? rs_xl_pd : rq_xl_pd;
-  assign xl_access_o = rs_xl_req ? rs_xl_access : 16'd0;     // the requester reads: no right needed
+  assign xl_access_o = rs_xl_req ? rs_xl_access : rq_xl_access;
   assign rq_xl_rsp   = xl_valid_i && xl_live_q[1] && xl_owner_q[1];
   assign rs_xl_rsp   = xl_valid_i && xl_live_q[1] && !xl_owner_q[1];
 
@@ -276,14 +305,31 @@ module nic_transport #(
     end
   end
 
-  // ---- TX: packet descriptors, the responder's first; payload only from the requester -------
+  // ---- TX: packet descriptors, the responder's first; the payload from the owner of the last ----
   logic                  tx_pkt_valid, tx_pkt_ready;
   nic_roce_pkg::tx_pkt_t tx_pkt;
+  logic                  pl_rs_q;         // the packet being sent is the responder's
 
   assign tx_pkt_valid = rs_tx_valid || rq_pkt_valid;
   assign tx_pkt       = rs_tx_valid ? rs_tx_pkt : rq_pkt;
   assign rs_tx_ready  = tx_pkt_ready;
   assign rq_pkt_ready = tx_pkt_ready && !rs_tx_valid;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pl_rs_q <= 1'b0;
+    end else if (tx_pkt_valid && tx_pkt_ready) begin
+      pl_rs_q <= rs_tx_valid;
+    end
+  end
+  logic                  tx_pl_valid;
+  logic [DataWidth-1:0]  tx_pl_data;
+  logic [NB-1:0]         tx_pl_nbytes;
+  assign tx_pl_valid  = pl_rs_q ? rs_pl_valid : pl_valid;
+  assign tx_pl_data   = pl_rs_q ? rs_pl_data : pl_data;
+  assign tx_pl_nbytes = pl_rs_q ? rs_pl_nbytes : pl_nbytes;
+  assign rs_pl_ready  = pl_ready && pl_rs_q;
+  assign rq_pl_ready  = pl_ready && !pl_rs_q;
 
   nic_roce_tx #(
     .DataWidth(DataWidth)
@@ -295,9 +341,9 @@ module nic_transport #(
     .pkt_valid_i(tx_pkt_valid),
     .pkt_i      (tx_pkt),
     .pkt_ready_o(tx_pkt_ready),
-    .pl_valid_i (pl_valid),
-    .pl_data_i  (pl_data),
-    .pl_nbytes_i(pl_nbytes),
+    .pl_valid_i (tx_pl_valid),
+    .pl_data_i  (tx_pl_data),
+    .pl_nbytes_i(tx_pl_nbytes),
     .pl_ready_o (pl_ready),
     .tx_tdata_o (tx_tdata_o),
     .tx_tkeep_o (tx_tkeep_o),

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RoCEv2 transport between two simulated hosts (docs/transport.md): Send / Receive and Write
- * across the ideal switch, data checked byte for byte, completions on both sides, the ACK /
- * NAK rules, and the deferral rules for transport requests.
+ * The RoCEv2 transport between two simulated hosts (docs/transport.md): Send / Receive, Write and
+ * Read across the ideal switch, data checked byte for byte, completions on both sides, the ACK /
+ * NAK rules, the Read limits and fence, and the deferral rules for transport requests.
  */
 #include <unistd.h>
 
 #include "cosim.h"
+#include "ndk_internal.h"
+#include "nicsim.h"
 #include "pcap_check.h"
 
 #define CTX(n)	  ((void *)(uintptr_t)(0x3000 + (n)))
@@ -54,7 +56,9 @@ static void side_open(struct pair *p, unsigned nic, struct side *s, struct ndk_a
 	s->priv = ndk_get_privileged_token(s->pd);
 }
 
-static void pair_open_cfg(struct pair *p, const struct ndk_sim_config *c)
+/* Connect with the read limits (inbound, outbound) of each side; ~0u: the adapter's largest. */
+static void pair_open_limits(struct pair *p, const struct ndk_sim_config *c, uint32_t ird,
+			     uint32_t ord)
 {
 	unsigned nics = c->nics;
 	memset(p, 0, sizeof(*p));
@@ -64,8 +68,19 @@ static void pair_open_cfg(struct pair *p, const struct ndk_sim_config *c)
 	struct ndk_qp_address a0, a1;
 	cr_assert_eq(ndk_get_qp_address(p->s[0].qp, &a0), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_get_qp_address(p->s[1].qp, &a1), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_connect_qp(p->s[0].qp, &a1, 0, 0), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_connect_qp(p->s[1].qp, &a0, 0, 0), NDK_STATUS_SUCCESS);
+	struct ndk_adapter_info info;
+	cr_assert_eq(ndk_query_adapter_info(p->s[0].ad, &info), NDK_STATUS_SUCCESS);
+	if (ird == ~0u)
+		ird = info.max_inbound_read_limit;
+	if (ord == ~0u)
+		ord = info.max_outbound_read_limit;
+	cr_assert_eq(ndk_connect_qp(p->s[0].qp, &a1, ird, ord), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp(p->s[1].qp, &a0, ird, ord), NDK_STATUS_SUCCESS);
+}
+
+static void pair_open_cfg(struct pair *p, const struct ndk_sim_config *c)
+{
+	pair_open_limits(p, c, ~0u, ~0u);
 }
 
 static void pair_open(struct pair *p, unsigned nics)
@@ -334,9 +349,62 @@ Test(transport, deferred_send_chain_rings_once)
 	pair_close(&p);
 }
 
-/* The capture of a real exchange (multi-packet Send, Write, their ACKs) decodes cleanly: tshark
- * sees RoCEv2 (UDP 4791) with the right BTH opcodes and nothing malformed, and the reference
- * checker (tests/roce_ref) accepts every ICRC and every field choice of docs/transport.md. */
+static struct world world_of(struct pair *p, struct side *s)
+{
+	struct world w = { .sim = p->sim, .ad = s->ad, .pd = s->pd, .cq = s->cq, .qp = s->qp };
+	return w;
+}
+
+/* A fast-registered MR of `s` over npages fresh pages with the access `flags`. */
+static void region_on(struct pair *p, struct side *s, struct region *r, uint32_t npages,
+		      uint32_t flags, int ctx)
+{
+	struct world w = world_of(p, s);
+	region_make(&w, r, npages,
+		    (flags & NDK_OP_FLAG_ALLOW_REMOTE_READ) ||
+			    (flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) ==
+				    NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	expect_status(&w, region_register(&w, r, CTX(ctx), flags), NDK_STATUS_SUCCESS);
+	expect_cpl(p, s, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(ctx), 0);
+}
+
+static void region_off(struct pair *p, struct side *s, struct region *r)
+{
+	struct world w = world_of(p, s);
+	region_free(&w, r);
+}
+
+static void expect_quiet(struct pair *p, struct side *s, uint64_t cycles)
+{
+	struct ndk_result_ex r;
+	uint64_t end = ndk_sim_cycle(p->sim) + cycles;
+	while (ndk_sim_cycle(p->sim) < end) {
+		cr_assert_eq(ndk_get_cq_results_ex(s->cq, &r, 1), 0,
+			     "cycle %" PRIu64 ": unexpected completion %p, %s",
+			     ndk_sim_cycle(p->sim), r.request_context, ndk_status_name(r.status));
+		ndk_sim_step(p->sim, 100);
+	}
+}
+
+static uint64_t frames_sent(struct pair *p, unsigned nic)
+{
+	struct ndk_sim_stats s;
+	ndk_sim_get_stats(p->sim, nic, &s);
+	return s.frames_sent;
+}
+
+/* the BTH opcode of a captured RoCEv2 frame (Ethernet 14 + IPv4 20 + UDP 8 bytes before it) */
+#define BTH_AT 42
+static int frame_opcode(const uint8_t *f, size_t len)
+{
+	return len > BTH_AT ? f[BTH_AT] : -1;
+}
+
+/* The capture of a real exchange (a multi-packet Send and its ACK, a three-response Read and a
+ * one-response Read) decodes cleanly: tshark sees RoCEv2 (UDP 4791) with the right BTH opcodes
+ * (READ_REQUEST 0x0C, READ_RESPONSE 0x0D..0x10 with their RETH / AETH) and nothing malformed, and
+ * the reference checker (tests/roce_ref) accepts every ICRC and every field choice of
+ * docs/transport.md. */
 Test(transport, capture_decodes_cleanly_with_the_right_opcodes)
 {
 	char path[] = "/tmp/ndknic-transport-XXXXXX.pcap";
@@ -357,6 +425,22 @@ Test(transport, capture_decodes_cleanly_with_the_right_opcodes)
 	expect_status(&wa, ndk_send(a->qp, CTX(2), &ss, 1, 0), NDK_STATUS_SUCCESS);
 	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 2500);
 	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	struct region r;
+	region_on(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	fill(r.buf.va, 2500, 8);
+	struct ndk_sge rs = sge_of(a, 8192, 2500), rs1 = sge_of(a, 16384, 10);
+	uint32_t rkey = ndk_get_remote_token_from_mr(r.mr);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(3), &rs, 1, (uint64_t)(uintptr_t)r.buf.va, rkey,
+			       NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(4), &rs1, 1, (uint64_t)(uintptr_t)r.buf.va + 7, rkey, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(3), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(4), 0);
+	cr_expect(memcmp((uint8_t *)a->buf.va + 8192, r.buf.va, 2500) == 0);
+	region_off(&p, b, &r);
 	pair_close(&p);
 
 	struct roce_pcap_check chk;
@@ -365,11 +449,16 @@ Test(transport, capture_decodes_cleanly_with_the_right_opcodes)
 	for (size_t i = 0; i < chk.frames; i++)
 		if (chk.frame[i].opcode >= 0 && chk.frame[i].opcode < 256)
 			seen[chk.frame[i].opcode]++;
-	cr_expect_eq(chk.frames, 4, "3 Send packets and one ACK");
+	cr_expect_eq(chk.frames, 10, "3 Send packets, one ACK, 2 Read requests, 4 responses");
 	cr_expect_eq(seen[0x00], 1, "SEND_FIRST");
 	cr_expect_eq(seen[0x01], 1, "SEND_MIDDLE");
 	cr_expect_eq(seen[0x02], 1, "SEND_LAST");
 	cr_expect_eq(seen[0x11], 1, "ACKNOWLEDGE");
+	cr_expect_eq(seen[0x0C], 2, "RDMA_READ_REQUEST");
+	cr_expect_eq(seen[0x0D], 1, "RDMA_READ_RESPONSE_FIRST");
+	cr_expect_eq(seen[0x0E], 1, "RDMA_READ_RESPONSE_MIDDLE");
+	cr_expect_eq(seen[0x0F], 1, "RDMA_READ_RESPONSE_LAST");
+	cr_expect_eq(seen[0x10], 1, "RDMA_READ_RESPONSE_ONLY");
 	roce_pcap_check_free(&chk);
 	unlink(path);
 }
@@ -422,4 +511,472 @@ Test(transport, a_path_mtu_that_is_not_a_power_of_two_in_256_to_4096_is_refused)
 		cr_expect_eq(ndk_sim_create(&c, &sim), NDK_STATUS_INVALID_PARAMETER, "path_mtu %u",
 			     bad[i]);
 	}
+}
+
+/* ---- RDMA Read ---------------------------------------------------------------------------------- */
+
+/*
+ * A reads `len` bytes at remote_off of an MR of B (remote read) into nsge SGEs of its own buffer
+ * that start at local_off, 3 bytes apart (unaligned, with gaps that must stay untouched). Checks
+ * the bytes, the completion (READ, nothing at B), the frames (one request, ceil(len / MTU)
+ * responses, at least one) and returns the cycles from the post to the completion.
+ */
+static uint64_t read_case(unsigned nics, uint32_t mtu, uint32_t len, uint32_t nsge,
+			  size_t local_off, size_t remote_off)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = nics;
+	if (mtu)
+		c.path_mtu = mtu;
+	mtu = c.path_mtu;
+	struct pair p;
+	pair_open_cfg(&p, &c);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 4, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	uint8_t *src = (uint8_t *)r.buf.va + remote_off;
+	fill(src, len, len + 11);
+	memset(a->buf.va, 0xEE, BUF_BYTES);
+
+	struct ndk_sge sg[2];
+	uint32_t part = nsge ? len / nsge : 0, used = 0;
+	size_t at = local_off;
+	for (uint32_t i = 0; i < nsge; i++) {
+		uint32_t l = i + 1 == nsge ? len - used : part;
+		sg[i] = sge_of(a, at, l);
+		used += l;
+		at += l + 3;
+	}
+	uint64_t fa = frames_sent(&p, 0), fb = frames_sent(&p, 1);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), sg, nsge, (uint64_t)(uintptr_t)src,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(2), 0);
+	uint64_t cycles = ndk_sim_cycle(p.sim) - t0;
+
+	const uint8_t *buf = a->buf.va;
+	used = 0;
+	for (uint32_t i = 0; i < nsge; i++) {
+		const uint8_t *d = buf + (sg[i].address - a->buf.logical);
+		cr_expect(memcmp(d, src + used, sg[i].length) == 0, "SGE %u: the bytes differ", i);
+		cr_expect_eq(d[sg[i].length], 0xEE, "SGE %u: the byte after it was written", i);
+		used += sg[i].length;
+	}
+	if (local_off)
+		cr_expect_eq(buf[local_off - 1], 0xEE, "the byte before the sink was written");
+	uint32_t responses = len ? (len + mtu - 1) / mtu : 1;
+	if (nics > 1) {
+		cr_expect_eq(frames_sent(&p, 0) - fa, 1, "A sends one READ_REQUEST");
+		cr_expect_eq(frames_sent(&p, 1) - fb, responses, "B sends %u responses at MTU %u",
+			     responses, mtu);
+	} else {
+		cr_expect_eq(frames_sent(&p, 0) - fa, 1 + responses,
+			     "one READ_REQUEST and %u responses at MTU %u on the one NIC",
+			     responses, mtu);
+	}
+	expect_quiet(&p, b, 2000);
+	cr_log_info("read %u B at MTU %u: %" PRIu64 " cycles from post to completion", len, mtu,
+		    cycles);
+	region_off(&p, b, &r);
+	pair_close(&p);
+	return cycles;
+}
+
+/* NDK says nothing against a zero-length Read (no SGE, or SGEs of length 0): it completes
+ * SUCCESS after one READ_RESPONSE_ONLY without payload; like a zero-length Write it names no
+ * memory, so no token is checked (docs/transport.md). */
+Test(transport, read_of_zero_bytes_completes_after_one_empty_response)
+{
+	read_case(2, 0, 0, 0, 0, 0);
+}
+
+Test(transport, read_of_one_byte)
+{
+	read_case(2, 0, 1, 1, 5, 7);
+}
+
+Test(transport, read_of_one_packet_between_two_hosts)
+{
+	read_case(2, 0, 100, 1, 0, 0);
+}
+
+Test(transport, read_looped_back_on_one_nic)
+{
+	read_case(1, 0, 300, 2, 8, 16);
+}
+
+Test(transport, read_of_several_packets_with_unaligned_sges_at_mtu_256)
+{
+	read_case(2, 256, 5000, 2, 3, 1001);
+}
+
+Test(transport, read_of_several_packets_with_unaligned_sges_at_mtu_4096)
+{
+	read_case(2, 4096, 9000, 2, 5, 1001);
+}
+
+/* The latency of a 4 KiB Read (one response at MTU 4096), post to completion, for the report */
+Test(transport, read_of_4_kib_in_one_response)
+{
+	uint64_t cycles = read_case(2, 4096, 4096, 1, 0, 0);
+	cr_log_info("4 KiB Read: %" PRIu64 " cycles", cycles);
+	cr_expect_lt(cycles, 20000, "a 4 KiB Read took %" PRIu64 " cycles", cycles);
+}
+
+/* A Read after a Write on the same QP sees the written bytes (RC: the responder serves them in
+ * order). */
+Test(transport, read_after_write_on_the_same_qp_sees_the_written_data)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 2,
+		  NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+			  NDK_OP_FLAG_ALLOW_LOCAL_WRITE,
+		  9);
+	memset(r.buf.va, 0, 2 * NDK_PAGE_SIZE);
+	const uint32_t len = 3000;
+	uint8_t *src = a->buf.va;
+	fill(src, len, 21);
+	memset((uint8_t *)a->buf.va + 16384, 0xEE, len);
+	uint64_t va = (uint64_t)(uintptr_t)r.buf.va + 333;
+	uint32_t rkey = ndk_get_remote_token_from_mr(r.mr);
+	struct ndk_sge ws = sge_of(a, 0, len), rs = sge_of(a, 16384, len);
+	expect_status(&wa, ndk_write(a->qp, CTX(3), &ws, 1, va, rkey, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_read(a->qp, CTX(4), &rs, 1, va, rkey, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(3), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(4), 0);
+	cr_expect(memcmp((uint8_t *)a->buf.va + 16384, src, len) == 0,
+		  "the Read does not return the bytes the Write wrote");
+	region_off(&p, b, &r);
+	pair_close(&p);
+}
+
+/* What A's frames show about a Read followed by a Send: the cycle the Send's first packet left,
+ * whether the Read's data was in A's memory then, and when the last response arrived. */
+struct fence_watch {
+	const uint8_t *sink, *want;
+	size_t len;
+	bool send_seen, data_there;
+	uint64_t send_cycle, last_response_cycle;
+};
+
+static void on_fence_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64_t cycle,
+			   const uint8_t *f, size_t len)
+{
+	struct fence_watch *w = ctx;
+	int op = frame_opcode(f, len);
+	if (nic != 0)
+		return;
+	if (ev == NICSIM_FRAME_RECEIVED && (op == 0x0F || op == 0x10))
+		w->last_response_cycle = cycle;
+	if (ev == NICSIM_FRAME_SENT && !w->send_seen && (op == 0x00 || op == 0x04)) {
+		w->send_seen = true;
+		w->send_cycle = cycle;
+		w->data_there = memcmp(w->sink, w->want, w->len) == 0;
+	}
+}
+
+/* READ_FENCE: a Send posted after a Read (same doorbell) with READ_FENCE leaves A only once the
+ * Read's responses are placed in A's memory; without the flag it leaves before (the check can
+ * tell the two apart). */
+Test(transport, read_fence_holds_a_send_until_the_read_is_placed)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 2, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	const uint32_t len = 4096;
+	fill(r.buf.va, len, 5);
+	struct fence_watch fw = { .sink = (uint8_t *)a->buf.va + 8192,
+				  .want = r.buf.va,
+				  .len = len };
+	nicsim_set_frame_handler(p.sim->world, on_fence_frame, &fw);
+	struct ndk_sge rs = sge_of(a, 8192, len), ss = sge_of(a, 0, 16), rcv = sge_of(b, 0, 64);
+	const uint32_t fences[2] = { 0, NDK_OP_FLAG_READ_FENCE };
+	for (int round = 0; round < 2; round++) {
+		memset((uint8_t *)a->buf.va + 8192, 0xEE, len);
+		fw.send_seen = false;
+		fw.last_response_cycle = 0;
+		expect_status(&wa, ndk_receive(b->qp, CTX(10 + round), &rcv, 1),
+			      NDK_STATUS_SUCCESS);
+		expect_status(&wa,
+			      ndk_read(a->qp, CTX(20 + round), &rs, 1,
+				       (uint64_t)(uintptr_t)r.buf.va,
+				       ndk_get_remote_token_from_mr(r.mr), NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
+		expect_status(&wa, ndk_send(a->qp, CTX(30 + round), &ss, 1, fences[round]),
+			      NDK_STATUS_SUCCESS);
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(20 + round), 0);
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(30 + round), 0);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(10 + round), 16);
+		cr_assert(fw.send_seen, "round %d: no Send frame seen", round);
+		if (fences[round]) {
+			cr_expect(fw.data_there,
+				  "READ_FENCE: the Send left A at cycle %" PRIu64
+				  " before the Read's data was in memory",
+				  fw.send_cycle);
+			cr_expect_gt(fw.send_cycle, fw.last_response_cycle,
+				     "READ_FENCE: the Send left at cycle %" PRIu64
+				     ", the last response arrived at %" PRIu64,
+				     fw.send_cycle, fw.last_response_cycle);
+			cr_log_info("READ_FENCE: last response in at cycle %" PRIu64
+				    ", the Send out at %" PRIu64,
+				    fw.last_response_cycle, fw.send_cycle);
+		} else {
+			cr_expect(!fw.data_there,
+				  "without READ_FENCE the Send should leave before the Read's data "
+				  "is back (else this test cannot tell)");
+		}
+		cr_expect(memcmp((uint8_t *)a->buf.va + 8192, r.buf.va, len) == 0, "round %d",
+			  round);
+	}
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	region_off(&p, b, &r);
+	pair_close(&p);
+}
+
+/* Read requests A has on the wire: sent, and their last response not yet back */
+struct ord_watch {
+	int out, max, requests;
+};
+
+static void on_ord_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64_t cycle,
+			 const uint8_t *f, size_t len)
+{
+	struct ord_watch *w = ctx;
+	int op = frame_opcode(f, len);
+	(void)cycle;
+	if (nic != 0)
+		return;
+	if (ev == NICSIM_FRAME_SENT && op == 0x0C) {
+		w->requests++;
+		if (++w->out > w->max)
+			w->max = w->out;
+	}
+	if (ev == NICSIM_FRAME_RECEIVED && (op == 0x0F || op == 0x10))
+		w->out--;
+}
+
+/* ORD: with outbound_read_limit 2, six Reads posted at once all complete, in order, and A never
+ * has more than 2 Read requests outstanding on the wire (the later ones wait, they do not fail). */
+Test(transport, reads_beyond_the_outbound_limit_wait_and_all_complete_in_order)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	struct pair p;
+	pair_open_limits(&p, &c, 2, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 4, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	const int n = 6;
+	const uint32_t len = 2000;
+	fill(r.buf.va, 4 * NDK_PAGE_SIZE, 99);
+	memset(a->buf.va, 0xEE, BUF_BYTES);
+	struct ord_watch ow = { 0 };
+	nicsim_set_frame_handler(p.sim->world, on_ord_frame, &ow);
+	for (int i = 0; i < n; i++) {
+		struct ndk_sge rs = sge_of(a, 2048 * i, len);
+		expect_status(&wa,
+			      ndk_read(a->qp, CTX(40 + i), &rs, 1,
+				       (uint64_t)(uintptr_t)r.buf.va + 1000 * i,
+				       ndk_get_remote_token_from_mr(r.mr),
+				       i + 1 < n ? NDK_OP_FLAG_DEFER : 0),
+			      NDK_STATUS_SUCCESS);
+	}
+	for (int i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(40 + i), 0);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	cr_expect_eq(ow.requests, n, "READ_REQUEST frames");
+	cr_expect_eq(ow.max, 2, "most Read requests outstanding on the wire (ORD 2)");
+	for (int i = 0; i < n; i++)
+		cr_expect(memcmp((uint8_t *)a->buf.va + 2048 * i, (uint8_t *)r.buf.va + 1000 * i,
+				 len) == 0,
+			  "Read %d", i);
+	region_off(&p, b, &r);
+	pair_close(&p);
+}
+
+/* DEFER on Reads: one doorbell for the chain, every Read done in order. */
+Test(transport, deferred_read_chain_rings_once)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	fill(r.buf.va, NDK_PAGE_SIZE, 17);
+	const int n = 8;
+	struct ndk_sim_stats s0, s1;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	for (int i = 0; i < n; i++) {
+		struct ndk_sge rs = sge_of(a, 256 * i, 64);
+		expect_status(&wa,
+			      ndk_read(a->qp, CTX(200 + i), &rs, 1,
+				       (uint64_t)(uintptr_t)r.buf.va + 64 * i,
+				       ndk_get_remote_token_from_mr(r.mr),
+				       i + 1 < n ? NDK_OP_FLAG_DEFER : 0),
+			      NDK_STATUS_SUCCESS);
+	}
+	for (int i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(200 + i), 0);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 1, "doorbells for a chain of %d", n);
+	for (int i = 0; i < n; i++)
+		cr_expect(memcmp((uint8_t *)a->buf.va + 256 * i, (uint8_t *)r.buf.va + 64 * i,
+				 64) == 0,
+			  "Read %d", i);
+	region_off(&p, b, &r);
+	pair_close(&p);
+}
+
+/* A second connected QP pair on the same adapters */
+static void side_close(struct side *s)
+{
+	ndk_close_qp(s->qp);
+	ndk_close_cq(s->cq);
+	ndk_free_buffer(s->ad, &s->buf);
+	ndk_close_pd(s->pd);
+}
+
+static void other_pair_open(struct pair *p, struct side x[2])
+{
+	side_open(p, 0, &x[0], p->s[0].ad);
+	side_open(p, 1, &x[1], p->s[1].ad);
+	struct ndk_qp_address a0, a1;
+	cr_assert_eq(ndk_get_qp_address(x[0].qp, &a0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_get_qp_address(x[1].qp, &a1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp(x[0].qp, &a1, 1, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp(x[1].qp, &a0, 1, 1), NDK_STATUS_SUCCESS);
+}
+
+/*
+ * A Read the responder refuses (bad R_Key, range or right): the Read completes with `status` at
+ * A, A's later Send CANCELLED, B's QP is in error too (its posted receive CANCELLED), and another
+ * QP pair on the same NICs still does a Read and a Send.
+ */
+static void refused_read_case(uint32_t flags, uint32_t npages, uint64_t offset, uint32_t len,
+			      bool bad_token, ndk_status status)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct side x[2];
+	other_pair_open(&p, x);
+	struct region r;
+	region_on(&p, b, &r, npages, flags, 9);
+	struct ndk_sge rcv = sge_of(b, 0, 64), rs = sge_of(a, 0, len), ss = sge_of(a, 0, 8);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	uint32_t rkey = ndk_get_remote_token_from_mr(r.mr);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &rs, 1, (uint64_t)(uintptr_t)r.buf.va + offset,
+			       bad_token ? rkey ^ 0x01 : rkey, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(a->qp, CTX(3), &ss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, status, NDK_OP_READ, CTX(2), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(3), 0);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(1), 0);
+
+	/* the other pair: a Read from B's side and a Send both work */
+	struct region r2;
+	region_on(&p, &x[1], &r2, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 19);
+	fill(r2.buf.va, 256, 3);
+	struct ndk_sge xrs = sge_of(&x[0], 0, 256), xss = sge_of(&x[0], 0, 32),
+		       xrcv = sge_of(&x[1], 0, 64);
+	expect_status(&wa, ndk_receive(x[1].qp, CTX(4), &xrcv, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(x[0].qp, CTX(5), &xrs, 1, (uint64_t)(uintptr_t)r2.buf.va,
+			       ndk_get_remote_token_from_mr(r2.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(x[0].qp, CTX(6), &xss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, &x[0], NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(5), 0);
+	expect_cpl(&p, &x[0], NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(6), 0);
+	expect_cpl(&p, &x[1], NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(4), 32);
+	cr_expect(memcmp(x[0].buf.va, r2.buf.va, 256) == 0, "the other pair's Read");
+	region_off(&p, &x[1], &r2);
+	region_off(&p, b, &r);
+	side_close(&x[0]);
+	side_close(&x[1]);
+	pair_close(&p);
+}
+
+Test(transport, read_with_a_bad_remote_token_fails_both_qps_and_spares_the_others)
+{
+	refused_read_case(NDK_OP_FLAG_ALLOW_REMOTE_READ, 1, 0, 100, true,
+			  NDK_STATUS_ACCESS_VIOLATION);
+}
+
+Test(transport, read_beyond_the_remote_region_fails_both_qps)
+{
+	refused_read_case(NDK_OP_FLAG_ALLOW_REMOTE_READ, 1, NDK_PAGE_SIZE - 50, 100, false,
+			  NDK_STATUS_ACCESS_VIOLATION);
+}
+
+Test(transport, read_from_a_region_without_remote_read_fails_both_qps)
+{
+	refused_read_case(NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_LOCAL_WRITE, 1, 0, 100,
+			  false, NDK_STATUS_ACCESS_VIOLATION);
+}
+
+/* A Read into a local MR registered without local write fails at A's checks, before anything is
+ * sent: ACCESS_VIOLATION, A's QP in error, B untouched. */
+Test(transport, read_into_a_local_region_without_local_write_fails_and_sends_nothing)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region rb, ra;
+	region_on(&p, b, &rb, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	region_on(&p, a, &ra, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 10);
+	uint64_t fa = frames_sent(&p, 0);
+	struct ndk_sge rs = { .address = (uint64_t)(uintptr_t)ra.buf.va,
+			      .length = 100,
+			      .token = ndk_get_local_token_from_mr(ra.mr) };
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &rs, 1, (uint64_t)(uintptr_t)rb.buf.va,
+			       ndk_get_remote_token_from_mr(rb.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_READ, CTX(2), 0);
+	cr_expect_eq(frames_sent(&p, 0) - fa, 0, "A sent a frame for a Read it refused");
+	expect_quiet(&p, b, 3000);
+	region_off(&p, a, &ra);
+	region_off(&p, b, &rb);
+	pair_close(&p);
+}
+
+/* A responder connected with inbound_read_limit 0 takes no Read: a Read from a peer that goes
+ * beyond it is refused with NAK invalid request (REMOTE_ERROR at the requester). */
+Test(transport, a_read_beyond_the_responders_inbound_limit_is_refused)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	struct pair p;
+	pair_open_limits(&p, &c, 0, 1);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	struct ndk_sge rs = sge_of(a, 0, 64);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &rs, 1, (uint64_t)(uintptr_t)r.buf.va,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_READ, CTX(2), 0);
+	region_off(&p, b, &r);
+	pair_close(&p);
 }
