@@ -460,6 +460,8 @@ ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct nd
  * INLINE, DEFER), Write (SILENT_SUCCESS, READ_FENCE, INLINE, DEFER), Read (SILENT_SUCCESS,
  * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE (ignored: not supported by the adapter), DEFER), on a
  * connected QP. The message length is the sum of the SGE lengths (Read: of the sink SGEs).
+ * A zero-length message is allowed (a Read of 0 bytes completes after one empty response; its
+ * remote token is not checked, as it names no memory).
  * A SendAndInvalidate asks the peer to invalidate remote_token when its receive completes; its
  * own completion has type NDK_OP_SEND.
  * INLINE: the SGEs' bytes (address = a CPU virtual address; tokens are ignored) are copied into
