@@ -980,3 +980,54 @@ Test(transport, a_read_beyond_the_responders_inbound_limit_is_refused)
 	region_off(&p, b, &r);
 	pair_close(&p);
 }
+
+/* B's read responses seen leaving its port */
+struct response_watch {
+	int responses;
+};
+
+static void on_response_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64_t cycle,
+			      const uint8_t *f, size_t len)
+{
+	struct response_watch *w = ctx;
+	int op = frame_opcode(f, len);
+	(void)cycle;
+	if (nic == 1 && ev == NICSIM_FRAME_SENT && op >= 0x0D && op <= 0x10)
+		w->responses++;
+}
+
+/* B invalidates its MR while it is sending a 64 KiB Read's responses: the response on the wire is
+ * finished with zeros, a NAK remote access error follows, the Read completes ACCESS_VIOLATION at
+ * A and B's QP goes to error (its posted receive CANCELLED). */
+Test(transport, a_read_whose_region_is_invalidated_midway_fails_with_access_violation)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region r;
+	region_on(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	fill(r.buf.va, 16 * NDK_PAGE_SIZE, 4);
+	struct ndk_sge rcv = sge_of(b, 0, 64), rs = sge_of(a, 0, BUF_BYTES);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct response_watch rw = { 0 };
+	nicsim_set_frame_handler(p.sim->world, on_response_frame, &rw);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &rs, 1, (uint64_t)(uintptr_t)r.buf.va,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	uint64_t deadline = ndk_sim_cycle(p.sim) + 100000;
+	while (rw.responses == 0) {
+		cr_assert_lt(ndk_sim_cycle(p.sim), deadline, "no response from B");
+		ndk_sim_step(p.sim, 1);
+	}
+	expect_status(&wa, ndk_invalidate_mr(b->qp, CTX(3), r.mr, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(3), 0);
+	expect_cpl(&p, a, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_READ, CTX(2), 0);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(1), 0);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	cr_expect_lt(rw.responses, BUF_BYTES / 1024, "B stopped sending responses");
+	cr_log_info("invalidated after %d of %d responses", rw.responses, BUF_BYTES / 1024);
+	region_off(&p, b, &r);
+	pair_close(&p);
+}
