@@ -5,7 +5,7 @@
 //   nic_local_exec ─transport WQEs─▶ nic_requester ─packets─┐
 //                                      ▲ ACK / NAK           ├─▶ nic_roce_tx ─▶ m_axis_tx
 //                                      │                     │   (descriptor arbiter:
-//   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    responder first)
+//   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    alternating)
 //
 // The requester and the responder share the MR table's translation port (this module's xl_*: an
 // arbiter, responder first, routes each answer back to its asker two cycles later), have one
@@ -305,21 +305,25 @@ module nic_transport #(
     end
   end
 
-  // ---- TX: packet descriptors, the responder's first; the payload from the owner of the last ----
+  // ---- TX: packet descriptors, alternating when both wait; the payload from the owner of the
+  // packet last taken. Alternation, not a fixed priority: a Read's responses (up to 2^31 bytes)
+  // must not stall this side's own requests for their whole length, nor the reverse.
   logic                  tx_pkt_valid, tx_pkt_ready;
   nic_roce_pkg::tx_pkt_t tx_pkt;
-  logic                  pl_rs_q;         // the packet being sent is the responder's
+  logic                  pl_rs_q;         // the packet being sent (last taken) is the responder's
+  logic                  grant_rs;
 
+  assign grant_rs     = rs_tx_valid && (!rq_pkt_valid || !pl_rs_q);
   assign tx_pkt_valid = rs_tx_valid || rq_pkt_valid;
-  assign tx_pkt       = rs_tx_valid ? rs_tx_pkt : rq_pkt;
-  assign rs_tx_ready  = tx_pkt_ready;
-  assign rq_pkt_ready = tx_pkt_ready && !rs_tx_valid;
+  assign tx_pkt       = grant_rs ? rs_tx_pkt : rq_pkt;
+  assign rs_tx_ready  = tx_pkt_ready && grant_rs;
+  assign rq_pkt_ready = tx_pkt_ready && !grant_rs;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       pl_rs_q <= 1'b0;
     end else if (tx_pkt_valid && tx_pkt_ready) begin
-      pl_rs_q <= rs_tx_valid;
+      pl_rs_q <= grant_rs;
     end
   end
   logic                  tx_pl_valid;

@@ -1031,3 +1031,82 @@ Test(transport, a_read_whose_region_is_invalidated_midway_fails_with_access_viol
 	region_off(&p, b, &r);
 	pair_close(&p);
 }
+
+/* Whether A received a Send packet while the responses of its Read were half in */
+struct interleave_watch {
+	bool in_read, interleaved;
+};
+
+static void on_interleave_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64_t cycle,
+				const uint8_t *f, size_t len)
+{
+	struct interleave_watch *w = ctx;
+	int op = frame_opcode(f, len);
+	(void)cycle;
+	if (nic != 0 || ev != NICSIM_FRAME_RECEIVED)
+		return;
+	if (op == 0x0D)
+		w->in_read = true;
+	else if (op == 0x0F)
+		w->in_read = false;
+	else if (op >= 0x00 && op <= 0x04 && w->in_read)
+		w->interleaved = true;
+}
+
+/* On one QP pair at once: A reads 20000 bytes from B, B reads 20000 bytes from A and B sends a
+ * 5000-byte message to A. A's responder receives B's Send packets between the responses of its
+ * own Read (each has its own placement state), both responders serve a Read while their
+ * requesters send; every byte arrives where it should. */
+Test(transport, reads_both_ways_and_a_send_interleave_on_one_qp_pair)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region ra, rb;
+	region_on(&p, a, &ra, 8, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	region_on(&p, b, &rb, 8, NDK_OP_FLAG_ALLOW_REMOTE_READ, 10);
+	const uint32_t rlen = 20000, slen = 5000;
+	fill(ra.buf.va, rlen, 1);
+	fill(rb.buf.va, rlen, 2);
+	fill((uint8_t *)b->buf.va + 40000, slen, 3);
+	memset(a->buf.va, 0xEE, BUF_BYTES);
+	struct interleave_watch iw = { 0 };
+	nicsim_set_frame_handler(p.sim->world, on_interleave_frame, &iw);
+	struct ndk_sge arcv = sge_of(a, 32768, 8192), ars = sge_of(a, 0, rlen),
+		       brs = sge_of(b, 0, rlen), bss = sge_of(b, 40000, slen);
+	expect_status(&wa, ndk_receive(a->qp, CTX(1), &arcv, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &ars, 1, (uint64_t)(uintptr_t)rb.buf.va,
+			       ndk_get_remote_token_from_mr(rb.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(b->qp, CTX(3), &brs, 1, (uint64_t)(uintptr_t)ra.buf.va,
+			       ndk_get_remote_token_from_mr(ra.mr), NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(b->qp, CTX(4), &bss, 1, 0), NDK_STATUS_SUCCESS);
+	/* A's receive and Read complete on one CQ in no defined order between the two queues */
+	struct ndk_result_ex res[2];
+	poll_side(&p, a, &res[0], 200000);
+	poll_side(&p, a, &res[1], 200000);
+	int rcv_at = res[0].request_context == CTX(1) ? 0 : 1;
+	cr_expect_eq(res[rcv_at].request_context, CTX(1));
+	cr_expect_eq(res[rcv_at].status, NDK_STATUS_SUCCESS);
+	cr_expect_eq(res[rcv_at].type, NDK_OP_RECEIVE);
+	cr_expect_eq(res[rcv_at].bytes_transferred, slen);
+	cr_expect_eq(res[1 - rcv_at].request_context, CTX(2));
+	cr_expect_eq(res[1 - rcv_at].status, NDK_STATUS_SUCCESS, "A's Read: %s",
+		     ndk_status_name(res[1 - rcv_at].status));
+	cr_expect_eq(res[1 - rcv_at].type, NDK_OP_READ);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(3), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(4), 0);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	cr_expect(iw.interleaved, "no Send packet reached A between its Read's responses");
+	cr_expect(memcmp(a->buf.va, rb.buf.va, rlen) == 0, "A's Read");
+	cr_expect(memcmp(b->buf.va, ra.buf.va, rlen) == 0, "B's Read");
+	cr_expect(memcmp((uint8_t *)a->buf.va + 32768, (uint8_t *)b->buf.va + 40000, slen) == 0,
+		  "B's Send");
+	region_off(&p, a, &ra);
+	region_off(&p, b, &rb);
+	pair_close(&p);
+}
