@@ -1110,3 +1110,42 @@ Test(transport, reads_both_ways_and_a_send_interleave_on_one_qp_pair)
 	region_off(&p, b, &rb);
 	pair_close(&p);
 }
+
+/* The core advertises Reads (CAP_TRANSPORT.read) and its read limit (READ_LIMIT: 8 per QP in
+ * each direction); ndk_connect_qp takes limits up to it and refuses one above. */
+Test(transport, the_adapter_reports_reads_and_their_limit)
+{
+	struct ndk_sim *sim;
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	cr_assert_eq(ndk_sim_create(&c, &sim), NDK_STATUS_SUCCESS);
+	struct ndk_adapter *ad;
+	cr_assert_eq(ndk_sim_open_adapter(sim, 0, &ad), NDK_STATUS_SUCCESS);
+	struct ndk_adapter_info info;
+	cr_assert_eq(ndk_query_adapter_info(ad, &info), NDK_STATUS_SUCCESS);
+	cr_expect_eq(info.max_inbound_read_limit, 8);
+	cr_expect_eq(info.max_outbound_read_limit, 8);
+	cr_expect_eq(info.max_read_request_sge, 2);
+	struct ndk_pd *pd;
+	struct ndk_cq *cq;
+	struct ndk_qp *qp;
+	cr_assert_eq(ndk_create_pd(ad, &pd), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_create_cq(ad, 16, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
+	struct ndk_qp_attr a = { .receive_cq = cq,
+				 .initiator_cq = cq,
+				 .receive_queue_depth = 4,
+				 .initiator_queue_depth = 4,
+				 .max_receive_request_sge = 1,
+				 .max_initiator_request_sge = 1 };
+	cr_assert_eq(ndk_create_qp(pd, &a, &qp), NDK_STATUS_SUCCESS);
+	struct ndk_qp_address self;
+	cr_assert_eq(ndk_get_qp_address(qp, &self), NDK_STATUS_SUCCESS);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 9, 8), NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 8, 9), NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 8, 8), NDK_STATUS_SUCCESS);
+	ndk_close_qp(qp);
+	ndk_close_cq(cq);
+	ndk_close_pd(pd);
+	ndk_close_adapter(ad);
+	ndk_sim_destroy(sim);
+}
