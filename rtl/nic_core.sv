@@ -117,6 +117,7 @@ module nic_core #(
   logic [31:0]         xl_token, xl_len, xl_status;
   logic [63:0]         xl_va;
   logic [15:0]         xl_pd, xl_access;
+  logic                xl_inv;
   logic [51:0]         xl_pfn;
   logic [11:0]         xl_page_off;
   logic                tpa_ar_valid, tpa_ar_ready, tpa_r_valid, tpa_r_ready;
@@ -255,6 +256,7 @@ module nic_core #(
     .xl_len_i       (xl_len),
     .xl_pd_i        (xl_pd),
     .xl_access_i    (xl_access),
+    .xl_inv_i       (xl_inv),
     .xl_valid_o     (xl_rsp_valid),
     .xl_status_o    (xl_status),
     .xl_pfn_o       (xl_pfn),
@@ -309,6 +311,7 @@ module nic_core #(
     .xl_len_o      (xl_len),
     .xl_pd_o       (xl_pd),
     .xl_access_o   (xl_access),
+    .xl_inv_o      (xl_inv),
     .xl_valid_i    (xl_rsp_valid),
     .xl_status_i   (xl_status),
     .xl_pfn_i      (xl_pfn),

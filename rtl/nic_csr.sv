@@ -297,8 +297,9 @@ module nic_csr #(
       nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
                                                8'(LogMaxSqDepth)};
       nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
-      // the transport: Send / Receive and Write; Read and SendAndInvalidate are not built yet
-      nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT;
+      // the transport: Send / Receive, Write and SendAndInvalidate; Read is not built yet
+      nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT |
+                                              nic_pkg::CAP_TRANSPORT_SEND_INV;
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
       nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
