@@ -630,3 +630,60 @@ Test(transport, send_and_invalidate_of_another_pds_token_aborts_and_leaves_it_va
 {
 	send_inv_bad_token(true);
 }
+
+/* DEFER with SendAndInvalidate inside a chain: posting rings nothing and the NIC reads nothing
+ * until the last (undeferred) request; then one doorbell, one burst fetch of the three WQEs, and
+ * the receives complete in order, the middle one as RECEIVE_AND_INVALIDATE. */
+Test(transport, deferred_chain_with_send_and_invalidate_rings_once)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wb = side_world(&p, b);
+	struct region r;
+	register_remote(&p, b, &r, CTX(9));
+	uint32_t token = ndk_get_remote_token_from_mr(r.mr);
+	for (int i = 0; i < 3; i++) {
+		struct ndk_sge rcv = sge_of(b, 256 * i, 256);
+		expect_status(&wb, ndk_receive(b->qp, CTX(100 + i), &rcv, 1), NDK_STATUS_SUCCESS);
+	}
+	struct ndk_sim_stats s0, s1;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	struct ndk_sge ss[3] = { sge_of(a, 0, 16), sge_of(a, 256, 32), sge_of(a, 512, 48) };
+	fill(a->buf.va, 1024, 11);
+	expect_status(&wb, ndk_send(a->qp, CTX(200), &ss[0], 1, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wb,
+		      ndk_send_and_invalidate(a->qp, CTX(201), &ss[1], 1, NDK_OP_FLAG_DEFER, token),
+		      NDK_STATUS_SUCCESS);
+	/* deferred: a long wait shows no doorbell and no fetch */
+	ndk_sim_step(p.sim, 2000);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 0, "a deferred request rang");
+	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 0, "the NIC read a deferred WQE");
+	expect_status(&wb, ndk_send(a->qp, CTX(202), &ss[2], 1, 0), NDK_STATUS_SUCCESS);
+	struct ndk_result_ex rx;
+	uint32_t want_bytes[3] = { 16, 32, 48 };
+	for (int i = 0; i < 3; i++) {
+		poll_side(&p, b, &rx, 200000);
+		cr_expect_eq(rx.status, NDK_STATUS_SUCCESS, "receive %d: %s", i,
+			     ndk_status_name(rx.status));
+		cr_expect_eq(rx.request_context, CTX(100 + i), "receive %d out of order", i);
+		cr_expect_eq(rx.bytes_transferred, want_bytes[i]);
+		cr_expect_eq(rx.type,
+			     i == 1 ? NDK_OP_RECEIVE_AND_INVALIDATE : NDK_OP_RECEIVE);
+		if (i == 1)
+			cr_expect_eq(rx.type_specific, token);
+		cr_expect(memcmp((uint8_t *)b->buf.va + 256 * i, (uint8_t *)a->buf.va + 256 * i,
+				 want_bytes[i]) == 0,
+			  "message %d", i);
+	}
+	for (int i = 0; i < 3; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(200 + i), 0);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 1, "doorbells for the chain");
+	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 1, "fetch reads for the chain");
+	cr_expect_eq(s1.wqes_fetched - s0.wqes_fetched, 3);
+	region_free(&wb, &r);
+	pair_close(&p);
+}
