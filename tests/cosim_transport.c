@@ -585,15 +585,21 @@ static void send_inv_bad_token(bool other_pd)
 		cr_assert_eq(ndk_create_pd(b->ad, &pd2), NDK_STATUS_SUCCESS);
 		struct ndk_qp *qp2;
 		struct ndk_qp_attr qa = {
-			.receive_cq = b->cq, .initiator_cq = b->cq, .qp_context = QP_CONTEXT,
-			.receive_queue_depth = 4, .initiator_queue_depth = 4,
-			.max_receive_request_sge = 1, .max_initiator_request_sge = 1,
+			.receive_cq = b->cq,
+			.initiator_cq = b->cq,
+			.qp_context = QP_CONTEXT,
+			.receive_queue_depth = 4,
+			.initiator_queue_depth = 4,
+			.max_receive_request_sge = 1,
+			.max_initiator_request_sge = 1,
 		};
 		cr_assert_eq(ndk_create_qp(pd2, &qa, &qp2), NDK_STATUS_SUCCESS);
 		struct world w2 = { .sim = p.sim, .ad = b->ad, .pd = pd2, .cq = b->cq, .qp = qp2 };
 		region_make(&w2, &r, 2, true);
-		expect_status(&w2, region_register(&w2, &r, CTX(9), NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
-								   NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+		expect_status(&w2,
+			      region_register(&w2, &r, CTX(9),
+					      NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+						      NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
 			      NDK_STATUS_SUCCESS);
 		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(9), 0);
 		token = ndk_get_remote_token_from_mr(r.mr);
@@ -670,8 +676,7 @@ Test(transport, deferred_chain_with_send_and_invalidate_rings_once)
 			     ndk_status_name(rx.status));
 		cr_expect_eq(rx.request_context, CTX(100 + i), "receive %d out of order", i);
 		cr_expect_eq(rx.bytes_transferred, want_bytes[i]);
-		cr_expect_eq(rx.type,
-			     i == 1 ? NDK_OP_RECEIVE_AND_INVALIDATE : NDK_OP_RECEIVE);
+		cr_expect_eq(rx.type, i == 1 ? NDK_OP_RECEIVE_AND_INVALIDATE : NDK_OP_RECEIVE);
 		if (i == 1)
 			cr_expect_eq(rx.type_specific, token);
 		cr_expect(memcmp((uint8_t *)b->buf.va + 256 * i, (uint8_t *)a->buf.va + 256 * i,
