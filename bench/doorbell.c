@@ -504,9 +504,9 @@ static int check_rows(const struct bench *b, const struct row *rows, int nrows, 
 		}
 	}
 	if (transport_bound)
-		printf("note: the send / write chains are bound by the requester, which reads one "
-		       "message's payload at a time (a DMA round trip each, README \"Results\"), "
-		       "not by the host's doorbells\n");
+		printf("note: the transport chains (send, write, read) are bound by the NICs, which "
+		       "read one message's payload by DMA at a time (a round trip each, README "
+		       "\"Results\"), not by the host's doorbells\n");
 	return failures;
 }
 
