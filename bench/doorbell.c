@@ -341,8 +341,27 @@ static int verdict(int ok, const char *fmt, ...)
 	return ok ? 0 : 1;
 }
 
+/* a C string as a JSON string, or null */
+static void json_string(FILE *f, const char *str)
+{
+	if (!str) {
+		fprintf(f, "null");
+		return;
+	}
+	fputc('"', f);
+	for (; *str; str++) {
+		if (*str == '"' || *str == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*str < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*str);
+		else
+			fputc(*str, f);
+	}
+	fputc('"', f);
+}
+
 static void write_json(const char *path, const struct ndk_sim_config *c, const struct row *rows,
-		       int nrows, double speed)
+		       int nrows)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -354,11 +373,16 @@ static void write_json(const char *path, const struct ndk_sim_config *c, const s
 		"\"mmio_read_ns\": %u, \"dma_read_ns\": %u, \"dma_write_ns\": %u, "
 		"\"pcie_mbps\": %u, \"link_ns\": %u, \"link_mbps\": %u, \"path_mtu\": %u, "
 		"\"host_wqe_ns\": %u, \"host_doorbell_ns\": %u, \"poll_cycles\": %u, "
-		"\"data_width\": %u, \"seed\": %" PRIu64 "},\n",
+		"\"data_width\": %u, \"host_memory_bytes\": %" PRIu64 ", \"seed\": %" PRIu64
+		", \"cycle_limit\": %" PRIu64 ", \"trace_path\": ",
 		c->nics, c->clock_mhz, c->mmio_write_ns, c->mmio_read_ns, c->dma_read_ns,
 		c->dma_write_ns, c->pcie_mbps, c->link_ns, c->link_mbps, c->path_mtu,
-		c->host_wqe_ns, c->host_doorbell_ns, c->poll_cycles, c->data_width, c->seed);
-	fprintf(f, "  \"sim_cycles_per_second\": %.0f,\n  \"rows\": [\n", speed);
+		c->host_wqe_ns, c->host_doorbell_ns, c->poll_cycles, c->data_width,
+		c->host_memory_bytes, c->seed, c->cycle_limit);
+	json_string(f, c->trace_path);
+	fprintf(f, ", \"pcap_path\": ");
+	json_string(f, c->pcap_path);
+	fprintf(f, "},\n  \"rows\": [\n");
 	int left = 0;
 	for (int i = 0; i < nrows; i++)
 		left += !rows[i].skipped;
@@ -563,7 +587,7 @@ int main(int argc, char **argv)
 	char path[4096];
 	mkdir(out, 0755);
 	snprintf(path, sizeof(path), "%s/doorbell.json", out);
-	write_json(path, &b.cfg, rows, nrows, speed);
+	write_json(path, &b.cfg, rows, nrows);
 	printf("wrote %s\n", path);
 	snprintf(path, sizeof(path), "%s/doorbell.tsv", out);
 	write_tsv(path, rows, nrows);
