@@ -89,6 +89,8 @@ module nic_core #(
   logic                sq_db_valid, rq_db_valid, cq_db_valid, cq_db_moderation;
   logic [7:0]          sq_db_qpn, rq_db_qpn, cq_db_cqn;
   logic [15:0]         sq_db_pi, rq_db_pi;
+  logic                sq_db_bf;
+  logic [511:0]        sq_db_bf_data;
   logic [31:0]         cq_db_data;
   logic [2*NumQps-1:0] qp_state;
   logic [7:0]          cq_state_cqn;
@@ -184,6 +186,8 @@ module nic_core #(
     .sq_db_valid_o     (sq_db_valid),
     .sq_db_qpn_o       (sq_db_qpn),
     .sq_db_pi_o        (sq_db_pi),
+    .sq_db_bf_o        (sq_db_bf),
+    .sq_db_bf_data_o   (sq_db_bf_data),
     .rq_db_valid_o     (rq_db_valid),
     .rq_db_qpn_o       (rq_db_qpn),
     .rq_db_pi_o        (rq_db_pi),
@@ -221,6 +225,8 @@ module nic_core #(
     .sq_db_valid_i  (sq_db_valid),
     .sq_db_qpn_i    (sq_db_qpn),
     .sq_db_pi_i     (sq_db_pi),
+    .sq_db_bf_i     (sq_db_bf),
+    .sq_db_bf_data_i(sq_db_bf_data),
     .qp_state_o     (qp_state),
     .cq_error_i     (cq_error),
     .cpl_valid_o    (lx_cpl_valid),

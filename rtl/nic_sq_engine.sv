@@ -36,6 +36,7 @@ module nic_sq_engine #(
   input  logic cmd_valid_i, input logic [7:0] cmd_op_i, input logic [15:0] cmd_index_i,
   input  logic [255:0] cmd_args_i,                       // ARG0 in [31:0] ... ARG7 in [255:224]
   input  logic sq_db_valid_i, input logic [7:0] sq_db_qpn_i, input logic [15:0] sq_db_pi_i,
+  input  logic sq_db_bf_i, input logic [511:0] sq_db_bf_data_i,  // BlueFlame copy (nic_wqe_fetch)
   output logic [2*NumQps-1:0] qp_state_o,                // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
   input  logic [NumCqs-1:0] cq_error_i,                  // CQ n is in error (overflow)
   // completions, one per WQE (none for a successful SILENT_SUCCESS one), in WQE order per QP
@@ -322,6 +323,8 @@ module nic_sq_engine #(
     .sq_db_valid_i  (sq_db_valid_i),
     .sq_db_qpn_i    (sq_db_qpn_i),
     .sq_db_pi_i     (sq_db_pi_i),
+    .sq_db_bf_i     (sq_db_bf_i),
+    .sq_db_bf_data_i(sq_db_bf_data_i),
     .db_err_o       (db_err),
     .db_err_qpn_o   (db_err_qpn),
     .retire_i       (retire),
