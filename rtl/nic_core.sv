@@ -90,6 +90,8 @@ module nic_core #(
   logic                sq_db_valid, rq_db_valid, cq_db_valid, cq_db_moderation;
   logic [7:0]          sq_db_qpn, rq_db_qpn, cq_db_cqn;
   logic [15:0]         sq_db_pi, rq_db_pi;
+  logic                sq_db_bf;
+  logic [511:0]        sq_db_bf_data;
   logic [31:0]         cq_db_data;
   logic [2*NumQps-1:0] qp_state;
   logic [7:0]          cq_state_cqn;
@@ -118,6 +120,7 @@ module nic_core #(
   logic [31:0]         xl_token, xl_len, xl_status;
   logic [63:0]         xl_va;
   logic [15:0]         xl_pd, xl_access;
+  logic                xl_inv;
   logic [51:0]         xl_pfn;
   logic [11:0]         xl_page_off;
   logic                tpa_ar_valid, tpa_ar_ready, tpa_r_valid, tpa_r_ready;
@@ -185,6 +188,8 @@ module nic_core #(
     .sq_db_valid_o     (sq_db_valid),
     .sq_db_qpn_o       (sq_db_qpn),
     .sq_db_pi_o        (sq_db_pi),
+    .sq_db_bf_o        (sq_db_bf),
+    .sq_db_bf_data_o   (sq_db_bf_data),
     .rq_db_valid_o     (rq_db_valid),
     .rq_db_qpn_o       (rq_db_qpn),
     .rq_db_pi_o        (rq_db_pi),
@@ -222,6 +227,8 @@ module nic_core #(
     .sq_db_valid_i  (sq_db_valid),
     .sq_db_qpn_i    (sq_db_qpn),
     .sq_db_pi_i     (sq_db_pi),
+    .sq_db_bf_i     (sq_db_bf),
+    .sq_db_bf_data_i(sq_db_bf_data),
     .qp_state_o     (qp_state),
     .cq_error_i     (cq_error),
     .cpl_valid_o    (lx_cpl_valid),
@@ -257,6 +264,7 @@ module nic_core #(
     .xl_len_i       (xl_len),
     .xl_pd_i        (xl_pd),
     .xl_access_i    (xl_access),
+    .xl_inv_i       (xl_inv),
     .xl_valid_o     (xl_rsp_valid),
     .xl_status_o    (xl_status),
     .xl_pfn_o       (xl_pfn),
@@ -312,6 +320,7 @@ module nic_core #(
     .xl_len_o      (xl_len),
     .xl_pd_o       (xl_pd),
     .xl_access_o   (xl_access),
+    .xl_inv_o      (xl_inv),
     .xl_valid_i    (xl_rsp_valid),
     .xl_status_i   (xl_status),
     .xl_pfn_i      (xl_pfn),

@@ -111,23 +111,37 @@ module nic_cq_engine #(
     $fatal(1, "nic_cq_engine: MsixVectors must be 1..2048");
   end
 
-  // ---- CQ contexts: flat vectors, entry n in [W*n +: W] ----
-  logic [NumCqs-1:0]          valid_q, valid_d;
-  logic [NumCqs*BaseBits-1:0] base_q, base_d;
-  logic [NumCqs*4-1:0]        logd_q, logd_d;      // log2(depth)
-  logic [NumCqs*16-1:0]       vec_q, vec_d;        // MSI-X vector
-  logic [NumCqs*16-1:0]       pi_q, pi_d;
-  logic [NumCqs*16-1:0]       ci_q, ci_d;
-  logic [NumCqs*16-1:0]       ss_q, ss_d;          // since_sol
-  logic [NumCqs-1:0]          error_q, error_d;
-  logic [NumCqs-1:0]          armed_q, armed_d;
-  logic [NumCqs*2-1:0]        atype_q, atype_d;    // arm type (nic_pkg::ARM_*) while armed
-  logic [NumCqs-1:0]          npend_q, npend_d;    // fired, interrupt request not yet issued
-  logic [NumCqs-1:0]          nonempty_q, nonempty_d;  // pi != ci
-  logic [NumCqs-1:0]          solp_q, solp_d;      // a solicited/error entry is in [ci, pi)
-  logic [NumCqs*32-1:0]       mod_q, mod_d;        // moderation word {interval, count}
-  logic [NumCqs*16-1:0]       new_q, new_d;        // CQEs written since the last notification
-  logic [NumCqs*16-1:0]       tim_q, tim_d;        // us ticks while the arm is satisfied
+  // ---- CQ contexts ----
+  // How they are kept is the simulation's main cost in this engine, so:
+  //   - the flags the arm logic reads are one bit per CQ in vectors, and "satisfied / held /
+  //     fire" are vector operations on them, with no loop over the CQs;
+  //   - what the hold needs from the 16-bit counters is kept as derived bits, updated by the
+  //     events that change a counter (creach: count reached; treach: interval reached), and the
+  //     counters reset lazily (newz: `new` is 0; tlive: `tim` is not 0), so a notification or
+  //     the end of a hold touches only bits;
+  //   - the indices are written at the one entry an event names; the only loop over the CQs
+  //     runs on a microsecond tick while some arm is held (the timers of the held CQs).
+  logic [NumCqs-1:0]    valid_q, valid_d;
+  logic [NumCqs-1:0]    error_q, error_d;
+  logic [NumCqs-1:0]    armed_q, armed_d;
+  logic [NumCqs-1:0]    any_q, any_d;          // the arm's type is ANY
+  logic [NumCqs-1:0]    sol_q, sol_d;          // ... SOLICITED (neither: ERRORS)
+  logic [NumCqs-1:0]    npend_q, npend_d;      // fired, interrupt request not yet issued
+  logic [NumCqs-1:0]    nonempty_q, nonempty_d;  // pi != ci
+  logic [NumCqs-1:0]    solp_q, solp_d;        // a solicited/error entry is in [ci, pi)
+  logic [NumCqs-1:0]    modded_q, modded_d;    // the moderation word is not 0
+  logic [NumCqs-1:0]    creach_q, creach_d;    // count != 0 and new >= count
+  logic [NumCqs-1:0]    newz_q, newz_d;        // new is 0 (new_q's entry is stale)
+  logic [NumCqs-1:0]    tlive_q, tlive_d;      // tim is not 0: tim_q's entry holds it
+  logic [NumCqs-1:0]    treach_q, treach_d;    // with tlive: interval != 0 and tim >= interval
+  logic [NumCqs*16-1:0] pi_q, ci_q, ss_q;      // entry n in [16n +: 16]; ss = since_sol
+  // RAM-like: written (by CQ_CREATE, or before the bit that validates them is set) before use
+  logic [BaseBits-1:0]  base_q [NumCqs];
+  logic [3:0]           logd_q [NumCqs];       // log2(depth)
+  logic [15:0]          vec_q  [NumCqs];       // MSI-X vector
+  logic [31:0]          mod_q  [NumCqs];       // moderation word {interval, count}
+  logic [15:0]          new_q  [NumCqs];       // CQEs written since the last notification
+  logic [15:0]          tim_q  [NumCqs];       // us ticks while the arm is satisfied and held
 
   // ---- completion FSM ----
   typedef enum logic [0:0] {
@@ -165,8 +179,13 @@ module nic_cq_engine #(
     depth_of = 17'd1 << logd;
   endfunction
 
+  // a saturating 16-bit counter's next value
+  function automatic logic [15:0] sat_inc(input logic [15:0] v);
+    sat_inc = (v == 16'hffff) ? v : v + 16'd1;
+  endfunction
+
   // ---- command decode ----
-  logic              cmd_in_range, cmd_create, cmd_destroy;
+  logic              cmd_in_range, cmd_create, cmd_destroy, cmd_any;
   logic [CqBits-1:0] cmd_cqn;
   logic [63:0]       cmd_base;
   logic [7:0]        cmd_logd;
@@ -182,6 +201,7 @@ module nic_cq_engine #(
                    && 32'(cmd_logd) <= LogMaxCqDepth && 32'(cmd_vec) < MsixVectors
                    && cmd_base[11:0] == 12'd0;
     cmd_destroy  = cmd_valid_i && cmd_op_i == nic_pkg::CMD_CQ_DESTROY && cmd_in_range;
+    cmd_any      = cmd_create || cmd_destroy;
   end
 
   // ---- doorbell decode ----
@@ -221,12 +241,12 @@ module nic_cq_engine #(
     acc_live     = acc_in_range && valid_q[acc_cqn] && !error_q[acc_cqn];
     acc_pi       = pi_q[16*acc_cqn +: 16];
     acc_ci       = ci_q[16*acc_cqn +: 16];
-    acc_logd     = logd_q[4*acc_cqn +: 4];
+    acc_logd     = logd_q[acc_cqn];
     acc_depth    = depth_of(acc_logd);
     acc_occ      = acc_pi - acc_ci;
     acc_full     = 17'(acc_occ) >= acc_depth;
     acc_slot     = acc_pi & 16'(acc_depth - 17'd1);
-    acc_ring     = {base_q[BaseBits*acc_cqn +: BaseBits], 12'd0};
+    acc_ring     = {base_q[acc_cqn], 12'd0};
 
     acc_cqe       = cpl_cqe_i;
     acc_cqe.owner = {7'd0, ~acc_pi[acc_logd]};
@@ -242,55 +262,41 @@ module nic_cq_engine #(
   // decision then always sees a settled context.
   assign cpl_ready_o = (state_q == S_IDLE) && !cmd_valid_i && !db_valid_i;
 
-  // ---- the arm condition, for every CQ, from registered state ----
-  // satisfied: the arm's condition holds; fire: it goes out now (moderation does not hold it).
-  logic [NumCqs-1:0] satisfied, held, fire;
-  logic [15:0]       mod_count, mod_interval;
+  // ---- the arm condition, for every CQ at once, from registered state ----
+  // satisfied: the arm's condition holds; held: moderation holds it (neither bound reached);
+  // fire: it goes out now; hold: satisfied and held (the CQ's timer runs).
+  logic [NumCqs-1:0] satisfied, held, fire, hold;
 
-  always_comb begin
-    mod_count    = '0;
-    mod_interval = '0;
-    for (int c = 0; c < NumCqs; c++) begin
-      mod_count    = mod_q[32*c +: 16];
-      mod_interval = mod_q[32*c + 16 +: 16];
-      satisfied[c] = valid_q[c] && armed_q[c] && !npend_q[c]
-                     && (error_q[c]
-                         || (atype_q[2*c +: 2] == nic_pkg::ARM_ANY && nonempty_q[c])
-                         || (atype_q[2*c +: 2] == nic_pkg::ARM_SOLICITED && solp_q[c]));
-      held[c]      = !error_q[c] && (mod_count != 16'd0 || mod_interval != 16'd0)
-                     && !(mod_count != 16'd0 && new_q[16*c +: 16] >= mod_count)
-                     && !(mod_interval != 16'd0 && tim_q[16*c +: 16] >= mod_interval);
-      fire[c]      = satisfied[c] && !held[c];
-    end
-  end
+  assign satisfied = valid_q & armed_q & ~npend_q
+                     & (error_q | (any_q & nonempty_q) | (sol_q & solp_q));
+  assign held      = ~error_q & modded_q & ~creach_q & ~(tlive_q & treach_q);
+  assign fire      = satisfied & ~held;
+  assign hold      = satisfied & held;
 
   // ---- interrupt request pick: round robin over fired CQs ----
+  // The lowest pending CQ at or above rr_q, else the lowest pending one.
   logic              pick_found;
   logic [CqBits-1:0] pick_cqn;
   logic              irq_free;
+  logic [NumCqs-1:0] pend_hi, pend_cand, pick_onehot, pick_sel;
 
-  always_comb begin
-    pick_found = 1'b0;
-    pick_cqn   = '0;
-    for (int c = 0; c < NumCqs; c++) begin
-      if (!pick_found && npend_q[c] && c >= 32'(rr_q)) begin
-        pick_found = 1'b1;
-        pick_cqn   = CqBits'(c);
-      end
+  assign pick_found  = npend_q != '0;
+  assign pend_hi     = npend_q & ~((NumCqs'(1) << rr_q) - NumCqs'(1));
+  assign pend_cand   = (pend_hi != '0) ? pend_hi : npend_q;
+  assign pick_onehot = pend_cand & (~pend_cand + NumCqs'(1));
+  for (genvar b = 0; b < CqBits; b++) begin : gen_pick_encode
+    // bit b of the index of the one set bit: an OR over the CQs whose number has bit b set
+    logic [NumCqs-1:0] has_bit;
+    for (genvar c = 0; c < NumCqs; c++) begin : gen_has_bit
+      assign has_bit[c] = ((c >> b) & 1) == 1;
     end
-    for (int c = 0; c < NumCqs; c++) begin
-      if (!pick_found && npend_q[c]) begin
-        pick_found = 1'b1;
-        pick_cqn   = CqBits'(c);
-      end
-    end
+    assign pick_cqn[b] = (pick_onehot & has_bit) != '0;
   end
 
   assign irq_free = !irq_valid_q || irq_ready_i;
+  assign pick_sel = (irq_free && pick_found) ? pick_onehot : '0;
 
   // ---- next state ----
-  // Each event names one CQ; its new values are computed once, and written into the context
-  // through a one-hot select per CQ (constant slices: far smaller than indexed writes).
   logic              commit;        // the record write is accepted and updates the context
   logic              commit_cqe;    // ... and it is a CQE (not the error record)
   logic [15:0]       wr_pi_now, wr_ci_now, wr_ss_now;
@@ -299,7 +305,6 @@ module nic_cq_engine #(
   logic [1:0]        db_atype_now, db_atype_new;
   logic              db_armed_after_fire;
   logic              c_same_d;               // commit and doorbell name the same CQ
-  logic [NumCqs-1:0] commit_sel, db_sel, cmd_sel, pick_sel;
 
   always_comb begin
     state_d     = state_q;
@@ -343,24 +348,22 @@ module nic_cq_engine #(
     // A CQ created or destroyed while its record is offered: the record still goes out (it
     // cannot be withdrawn), but it no longer belongs to the CQ's new life, so it must not move
     // its indices or raise its interrupt.
-    if ((cmd_create || cmd_destroy) && state_q == S_WRITE && wr_cqn_q == cmd_cqn) begin
+    if (cmd_any && state_q == S_WRITE && wr_cqn_q == cmd_cqn) begin
       stale_d = 1'b1;
       commit  = 1'b0;
     end
     commit_cqe = commit && !wr_is_err_q;
   end
 
+  // The new indices of the commit CQ and of the doorbell CQ (they may be the same CQ).
   always_comb begin
-    // The new indices of the commit CQ and of the doorbell CQ (they may be the same CQ).
     wr_pi_now = pi_q[16*wr_cqn_q +: 16];
     wr_ci_now = ci_q[16*wr_cqn_q +: 16];
     wr_ss_now = ss_q[16*wr_cqn_q +: 16];
     c_same_d  = db_ci && (db_cqn == wr_cqn_q);
 
     c_pi = commit_cqe ? wr_pi_now + 16'd1 : wr_pi_now;
-    c_ss = !commit_cqe ? wr_ss_now
-         : wr_sol_q ? 16'd0
-         : (wr_ss_now == 16'hffff) ? 16'hffff : wr_ss_now + 16'd1;
+    c_ss = !commit_cqe ? wr_ss_now : wr_sol_q ? 16'd0 : sat_inc(wr_ss_now);
     c_ci = (c_same_d && db_ci_ok) ? db_new_ci : wr_ci_now;
 
     d_pi = (c_same_d && commit_cqe) ? c_pi : db_pi;
@@ -368,109 +371,108 @@ module nic_cq_engine #(
     d_ci = db_ci_ok ? db_new_ci : db_old_ci;
 
     // An arm that lands in the cycle the previous one fired is a new arm, not a merge.
-    db_atype_now        = atype_q[2*db_cqn +: 2];
+    db_atype_now        = any_q[db_cqn] ? nic_pkg::ARM_ANY
+                        : sol_q[db_cqn] ? nic_pkg::ARM_SOLICITED : nic_pkg::ARM_ERRORS;
     db_armed_after_fire = armed_q[db_cqn] && !fire[db_cqn];
     db_atype_new        = db_armed_after_fire ? arm_merge(db_atype_now, db_type) : db_type;
-
-    for (int c = 0; c < NumCqs; c++) begin
-      commit_sel[c] = commit && (32'(wr_cqn_q) == c);
-      db_sel[c]     = (db_ci || db_mod) && (32'(db_cqn) == c);
-      cmd_sel[c]    = (cmd_create || cmd_destroy) && (32'(cmd_cqn) == c);
-      pick_sel[c]   = irq_free && pick_found && (32'(pick_cqn) == c);
-    end
   end
+
+  // The moderation counters: `new` of the commit CQ after the commit, and both counters of the
+  // doorbell CQ after this cycle (a MODERATION word recomputes its derived bits with them).
+  logic [15:0] c_new_eff, c_new_next;
+  logic [15:0] d_new_eff, d_new_next, d_tim_eff, d_tim_next;
+  logic [15:0] d_count, d_interval;
+
+  always_comb begin
+    c_new_eff  = newz_q[wr_cqn_q] ? 16'd0 : new_q[wr_cqn_q];
+    c_new_next = sat_inc(c_new_eff);
+
+    d_new_eff  = newz_q[db_cqn] ? 16'd0 : new_q[db_cqn];
+    d_new_next = fire[db_cqn] ? 16'd0
+               : (commit_cqe && wr_cqn_q == db_cqn) ? sat_inc(d_new_eff) : d_new_eff;
+    d_tim_eff  = tlive_q[db_cqn] ? tim_q[db_cqn] : 16'd0;
+    d_tim_next = !hold[db_cqn] ? 16'd0 : us_tick_i ? sat_inc(d_tim_eff) : d_tim_eff;
+    d_count    = db_data_i[15:0];
+    d_interval = db_data_i[31:16];
+  end
+
+  logic [NumCqs*16-1:0] tim_tick;   // on a tick: the held CQs' timers after it
 
   always_comb begin
     valid_d    = valid_q;
-    base_d     = base_q;
-    logd_d     = logd_q;
-    vec_d      = vec_q;
-    pi_d       = pi_q;
-    ci_d       = ci_q;
-    ss_d       = ss_q;
     error_d    = error_q;
-    armed_d    = armed_q;
-    atype_d    = atype_q;
-    npend_d    = npend_q;
+    any_d      = any_q;
+    sol_d      = sol_q;
     nonempty_d = nonempty_q;
     solp_d     = solp_q;
-    mod_d      = mod_q;
-    new_d      = new_q;
-    tim_d      = tim_q;
+    modded_d   = modded_q;
+    treach_d   = treach_q;
 
-    for (int c = 0; c < NumCqs; c++) begin
-      // 1. Fire: the arm is used up; the interrupt request waits in npend until picked.
-      if (fire[c]) begin
-        armed_d[c] = 1'b0;
-        npend_d[c] = 1'b1;
-      end
-      // Moderation: the timer runs while the arm is satisfied and held; it restarts otherwise.
-      if (satisfied[c] && held[c]) begin
-        if (us_tick_i && tim_q[16*c +: 16] != 16'hffff) begin
-          tim_d[16*c +: 16] = tim_q[16*c +: 16] + 16'd1;
+    // 1. Fire: the arm is used up; the interrupt request waits in npend until picked. A
+    //    notification covers every CQE written up to it, this cycle's included (the CQE is
+    //    ahead of the message on the write channel): `new` restarts from 0.
+    armed_d = armed_q & ~fire;
+    npend_d = (npend_q | fire) & ~pick_sel;
+    creach_d = creach_q;
+    newz_d   = newz_q;
+    // Moderation: the timer runs while the arm is satisfied and held; it restarts otherwise.
+    tlive_d = hold & (tlive_q | {NumCqs{us_tick_i}});
+    tim_tick = '0;
+    if (us_tick_i && hold != '0) begin
+      for (int c = 0; c < NumCqs; c++) begin
+        if (hold[c]) begin
+          tim_tick[16*c +: 16] = sat_inc(tlive_q[c] ? tim_q[c] : 16'd0);
+          treach_d[c] = mod_q[c][31:16] != 16'd0 && tim_tick[16*c +: 16] >= mod_q[c][31:16];
         end
+      end
+    end
+
+    // 2. The accepted record: a CQE advances pi, the error record sets error.
+    if (commit) begin
+      if (wr_is_err_q) begin
+        error_d[wr_cqn_q] = 1'b1;
       end else begin
-        tim_d[16*c +: 16] = 16'd0;
+        nonempty_d[wr_cqn_q] = c_pi != c_ci;
+        solp_d[wr_cqn_q]     = c_ss < (c_pi - c_ci);
+        newz_d[wr_cqn_q]     = 1'b0;
+        creach_d[wr_cqn_q]   = mod_q[wr_cqn_q][15:0] != 16'd0
+                               && c_new_next >= mod_q[wr_cqn_q][15:0];
       end
-      if (pick_sel[c]) begin
-        npend_d[c] = 1'b0;
-      end
+    end
+    newz_d   = newz_d | fire;
+    creach_d = creach_d & ~fire;
 
-      // 2. The accepted record: a CQE advances pi, the error record sets error.
-      if (commit_sel[c]) begin
-        if (wr_is_err_q) begin
-          error_d[c] = 1'b1;
-        end else begin
-          pi_d[16*c +: 16] = c_pi;
-          ss_d[16*c +: 16] = c_ss;
-          if (new_q[16*c +: 16] != 16'hffff) begin
-            new_d[16*c +: 16] = new_q[16*c +: 16] + 16'd1;
-          end
-          nonempty_d[c]    = c_pi != c_ci;
-          solp_d[c]        = c_ss < (c_pi - c_ci);
-        end
+    // 3. Doorbells.
+    if (db_ci) begin
+      nonempty_d[db_cqn] = d_pi != d_ci;
+      solp_d[db_cqn]     = d_ss < (d_pi - d_ci);
+      if (db_arm) begin
+        armed_d[db_cqn] = 1'b1;
+        any_d[db_cqn]   = db_atype_new == nic_pkg::ARM_ANY;
+        sol_d[db_cqn]   = db_atype_new == nic_pkg::ARM_SOLICITED;
       end
-      // A notification covers every CQE written up to it, this cycle's included (the CQE is
-      // ahead of the message on the write channel).
-      if (fire[c]) begin
-        new_d[16*c +: 16] = 16'd0;
-      end
+    end
+    if (db_mod) begin
+      modded_d[db_cqn] = db_data_i != 32'd0;
+      creach_d[db_cqn] = d_count != 16'd0 && d_new_next >= d_count;
+      treach_d[db_cqn] = d_interval != 16'd0 && d_tim_next >= d_interval;
+    end
 
-      // 3. Doorbells.
-      if (db_sel[c] && db_ci) begin
-        ci_d[16*c +: 16] = d_ci;
-        nonempty_d[c]    = d_pi != d_ci;
-        solp_d[c]        = d_ss < (d_pi - d_ci);
-        if (db_arm) begin
-          armed_d[c]        = 1'b1;
-          atype_d[2*c +: 2] = db_atype_new;
-        end
-      end
-      if (db_sel[c] && db_mod) begin
-        mod_d[32*c +: 32] = db_data_i;
-      end
-
-      // 4. Commands override everything else for their CQ.
-      if (cmd_sel[c]) begin
-        valid_d[c]        = cmd_create;
-        pi_d[16*c +: 16]  = 16'd0;
-        ci_d[16*c +: 16]  = 16'd0;
-        ss_d[16*c +: 16]  = 16'hffff;   // no solicited entry yet
-        error_d[c]        = 1'b0;
-        armed_d[c]        = 1'b0;
-        atype_d[2*c +: 2] = nic_pkg::ARM_ERRORS;
-        npend_d[c]        = 1'b0;
-        nonempty_d[c]     = 1'b0;
-        solp_d[c]         = 1'b0;
-        mod_d[32*c +: 32] = 32'd0;
-        new_d[16*c +: 16] = 16'd0;
-        tim_d[16*c +: 16] = 16'd0;
-        if (cmd_create) begin
-          base_d[BaseBits*c +: BaseBits] = cmd_base[63:12];
-          logd_d[4*c +: 4]               = cmd_logd[3:0];
-          vec_d[16*c +: 16]              = cmd_vec;
-        end
-      end
+    // 4. Commands override everything else for their CQ.
+    if (cmd_any) begin
+      valid_d[cmd_cqn]    = cmd_create;
+      error_d[cmd_cqn]    = 1'b0;
+      armed_d[cmd_cqn]    = 1'b0;
+      any_d[cmd_cqn]      = 1'b0;               // arm type ERRORS
+      sol_d[cmd_cqn]      = 1'b0;
+      npend_d[cmd_cqn]    = 1'b0;
+      nonempty_d[cmd_cqn] = 1'b0;
+      solp_d[cmd_cqn]     = 1'b0;
+      modded_d[cmd_cqn]   = 1'b0;
+      creach_d[cmd_cqn]   = 1'b0;
+      newz_d[cmd_cqn]     = 1'b1;
+      tlive_d[cmd_cqn]    = 1'b0;
+      treach_d[cmd_cqn]   = 1'b0;
     end
   end
 
@@ -485,25 +487,27 @@ module nic_cq_engine #(
     end
     if (irq_free && pick_found) begin
       irq_valid_d  = 1'b1;
-      irq_vector_d = vec_q[16*pick_cqn +: 16];
+      irq_vector_d = vec_q[pick_cqn];
       irq_cqn_d    = pick_cqn;
       rr_d         = (32'(pick_cqn) == NumCqs - 1) ? '0 : pick_cqn + CqBits'(1);
     end
   end
+
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       valid_q      <= '0;
-      pi_q         <= '0;
-      ci_q         <= '0;
-      ss_q         <= '0;
       error_q      <= '0;
       armed_q      <= '0;
-      atype_q      <= '0;
+      any_q        <= '0;
+      sol_q        <= '0;
       npend_q      <= '0;
       nonempty_q   <= '0;
       solp_q       <= '0;
-      new_q        <= '0;
-      tim_q        <= '0;
+      modded_q     <= '0;
+      creach_q     <= '0;
+      newz_q       <= '1;
+      tlive_q      <= '0;
+      treach_q     <= '0;
       state_q      <= S_IDLE;
       wr_addr_q    <= '0;
       wr_data_q    <= '0;
@@ -517,17 +521,18 @@ module nic_cq_engine #(
       rr_q         <= '0;
     end else begin
       valid_q      <= valid_d;
-      pi_q         <= pi_d;
-      ci_q         <= ci_d;
-      ss_q         <= ss_d;
       error_q      <= error_d;
       armed_q      <= armed_d;
-      atype_q      <= atype_d;
+      any_q        <= any_d;
+      sol_q        <= sol_d;
       npend_q      <= npend_d;
       nonempty_q   <= nonempty_d;
       solp_q       <= solp_d;
-      new_q        <= new_d;
-      tim_q        <= tim_d;
+      modded_q     <= modded_d;
+      creach_q     <= creach_d;
+      newz_q       <= newz_d;
+      tlive_q      <= tlive_d;
+      treach_q     <= treach_d;
       state_q      <= state_d;
       wr_addr_q    <= wr_addr_d;
       wr_data_q    <= wr_data_d;
@@ -542,13 +547,52 @@ module nic_cq_engine #(
     end
   end
 
-  // The static part of a context (ring base, depth, vector) and the moderation word are written
-  // by CQ_CREATE before any use, so they need no reset (they are RAM-like).
+  // The indices: written at the entry of the event (a command wins over the others).
   always_ff @(posedge clk_i) begin
-    base_q <= base_d;
-    logd_q <= logd_d;
-    vec_q  <= vec_d;
-    mod_q  <= mod_d;
+    if (rst_i) begin
+      pi_q <= '0;
+      ci_q <= '0;
+      ss_q <= '0;
+    end else begin
+      if (commit_cqe) begin
+        pi_q[16*wr_cqn_q +: 16] <= c_pi;
+        ss_q[16*wr_cqn_q +: 16] <= c_ss;
+      end
+      if (db_ci) begin
+        ci_q[16*db_cqn +: 16] <= d_ci;
+      end
+      if (cmd_any) begin
+        pi_q[16*cmd_cqn +: 16] <= 16'd0;
+        ci_q[16*cmd_cqn +: 16] <= 16'd0;
+        ss_q[16*cmd_cqn +: 16] <= 16'hffff;   // no solicited entry yet
+      end
+    end
+  end
+
+  // The RAM-like parts: the static context from CQ_CREATE, the moderation word, and the
+  // counters (their newz / tlive bits say when an entry is current).
+  always_ff @(posedge clk_i) begin
+    if (cmd_create) begin
+      base_q[cmd_cqn] <= cmd_base[63:12];
+      logd_q[cmd_cqn] <= cmd_logd[3:0];
+      vec_q[cmd_cqn]  <= cmd_vec;
+    end
+    if (db_mod) begin
+      mod_q[db_cqn] <= db_data_i;
+    end
+    if (cmd_any) begin
+      mod_q[cmd_cqn] <= 32'd0;
+    end
+    if (commit_cqe) begin
+      new_q[wr_cqn_q] <= c_new_next;
+    end
+    if (us_tick_i && hold != '0) begin
+      for (int c = 0; c < NumCqs; c++) begin
+        if (hold[c]) begin
+          tim_q[c] <= tim_tick[16*c +: 16];
+        end
+      end
+    end
   end
 
   assign wr_valid_o   = (state_q == S_WRITE);
@@ -572,97 +616,140 @@ module nic_cq_engine #(
   assign unused_cmd_args = ^{cmd_args_i[255:96], cmd_args_i[79:72]};
 
 `ifndef SYNTHESIS
+  // Immediate assertions in clocked blocks: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds
+  // (see nic_wqe_fetch). The per-CQ checks run on the CQ an event touched, in the cycle after.
+
   // The written record, seen as a CQE (for the owner-bit check).
   nic_pkg::cqe_t wr_cqe_view;
   assign wr_cqe_view = wr_data_q;
+  // Only the owner byte of the view is checked; the rest of the CQE is the SQ engine's.
+  logic        unused_wr_view;
+  assign unused_wr_view = ^wr_cqe_view;
 
   logic [16:0] wr_depth;
   logic [15:0] wr_pi, wr_ci, wr_slot;
   logic [63:0] wr_ring;
-  // Only the owner byte of the view is checked; the rest of the CQE is the SQ engine's.
-  logic        unused_wr_view;
-  assign unused_wr_view = ^wr_cqe_view;
-  assign wr_slot  = wr_pi & 16'(wr_depth - 17'd1);
-  assign wr_depth = depth_of(logd_q[4*wr_cqn_q +: 4]);
+  assign wr_depth = depth_of(logd_q[wr_cqn_q]);
   assign wr_pi    = pi_q[16*wr_cqn_q +: 16];
   assign wr_ci    = ci_q[16*wr_cqn_q +: 16];
-  assign wr_ring  = {base_q[BaseBits*wr_cqn_q +: BaseBits], 12'd0};
+  assign wr_slot  = wr_pi & 16'(wr_depth - 17'd1);
+  assign wr_ring  = {base_q[wr_cqn_q], 12'd0};
 
-  // Shadow state for the checks: the owner bit of each CQ's last CQE, and whether the current
-  // arm of each CQ has already fired.
+  // Shadow state: the owner bit of each CQ's last CQE, whether the current arm of each CQ has
+  // already fired, the CQs an event touched (checked next cycle), and held outputs.
   logic [NumCqs-1:0] last_owner_q, arm_used_q;
+  logic              chk_c_q, chk_d_q;
+  logic [CqBits-1:0] chk_c_cqn_q, chk_d_cqn_q;
+  logic              wr_held_q, irq_held_q;
+  logic [63:0]       wr_addr_held_q;
+  logic [255:0]      wr_data_held_q;
+  logic [15:0]       irq_vector_held_q;
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       last_owner_q <= '0;
       arm_used_q   <= '0;
+      chk_c_q      <= 1'b0;
+      chk_d_q      <= 1'b0;
+      wr_held_q    <= 1'b0;
+      irq_held_q   <= 1'b0;
     end else begin
-      for (int c = 0; c < NumCqs; c++) begin
-        if (fire[c]) begin
-          arm_used_q[c] <= 1'b1;
-        end
-      end
-      if (db_arm) begin
-        arm_used_q[db_cqn] <= 1'b0;
-      end
-      if (cmd_create || cmd_destroy) begin
-        arm_used_q[cmd_cqn] <= 1'b0;
-      end
+      arm_used_q <= (arm_used_q | fire)
+                    & ~(db_arm ? (NumCqs'(1) << db_cqn) : '0)
+                    & ~(cmd_any ? (NumCqs'(1) << cmd_cqn) : '0);
       if (commit && !wr_is_err_q) begin
         last_owner_q[wr_cqn_q] <= wr_cqe_view.owner[0];
       end
+      chk_c_q     <= commit || cmd_any;
+      chk_c_cqn_q <= commit ? wr_cqn_q : cmd_cqn;
+      chk_d_q     <= db_ci || db_mod;
+      chk_d_cqn_q <= db_cqn;
+      wr_held_q   <= wr_valid_o && !wr_ready_i;
+      irq_held_q  <= irq_valid_o && !irq_ready_i;
+    end
+    if (wr_valid_o && !wr_ready_i) begin
+      wr_addr_held_q <= wr_addr_o;
+      wr_data_held_q <= wr_data_o;
+    end
+    if (irq_valid_o && !irq_ready_i) begin
+      irq_vector_held_q <= irq_vector_o;
     end
   end
 
-  for (genvar g = 0; g < NumCqs; g++) begin : gen_cq_checks
-    // Pointers in range: the ring never holds more than depth entries.
-    a_ptr_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      valid_q[g] |-> {1'b0, pi_q[16*g +: 16] - ci_q[16*g +: 16]} <= depth_of(logd_q[4*g +: 4]));
-    a_log_depth_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-      valid_q[g] |-> 32'(logd_q[4*g +: 4]) <= LogMaxCqDepth);
-    // The derived bits agree with the indices they summarise.
-    a_nonempty_matches: assert property (@(posedge clk_i) disable iff (rst_i)
-      valid_q[g] |-> nonempty_q[g] == (pi_q[16*g +: 16] != ci_q[16*g +: 16]));
-    // A notification only for an armed CQ, and at most one per arm.
-    a_fire_only_when_armed: assert property (@(posedge clk_i) disable iff (rst_i)
-      fire[g] |-> armed_q[g] && valid_q[g]);
-    // Moderation only delays: without a moderation word a satisfied arm fires at once, and
-    // a held arm has not reached either of its bounds.
-    a_unmoderated_fires_at_once: assert property (@(posedge clk_i) disable iff (rst_i)
-      (satisfied[g] && mod_q[32*g +: 32] == 32'd0) |-> fire[g]);
-    a_held_within_bounds: assert property (@(posedge clk_i) disable iff (rst_i)
-      held[g] |-> (mod_q[32*g +: 16] == 16'd0 || new_q[16*g +: 16] < mod_q[32*g +: 16])
-                  && (mod_q[32*g + 16 +: 16] == 16'd0
-                      || tim_q[16*g +: 16] < mod_q[32*g + 16 +: 16]));
-    a_one_notification_per_arm: assert property (@(posedge clk_i) disable iff (rst_i)
-      fire[g] |-> !arm_used_q[g]);
-    // An armed CQ in error fires at once (unless its previous interrupt is still waiting).
-    a_error_fires: assert property (@(posedge clk_i) disable iff (rst_i)
-      (valid_q[g] && armed_q[g] && error_q[g] && !npend_q[g]) |-> fire[g]);
-  end
+  // The per-CQ invariants of CQ n: indices in range, and the derived bits equal to what they
+  // summarise.
+  function automatic logic cq_consistent(input logic [CqBits-1:0] n);
+    logic [15:0] pi, ci, cnt, intv, nw, tm;
+    pi   = pi_q[16*n +: 16];
+    ci   = ci_q[16*n +: 16];
+    cnt  = mod_q[n][15:0];
+    intv = mod_q[n][31:16];
+    nw   = newz_q[n] ? 16'd0 : new_q[n];
+    tm   = tlive_q[n] ? tim_q[n] : 16'd0;
+    cq_consistent = !valid_q[n]
+                    || ({1'b0, pi - ci} <= depth_of(logd_q[n])
+                        && 32'(logd_q[n]) <= LogMaxCqDepth
+                        && nonempty_q[n] == (pi != ci)
+                        && modded_q[n] == (mod_q[n] != 32'd0)
+                        && creach_q[n] == (cnt != 16'd0 && nw >= cnt)
+                        && (tlive_q[n] & treach_q[n]) == (intv != 16'd0 && tm >= intv)
+                        && (!tlive_q[n] || tm != 16'd0));
+  endfunction
 
-  // No CQE is written into a full ring; the error record is written once, at the ring's end.
-  a_no_cqe_when_full: assert property (@(posedge clk_i) disable iff (rst_i)
-    (commit && !wr_is_err_q) |-> {1'b0, wr_pi - wr_ci} < wr_depth);
-  a_error_record_once: assert property (@(posedge clk_i) disable iff (rst_i)
-    (commit && wr_is_err_q) |-> !error_q[wr_cqn_q] && wr_addr_q == wr_ring + (64'(wr_depth) << 5));
-  // The CQE goes to slot pi mod depth.
-  a_cqe_in_slot: assert property (@(posedge clk_i) disable iff (rst_i)
-    (commit && !wr_is_err_q) |->
-      wr_addr_q == wr_ring + (64'(wr_slot) << 5));
-  // Owner bit: 1 on the first pass, and it flips exactly when the slot wraps to 0.
-  a_owner_first_pass: assert property (@(posedge clk_i) disable iff (rst_i)
-    (commit && !wr_is_err_q && 17'(wr_pi) < wr_depth) |-> wr_cqe_view.owner == 8'd1);
-  a_owner_flips_on_wrap: assert property (@(posedge clk_i) disable iff (rst_i)
-    (commit && !wr_is_err_q && 17'(wr_pi) >= wr_depth) |->
-      ((wr_cqe_view.owner[0] != last_owner_q[wr_cqn_q])
-       == (wr_slot == 16'd0)));
-  // Records and interrupt requests hold still until taken.
-  a_wr_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (wr_valid_o && !wr_ready_i) |=> wr_valid_o && $stable(wr_addr_o) && $stable(wr_data_o));
-  a_irq_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (irq_valid_o && !irq_ready_i) |=> irq_valid_o && $stable(irq_vector_o));
-  a_irq_vector_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    irq_valid_o |-> 32'(irq_vector_o) < MsixVectors);
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // Pointers in range, derived bits current: for the CQs the last cycle's events touched,
+      // and for every held CQ after a timer tick.
+      if (chk_c_q) begin
+        a_cq_consistent_after_commit: assert (cq_consistent(chk_c_cqn_q));
+      end
+      if (chk_d_q) begin
+        a_cq_consistent_after_doorbell: assert (cq_consistent(chk_d_cqn_q));
+      end
+      if (us_tick_i && hold != '0) begin
+        for (int c = 0; c < NumCqs; c++) begin
+          if (hold[c]) begin
+            a_cq_consistent_while_held: assert (cq_consistent(CqBits'(c)));
+          end
+        end
+      end
+      // A notification only for an armed CQ, and at most one per arm.
+      a_fire_only_when_armed: assert ((fire & ~(armed_q & valid_q)) == '0);
+      a_one_notification_per_arm: assert ((fire & arm_used_q) == '0);
+      // Moderation only delays: without a moderation word a satisfied arm fires at once.
+      a_unmoderated_fires_at_once: assert ((satisfied & ~modded_q & ~fire) == '0);
+      // An armed CQ in error fires at once (unless its previous interrupt is still waiting).
+      a_error_fires: assert ((valid_q & armed_q & error_q & ~npend_q & ~fire) == '0);
+      if (commit && !wr_is_err_q) begin
+        // No CQE is written into a full ring; it goes to slot pi mod depth.
+        a_no_cqe_when_full: assert ({1'b0, wr_pi - wr_ci} < wr_depth);
+        a_cqe_in_slot: assert (wr_addr_q == wr_ring + (64'(wr_slot) << 5));
+        // Owner bit: 1 on the first pass, and it flips exactly when the slot wraps to 0.
+        if (17'(wr_pi) < wr_depth) begin
+          a_owner_first_pass: assert (wr_cqe_view.owner == 8'd1);
+        end else begin
+          a_owner_flips_on_wrap: assert ((wr_cqe_view.owner[0] != last_owner_q[wr_cqn_q])
+                                         == (wr_slot == 16'd0));
+        end
+      end
+      // The error record is written once, at the ring's end.
+      if (commit && wr_is_err_q) begin
+        a_error_record_once: assert (!error_q[wr_cqn_q]
+                                     && wr_addr_q == wr_ring + (64'(wr_depth) << 5));
+      end
+      // Records and interrupt requests hold still until taken.
+      if (wr_held_q) begin
+        a_wr_stable: assert (wr_valid_o && wr_addr_o == wr_addr_held_q
+                             && wr_data_o == wr_data_held_q);
+      end
+      if (irq_held_q) begin
+        a_irq_stable: assert (irq_valid_o && irq_vector_o == irq_vector_held_q);
+      end
+      if (irq_valid_o) begin
+        a_irq_vector_in_range: assert (32'(irq_vector_o) < MsixVectors);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -15,7 +15,8 @@
 //   QP_STATE_BASE + 4n      reads qp_state_i of QP n
 //   CQ_STATE_BASE + 4n      reads the CQ engine's {error[31], producer_index[15:0]} of CQ n
 //                           (cq_state_cqn_o -> cq_state_i, combinational)
-//   QP doorbell page n      DB_SQ_PI: sq_db pulse; DB_RQ_PI: rq_db pulse (pi = wdata[15:0])
+//   QP doorbell page n      DB_SQ_PI: sq_db pulse; DB_RQ_PI: rq_db pulse (pi = wdata[15:0]);
+//                           DB_SQ_BF .. +0x3F: a word of the BlueFlame WQE copy (below)
 //   CQ doorbell page n      DB_CQ_CI_ARM / DB_CQ_MODERATION: cq_db pulse with the 32-bit word,
 //                           cq_db_moderation_o = 1 for the moderation word
 //   MSIX_TABLE .. MSIX_PBA + 4*ceil(MsixVectors/32)
@@ -28,6 +29,14 @@
 // a doorbell. Writes to read-only registers, to a queue number >= NumQps / NumCqs, to unknown
 // doorbell offsets or to unmapped addresses are ignored; reads of write-only or unmapped
 // addresses return 0.
+//
+// BlueFlame: one 64-byte WQE copy is kept for the QP whose page was written last (one buffer,
+// not one per QP: a copy is used by the doorbell that follows it, so only the latest matters).
+// A word counts only when written with all four strobes; a BlueFlame write to another QP's
+// page starts a new copy; every SQ_PI doorbell of the copy's QP consumes it (used or not), and
+// every CMD discards it (a QP created again never sees a copy meant for its old incarnation).
+// The SQ_PI pulse carries sq_db_bf_o = 1 when the copy is complete and belongs to its QP, with
+// the 512 bits (byte 0 in [7:0]); nic_wqe_fetch decides whether it is the WQE the doorbell adds.
 module nic_csr #(
   parameter int DataWidth     = 64,    // reported in CAP_DATA_WIDTH
   parameter int NumQps        = 16,    // queue pairs, 1..256
@@ -74,6 +83,8 @@ module nic_csr #(
   output logic                  sq_db_valid_o,
   output logic [7:0]            sq_db_qpn_o,
   output logic [15:0]           sq_db_pi_o,
+  output logic                  sq_db_bf_o,        // a complete BlueFlame copy for this QP
+  output logic [511:0]          sq_db_bf_data_o,   // ... the WQE (valid with sq_db_bf_o)
   output logic                  rq_db_valid_o,
   output logic [7:0]            rq_db_qpn_o,
   output logic [15:0]           rq_db_pi_o,
@@ -125,7 +136,7 @@ module nic_csr #(
     logic [21:0] w;
     w = {wa, 2'b00};
     decode = R_NONE;
-    if (w <= nic_pkg::REG_RX_DROPS) begin
+    if (w <= nic_pkg::REG_CAP_SQ_BF) begin
       decode = R_CONST;
     end else if (w == nic_pkg::REG_SCRATCH) begin
       decode = R_SCRATCH;
@@ -167,6 +178,10 @@ module nic_csr #(
   logic [7:0]     db_qn_q, db_qn_d;               // queue number of the doorbell pulse
   logic [31:0]    db_data_q, db_data_d;           // the doorbell word
   logic           cq_db_mod_q, cq_db_mod_d;
+  logic           sq_db_bf_q, sq_db_bf_d;         // the SQ pulse carries the BlueFlame copy
+  logic [15:0]    bf_mask_q, bf_mask_d;           // copy words written (full strobes)
+  logic [7:0]     bf_qpn_q, bf_qpn_d;             // the QP the copy belongs to
+  logic [511:0]   bf_data_q;                      // the copy (no reset: bf_mask_q says what is valid)
 
   // ---- write channel ----
   logic           wr_take;
@@ -175,6 +190,8 @@ module nic_csr #(
   logic [9:0]     wr_qp_page, wr_cq_page;         // doorbell page number (queue number)
   logic [11:0]    wr_db_off;
   logic [31:0]    wr_mask;                        // byte strobes as a bit mask
+  logic           wr_bf;                          // the write is to a BlueFlame area
+  logic [15:0]    wr_bf_bit;                      // ... its word
 
   assign wr_take          = s_axil_awvalid_i && s_axil_wvalid_i && (!bvalid_q || s_axil_bready_i);
   assign s_axil_awready_o = wr_take;
@@ -191,6 +208,8 @@ module nic_csr #(
     wr_qp_page = wr_addr[21:12] - nic_pkg::REG_QP_DB_BASE[21:12];
     wr_cq_page = wr_addr[21:12] - nic_pkg::REG_CQ_DB_BASE[21:12];
     wr_db_off = wr_addr[11:0];
+    wr_bf     = wr_db_off >= 12'(nic_pkg::DB_SQ_BF) && wr_db_off < 12'(nic_pkg::DB_SQ_BF + 64);
+    wr_bf_bit = 16'd1 << wr_db_off[5:2];
     for (int b = 0; b < 4; b++) begin
       wr_mask[8*b +: 8] = {8{s_axil_wstrb_i[b]}};
     end
@@ -208,6 +227,9 @@ module nic_csr #(
     db_qn_d       = db_qn_q;
     db_data_d     = db_data_q;
     cq_db_mod_d   = cq_db_mod_q;
+    sq_db_bf_d    = 1'b0;
+    bf_mask_d     = bf_mask_q;
+    bf_qpn_d      = bf_qpn_q;
 
     if (bvalid_q && s_axil_bready_i) begin
       bvalid_d = 1'b0;
@@ -222,6 +244,7 @@ module nic_csr #(
           // written below, word by word (a 256-bit next-state copy every cycle is not needed)
         end
         R_CMD: begin
+          bf_mask_d   = '0;
           cmd_valid_d = 1'b1;
           cmd_op_d    = s_axil_wdata_i[7:0];
           cmd_index_d = s_axil_wdata_i[23:8];
@@ -231,6 +254,22 @@ module nic_csr #(
           db_data_d     = s_axil_wdata_i;
           sq_db_valid_d = (32'(wr_db_off) == nic_pkg::DB_SQ_PI);
           rq_db_valid_d = (32'(wr_db_off) == nic_pkg::DB_RQ_PI);
+          if (sq_db_valid_d && bf_qpn_q == wr_qp_page[7:0]) begin
+            sq_db_bf_d = bf_mask_q == 16'hffff;
+            bf_mask_d  = '0;
+          end
+          if (wr_bf) begin
+            // A word written with partial strobes is not a copy of the WQE's word: it is
+            // invalid until written again in full.
+            if (bf_qpn_q != wr_qp_page[7:0]) begin
+              bf_qpn_d  = wr_qp_page[7:0];
+              bf_mask_d = (&s_axil_wstrb_i) ? wr_bf_bit : 16'd0;
+            end else if (&s_axil_wstrb_i) begin
+              bf_mask_d = bf_mask_q | wr_bf_bit;
+            end else begin
+              bf_mask_d = bf_mask_q & ~wr_bf_bit;
+            end
+          end
         end
         R_CQ_DB: begin
           db_qn_d       = wr_cq_page[7:0];
@@ -257,6 +296,14 @@ module nic_csr #(
       args_q <= '0;
     end else if (arg_we) begin
       args_q[32*wr_addr[4:2] +: 32] <= arg_wdata;
+    end
+  end
+
+  // BlueFlame words: the addressed word only. In the cycle of the SQ pulse the copy is still the
+  // one the doorbell saw: a write taken in that cycle lands after it.
+  always_ff @(posedge clk_i) begin
+    if (wr_take && wr_region == R_QP_DB && wr_bf) begin
+      bf_data_q[32*wr_db_off[5:2] +: 32] <= s_axil_wdata_i;
     end
   end
 
@@ -298,15 +345,17 @@ module nic_csr #(
       nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
                                                8'(LogMaxSqDepth)};
       nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
-      // the transport: Send / Receive, Write and Read (at most MaxReads outstanding per QP in
-      // either direction); SendAndInvalidate's invalidation is not built yet
+      // the transport: Send / Receive, Write, SendAndInvalidate and Read (at most MaxReads
+      // outstanding per QP in either direction)
       nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT
+                                              | nic_pkg::CAP_TRANSPORT_SEND_INV
                                               | nic_pkg::CAP_TRANSPORT_READ
                                               | (32'(8'(MaxReads)) << 8);
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
       nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
       nic_pkg::REG_RX_DROPS:       rd_const = rx_drops_i;
+      nic_pkg::REG_CAP_SQ_BF:      rd_const = 32'd64;
       default:                     rd_const = 32'd0;
     endcase
   end
@@ -349,6 +398,9 @@ module nic_csr #(
       db_qn_q       <= '0;
       db_data_q     <= '0;
       cq_db_mod_q   <= 1'b0;
+      sq_db_bf_q    <= 1'b0;
+      bf_mask_q     <= '0;
+      bf_qpn_q      <= '0;
     end else begin
       bvalid_q      <= bvalid_d;
       rvalid_q      <= rvalid_d;
@@ -363,6 +415,9 @@ module nic_csr #(
       db_qn_q       <= db_qn_d;
       db_data_q     <= db_data_d;
       cq_db_mod_q   <= cq_db_mod_d;
+      sq_db_bf_q    <= sq_db_bf_d;
+      bf_mask_q     <= bf_mask_d;
+      bf_qpn_q      <= bf_qpn_d;
     end
   end
 
@@ -381,6 +436,8 @@ module nic_csr #(
   assign sq_db_valid_o      = sq_db_valid_q;
   assign sq_db_qpn_o        = db_qn_q;
   assign sq_db_pi_o         = db_data_q[15:0];
+  assign sq_db_bf_o         = sq_db_bf_q;
+  assign sq_db_bf_data_o    = bf_data_q;
   assign rq_db_valid_o      = rq_db_valid_q;
   assign rq_db_qpn_o        = db_qn_q;
   assign rq_db_pi_o         = db_data_q[15:0];

@@ -23,6 +23,10 @@
 //       of the page holding va: ACCESS_VIOLATION unless the token is VALID with that key and pd,
 //       grants the access, [va, va + len) lies inside it and, for an MW, its parent MR is VALID.
 //       A transfer that spans pages asks once per page.
+//       With xl_inv_i the request is a remote invalidation (SendAndInvalidate at the responder):
+//       va, len and the access are ignored; SUCCESS, and the entry becomes INVALID, when the
+//       token is VALID with that key and pd. Exactly one of two invalidations of one entry
+//       wins: if the executor writes that entry in the cycle of the check, the remote one fails.
 module nic_mr_table #(
   parameter int NumMrs     = 64,    // table entries, 2..2^24
   parameter int MttEntries = 1024   // MTT entries (4 KiB pages), >= 2
@@ -82,6 +86,7 @@ module nic_mr_table #(
   input  logic [31:0]               xl_len_i,
   input  logic [15:0]               xl_pd_i,
   input  logic [15:0]               xl_access_i,        // nic_pkg::FLAG_ALLOW_* bits needed
+  input  logic                      xl_inv_i,           // invalidate the token instead
   output logic                      xl_valid_o,
   output logic [31:0]               xl_status_o,        // SUCCESS or ACCESS_VIOLATION
   output logic [51:0]               xl_pfn_o,           // page frame of va (0 unless SUCCESS)
@@ -123,8 +128,11 @@ module nic_mr_table #(
   // ---- entry states ---------------------------------------------------------------------------
   // One vector of flops (it needs a reset and every reader sees it current), written like a RAM:
   // only the entry a write names changes, nothing is evaluated per entry in other cycles. The
-  // executor writes first, the commands after: a command wins a same-cycle clash on one entry.
+  // executor writes first, a remote invalidation (never on the executor's entry, see x1_inv_ok)
+  // next, the commands last: a command wins a same-cycle clash on one entry.
   logic [2*NumMrs-1:0] state_q;
+  logic                x1_inv_wr;
+  logic [MrW-1:0]      x1_inv_idx;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -132,6 +140,9 @@ module nic_mr_table #(
     end else begin
       if (wr_i) begin
         state_q[2*wr_idx_i +: 2] <= wr_state_i;
+      end
+      if (x1_inv_wr) begin
+        state_q[2*x1_inv_idx +: 2] <= nic_pkg::MR_STATE_INVALID;
       end
       if (init_i) begin
         state_q[2*cmd_idx_i +: 2] <= nic_pkg::MR_STATE_INVALID;
@@ -186,6 +197,7 @@ module nic_mr_table #(
   logic [31:0]      x1_len_q, x1_len_d;
   logic [15:0]      x1_pd_q, x1_pd_d;
   logic [15:0]      x1_access_q, x1_access_d;
+  logic             x1_inv_q, x1_inv_d;
   logic             x2_valid_q, x2_valid_d;
   logic             x2_ok_q, x2_ok_d;
   logic [11:0]      x2_page_off_q, x2_page_off_d;
@@ -203,6 +215,7 @@ module nic_mr_table #(
   );
 
   logic             x1_in_range, x1_entry_ok, x1_access_ok, x1_range_ok, x1_parent_ok, x1_ok;
+  logic             x1_inv_ok;
   logic [1:0]       x1_state, x1_parent_state;
   logic [MrW-1:0]   x1_idx, x1_parent;
   logic [63:0]      x1_base_va, x1_length, x1_byte_off, x1_off;
@@ -226,6 +239,7 @@ module nic_mr_table #(
     x1_range_ok     = 1'b0;
     x1_parent_ok    = 1'b0;
     x1_ok           = 1'b0;
+    x1_inv_ok       = 1'b0;
     x1_off          = '0;
     x1_mtt_idx      = '0;
     if (x1_valid_q) begin
@@ -244,11 +258,16 @@ module nic_mr_table #(
       x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
                         {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
       x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
-      x1_ok           = x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
+      x1_inv_ok       = x1_entry_ok && !(wr_i && wr_idx_i == x1_idx);
+      x1_ok           = x1_inv_q ? x1_inv_ok
+                                 : x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
       x1_off          = x1_va_q - x1_base_va + x1_byte_off;
       x1_mtt_idx      = x1_mtt_base + MttAW'(x1_off >> 12);
     end
   end
+
+  assign x1_inv_wr  = x1_valid_q && x1_inv_q && x1_inv_ok;
+  assign x1_inv_idx = x1_idx;
 
   always_comb begin
     x1_valid_d    = xl_valid_i;
@@ -257,6 +276,7 @@ module nic_mr_table #(
     x1_len_d      = xl_valid_i ? xl_len_i : x1_len_q;
     x1_pd_d       = xl_valid_i ? xl_pd_i : x1_pd_q;
     x1_access_d   = xl_valid_i ? xl_access_i : x1_access_q;
+    x1_inv_d      = xl_valid_i ? xl_inv_i : x1_inv_q;
     x2_valid_d    = x1_valid_q;
     x2_ok_d       = x1_valid_q ? x1_ok : x2_ok_q;
     x2_page_off_d = x1_valid_q ? x1_off[11:0] : x2_page_off_q;
@@ -270,6 +290,7 @@ module nic_mr_table #(
       x1_len_q      <= '0;
       x1_pd_q       <= '0;
       x1_access_q   <= '0;
+      x1_inv_q      <= 1'b0;
       x2_valid_q    <= 1'b0;
       x2_ok_q       <= 1'b0;
       x2_page_off_q <= '0;
@@ -280,6 +301,7 @@ module nic_mr_table #(
       x1_len_q      <= x1_len_d;
       x1_pd_q       <= x1_pd_d;
       x1_access_q   <= x1_access_d;
+      x1_inv_q      <= x1_inv_d;
       x2_valid_q    <= x2_valid_d;
       x2_ok_q       <= x2_ok_d;
       x2_page_off_q <= x2_page_off_d;
@@ -319,7 +341,7 @@ module nic_mr_table #(
         a_mtt_idx_in_range: assert (32'(mtt_idx_i) < MttEntries);
       end
       // A successful translation's page lies in the MTT.
-      if (x1_valid_q && x1_ok) begin
+      if (x1_valid_q && x1_ok && !x1_inv_q) begin
         a_xl_mtt_in_range: assert (32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);
       end
     end

@@ -34,6 +34,7 @@ package nic_pkg;
   localparam logic [21:0] REG_PORT_MAC_HI = 22'h2C;
   localparam logic [21:0] REG_PORT_IPV4 = 22'h30;
   localparam logic [21:0] REG_RX_DROPS = 22'h34;
+  localparam logic [21:0] REG_CAP_SQ_BF = 22'h38;
   localparam logic [21:0] REG_SCRATCH = 22'h100;
   localparam logic [21:0] REG_ARG0 = 22'h200;
   localparam logic [21:0] REG_CMD = 22'h240;
@@ -44,6 +45,7 @@ package nic_pkg;
   localparam logic [21:0] REG_MSIX_TABLE = 22'h300000;
   localparam logic [21:0] REG_MSIX_PBA = 22'h308000;
   localparam int DB_SQ_PI = 0;  // offset of the SQ producer index in a QP doorbell page
+  localparam int DB_SQ_BF = 2048;  // offset of the BlueFlame WQE copy (64 bytes) in a QP doorbell page
   localparam int DB_RQ_PI = 8;  // offset of the RQ producer index in a QP doorbell page
   localparam int DB_CQ_CI_ARM = 0;  // offset of the consumer index / arm word in a CQ doorbell page
   localparam int DB_CQ_MODERATION = 8;  // offset of the moderation word in a CQ doorbell page

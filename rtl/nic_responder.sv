@@ -34,8 +34,13 @@
 // peer's QPN (latched from QP_CONNECT), whether a message is in progress, and the message's placement state in a RAM
 // (the receive WQE and the offset, or the Write's address, R_Key and bytes left).
 //
-// Not built yet: SendAndInvalidate's invalidation (the token is reported, CQE flag INVALIDATED,
-// but the MR table is not written), several placements in flight.
+// SendAndInvalidate: after the last packet's payload is placed, the IETH's token is invalidated
+// through the MR table's translation port (xl_inv_o: VALID, same key, same PD as the QP); then
+// the ACK and the receive completion (type RECEIVE_AND_INVALIDATE, the token in type_specific,
+// CQE flag INVALIDATED). A token that cannot be invalidated: NAK "invalid request", the receive
+// completes ACCESS_VIOLATION and the QP goes to ERROR (NDK: the receiver aborts the connection).
+//
+// Not built yet: several placements in flight.
 module nic_responder #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16    // queue pairs, <= 256
@@ -76,6 +81,7 @@ module nic_responder #(
   output logic [31:0]                   xl_len_o,
   output logic [15:0]                   xl_pd_o,
   output logic [15:0]                   xl_access_o,
+  output logic                          xl_inv_o,
   input  logic                          xl_rsp_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
@@ -227,6 +233,8 @@ module nic_responder #(
     R_XL_RSP,
     R_WREQ,      // its DMA write request
     R_WDATA,     // its beats
+    R_INV,       // SendAndInvalidate: invalidate the IETH's token
+    R_INV_RSP,
     R_DONE,      // the packet's payload is placed
     R_ACK,       // ACK / NAK out
     R_CPL,       // receive completion out
@@ -571,7 +579,9 @@ module nic_responder #(
     ack_psn_o      = pkt_q.psn;
     ack_syndrome_o = pkt_q.aeth.syndrome;
     xl_req_o       = 1'b0;
-    xl_token_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey : piece_token;
+    xl_token_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey
+                   : (state_q == R_INV) ? pkt_q.ieth_rkey : piece_token;
+    xl_inv_o       = state_q == R_INV;
     xl_va_o        = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.va : piece_va;
     xl_len_o       = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.dma_len
                                                                  : 32'(piece_q);
@@ -768,7 +778,8 @@ module nic_responder #(
           cpl_status_d = nic_pkg::STATUS_DATA_OVERRUN;
           state_d      = R_ACK;
         end else if (pleft_q == '0) begin
-          state_d = R_DONE;
+          // the packet is placed; the last of a SendAndInvalidate first invalidates its token
+          state_d = (is_inv && is_last) ? R_INV : R_DONE;
         end else begin
           piece_d = piece_len;
           if (piece_priv) begin
@@ -808,6 +819,27 @@ module nic_responder #(
           end else begin
             phys_d  = {xl_pfn_i, xl_page_off_i};
             state_d = rd_q ? R_RD_AR : R_WREQ;
+          end
+        end
+      end
+      R_INV: begin
+        xl_req_o = 1'b1;
+        if (xl_gnt_i) begin
+          state_d = R_INV_RSP;
+        end
+      end
+      R_INV_RSP: begin
+        if (xl_rsp_valid_i) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            // not a token this QP may invalidate (unknown, not VALID, another key or PD): the
+            // connection is aborted, as NDK requires; the receive reports the violation
+            ack_syn_d    = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
+            fatal_d      = 1'b1;
+            cpl_due_d    = 1'b1;
+            cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
+            state_d      = R_ACK;
+          end else begin
+            state_d = R_DONE;
           end
         end
       end

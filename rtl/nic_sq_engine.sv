@@ -36,6 +36,7 @@ module nic_sq_engine #(
   input  logic cmd_valid_i, input logic [7:0] cmd_op_i, input logic [15:0] cmd_index_i,
   input  logic [255:0] cmd_args_i,                       // ARG0 in [31:0] ... ARG7 in [255:224]
   input  logic sq_db_valid_i, input logic [7:0] sq_db_qpn_i, input logic [15:0] sq_db_pi_i,
+  input  logic sq_db_bf_i, input logic [511:0] sq_db_bf_data_i,  // BlueFlame copy (nic_wqe_fetch)
   output logic [2*NumQps-1:0] qp_state_o,                // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
   input  logic [NumCqs-1:0] cq_error_i,                  // CQ n is in error (overflow)
   // completions, one per WQE (none for a successful SILENT_SUCCESS one), in WQE order per QP
@@ -53,6 +54,7 @@ module nic_sq_engine #(
   input  logic tp_err1_i, input logic [7:0] tp_err1_qpn_i,
   input  logic xl_valid_i, input logic [31:0] xl_token_i, input logic [63:0] xl_va_i,
   input  logic [31:0] xl_len_i, input logic [15:0] xl_pd_i, input logic [15:0] xl_access_i,
+  input  logic xl_inv_i,
   output logic xl_valid_o, output logic [31:0] xl_status_o, output logic [51:0] xl_pfn_o,
   output logic [11:0] xl_page_off_o,
   input  logic tpa_ar_valid_i, output logic tpa_ar_ready_o, input logic [63:0] tpa_ar_addr_i,
@@ -321,6 +323,8 @@ module nic_sq_engine #(
     .sq_db_valid_i  (sq_db_valid_i),
     .sq_db_qpn_i    (sq_db_qpn_i),
     .sq_db_pi_i     (sq_db_pi_i),
+    .sq_db_bf_i     (sq_db_bf_i),
+    .sq_db_bf_data_i(sq_db_bf_data_i),
     .db_err_o       (db_err),
     .db_err_qpn_o   (db_err_qpn),
     .retire_i       (retire),
@@ -418,6 +422,7 @@ module nic_sq_engine #(
     .xl_len_i          (xl_len_i),
     .xl_pd_i           (xl_pd_i),
     .xl_access_i       (xl_access_i),
+    .xl_inv_i          (xl_inv_i),
     .xl_valid_o        (xl_valid_o),
     .xl_status_o       (xl_status_o),
     .xl_pfn_o          (xl_pfn_o),

@@ -53,6 +53,7 @@ module nic_transport #(
   output logic [31:0]                   xl_len_o,
   output logic [15:0]                   xl_pd_o,
   output logic [15:0]                   xl_access_o,
+  output logic                          xl_inv_o,
   input  logic                          xl_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
@@ -194,6 +195,7 @@ module nic_transport #(
   logic [31:0]           rs_xl_token, rs_xl_len;
   logic [63:0]           rs_xl_va;
   logic [15:0]           rs_xl_pd, rs_xl_access;
+  logic                  rs_xl_inv;
   logic                  rx_pkt_valid, rx_pkt_ready;
   nic_roce_pkg::rx_pkt_t rx_pkt;
   logic                  rx_pl_valid, rx_pl_ready, rx_pl_last;
@@ -240,6 +242,7 @@ module nic_transport #(
     .xl_len_o      (rs_xl_len),
     .xl_pd_o       (rs_xl_pd),
     .xl_access_o   (rs_xl_access),
+    .xl_inv_o      (rs_xl_inv),
     .xl_rsp_valid_i(rs_xl_rsp),
     .xl_status_i   (xl_status_i),
     .xl_pfn_i      (xl_pfn_i),
@@ -292,6 +295,7 @@ module nic_transport #(
   assign xl_len_o    = rs_xl_req ? rs_xl_len : rq_xl_len;
   assign xl_pd_o     = rs_xl_req ? rs_xl_pd : rq_xl_pd;
   assign xl_access_o = rs_xl_req ? rs_xl_access : rq_xl_access;
+  assign xl_inv_o    = rs_xl_req && rs_xl_inv;                // only the responder invalidates
   assign rq_xl_rsp   = xl_valid_i && xl_live_q[1] && xl_owner_q[1];
   assign rs_xl_rsp   = xl_valid_i && xl_live_q[1] && !xl_owner_q[1];
 

@@ -22,6 +22,16 @@
 // QP still in flight or buffered as stale (wqe_stale_o): the executor discards it without a
 // completion, and a new incarnation of the QP never sees WQEs of the old one.
 //
+// BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
+// (sq_db_bf_i, from nic_csr). It replaces the fetch only when it is exactly the next WQE and the
+// only one the doorbell adds (pi = fetch + 1, nothing else of the QP waiting to be fetched, the
+// copy's `index` = fetch) and no read of any QP is in flight (so every reserved slot is filled,
+// the buffer's write port is free and the copy lands in FIFO order behind everything fetched
+// before), no read is issued in the same cycle, and the buffer has a free slot. The copy is then
+// written straight into the next slot as if it had been fetched, and fetch moves past it.
+// Otherwise the doorbell is an ordinary one and the WQE is fetched from the ring: a copy that
+// is stale, partial or for another WQE is never executed.
+//
 // The per-QP state (ring base and depth, written by QP_CREATE; the three indices) and the
 // per-slot tags are tables written like RAMs: an event writes only the entry it names, and a
 // per-entry loop runs only in the cycle of the event that needs it (a QP reset scans the slot
@@ -50,6 +60,8 @@ module nic_wqe_fetch #(
   input  logic                   sq_db_valid_i,
   input  logic [7:0]             sq_db_qpn_i,
   input  logic [15:0]            sq_db_pi_i,
+  input  logic                   sq_db_bf_i,       // the doorbell carries a BlueFlame copy ...
+  input  logic [511:0]           sq_db_bf_data_i,  // ... of this WQE
   output logic                   db_err_o,         // doorbell dropped: the QP must go to ERROR
   output logic [7:0]             db_err_qpn_o,
   // the executor retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
@@ -133,6 +145,7 @@ module nic_wqe_fetch #(
   logic [NW-1:0]        issue_n;            // its WQE count
   logic [7:0]           pick_qpn;           // its QP
   logic                 db_ok;              // the doorbell is taken
+  logic                 bf_hit;             // ... and its BlueFlame copy replaces the fetch
 
   logic [QpW-1:0]       reset_idx, retire_idx, pick_idx, db_idx;
   assign reset_idx  = QpW'(qp_reset_qpn_i);
@@ -163,6 +176,9 @@ module nic_wqe_fetch #(
     if (issue) begin
       fetch_q[pick_idx] <= issue_fetch_new;
     end
+    if (bf_hit) begin
+      fetch_q[db_idx] <= sq_db_pi_i;
+    end
     if (db_ok) begin
       pi_q[db_idx] <= sq_db_pi_i;
     end
@@ -181,7 +197,7 @@ module nic_wqe_fetch #(
         pend_q[pick_idx] <= issue_pi_new != issue_fetch_new;
       end
       if (db_ok) begin
-        pend_q[db_idx] <= sq_db_pi_i != db_fetch_new;
+        pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;
       end
       if (qp_reset_i) begin
         pend_q[reset_idx] <= 1'b0;
@@ -297,6 +313,18 @@ module nic_wqe_fetch #(
 
   assign rr_d = issue ? pick_qpn : rr_q;
 
+  // ---- BlueFlame: the doorbell's copy instead of a fetch (see the top) ---------------------------
+  nic_pkg::wqe_hdr_t bf_hdr;
+  logic              unused_bf_hdr;    // only the index matters here; the executor decodes the rest
+  assign bf_hdr        = sq_db_bf_data_i;
+  assign unused_bf_hdr = ^{bf_hdr.rsvd_6, bf_hdr.flags, bf_hdr.nsge, bf_hdr.opcode};
+  // db_ok: the QP is live and the index is sane. pi_q = fetch_q: nothing of it waits to be
+  // fetched (so it is not picked this cycle either); rq_empty: every reserved slot is filled,
+  // so rsv = wr and the copy takes the slot the R channel would fill next.
+  assign bf_hit    = db_ok && sq_db_bf_i && !pend_q[db_idx] && !issue && rq_empty &&
+                     buf_free != '0 && sq_db_pi_i == fetch_q[db_idx] + 16'd1 &&
+                     bf_hdr.index == fetch_q[db_idx];
+
   // ---- per-slot QP tags and stale marks -----------------------------------------------------------
   // A QP reset marks the slots of its QP stale (a scan of every tag, in that cycle only); an issue
   // tags the slots it reserves with its QP, not stale. The two never meet in one cycle.
@@ -314,6 +342,10 @@ module nic_wqe_fetch #(
             slot_stale_q[s] <= 1'b1;
           end
         end
+      end
+      if (bf_hit) begin
+        slot_qpn_q[8*rsv_ptr_q[BufAW-1:0] +: 8] <= db_sel;
+        slot_stale_q[rsv_ptr_q[BufAW-1:0]]      <= 1'b0;
       end
       if (issue) begin
         for (int s = 0; s < WqeBufEntries; s++) begin
@@ -340,8 +372,10 @@ module nic_wqe_fetch #(
   assign beat_err   = r_resp_i != 2'b00;
   assign wqe_done   = r_valid_i && bw_q == BwW'(BeatsPerWqe - 1);
   assign burst_done = wqe_done && 32'(wc_q) + 1 == 32'(rq_head_n);
-  assign buf_we     = wqe_done;
-  assign buf_wdata  = {err_q || beat_err, rq_head_idx + 16'(wc_q), r_data_i, asm_q};
+  // A BlueFlame copy is written only while no read is in flight: it never meets an R beat.
+  assign buf_we     = wqe_done || bf_hit;
+  assign buf_wdata  = bf_hit ? {1'b0, sq_db_pi_i - 16'd1, sq_db_bf_data_i}
+                             : {err_q || beat_err, rq_head_idx + 16'(wc_q), r_data_i, asm_q};
 
   always_comb begin
     bw_d  = bw_q;
@@ -417,7 +451,7 @@ module nic_wqe_fetch #(
 
   // ---- pointer and FIFO updates -----------------------------------------------------------------
   always_comb begin
-    rsv_ptr_d = rsv_ptr_q + (issue ? PtrW'(issue_n) : '0);
+    rsv_ptr_d = rsv_ptr_q + (issue ? PtrW'(issue_n) : '0) + PtrW'(bf_hit);
     wr_ptr_d  = wr_ptr_q + PtrW'(buf_we);
     rd_ptr_d  = rd_ptr_q + PtrW'(buf_re);
     rq_wp_d   = rq_wp_q + RdPtrW'(issue);
@@ -531,6 +565,10 @@ module nic_wqe_fetch #(
         a_pending_matches_db: assert (pend_q[db_idx] == (pi_q[db_idx] != fetch_q[db_idx]));
       end
       a_no_issue_on_reset: assert (!(issue && qp_reset_i));
+      if (bf_hit) begin
+        // the copy fills the slot the R channel would fill next, and no beat is arriving
+        a_bf_in_fifo_order: assert (rsv_ptr_q == wr_ptr_q && !r_valid_i && !issue);
+      end
 
       // Reservation works: the buffer never holds more than its slots, data only lands in
       // reserved slots, and a read never reserves more than is free.

@@ -74,6 +74,7 @@ struct Inputs {
 	uint64_t port_mac; // the port's identity (constant per NIC)
 	uint32_t port_ipv4;
 	uint32_t axil_awaddr, axil_wdata, axil_araddr;
+	uint32_t axil_wstrb;
 	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
 	bool awready, wready, bvalid;
 	uint32_t bid;
@@ -88,12 +89,13 @@ bool same_inputs(const Inputs &a, const Inputs &b)
 {
 	return a.rst == b.rst && a.us_tick == b.us_tick && a.port_mac == b.port_mac &&
 	       a.port_ipv4 == b.port_ipv4 && a.axil_awaddr == b.axil_awaddr &&
-	       a.axil_wdata == b.axil_wdata && a.axil_araddr == b.axil_araddr &&
-	       a.axil_awvalid == b.axil_awvalid && a.axil_wvalid == b.axil_wvalid &&
-	       a.axil_bready == b.axil_bready && a.axil_arvalid == b.axil_arvalid &&
-	       a.axil_rready == b.axil_rready && a.awready == b.awready && a.wready == b.wready &&
-	       a.bvalid == b.bvalid && a.bid == b.bid && a.arready == b.arready &&
-	       a.rvalid == b.rvalid && a.rlast == b.rlast && a.rid == b.rid && a.rresp == b.rresp &&
+	       a.axil_wdata == b.axil_wdata && a.axil_wstrb == b.axil_wstrb &&
+	       a.axil_araddr == b.axil_araddr && a.axil_awvalid == b.axil_awvalid &&
+	       a.axil_wvalid == b.axil_wvalid && a.axil_bready == b.axil_bready &&
+	       a.axil_arvalid == b.axil_arvalid && a.axil_rready == b.axil_rready &&
+	       a.awready == b.awready && a.wready == b.wready && a.bvalid == b.bvalid &&
+	       a.bid == b.bid && a.arready == b.arready && a.rvalid == b.rvalid &&
+	       a.rlast == b.rlast && a.rid == b.rid && a.rresp == b.rresp &&
 	       !std::memcmp(a.rdata, b.rdata, sizeof(a.rdata)) &&
 	       a.stream.tx_tready == b.stream.tx_tready &&
 	       a.stream.rx_tvalid == b.stream.rx_tvalid && a.stream.rx_tlast == b.stream.rx_tlast &&
@@ -171,7 +173,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		m_->s_axil_awaddr_i = in.axil_awaddr;
 		m_->s_axil_awvalid_i = in.axil_awvalid;
 		m_->s_axil_wdata_i = in.axil_wdata;
-		m_->s_axil_wstrb_i = 0xf;
+		m_->s_axil_wstrb_i = in.axil_wstrb;
 		m_->s_axil_wvalid_i = in.axil_wvalid;
 		m_->s_axil_bready_i = in.axil_bready;
 		m_->s_axil_araddr_i = in.axil_araddr;
@@ -284,6 +286,7 @@ struct Region {
 struct MmioWrite {
 	uint64_t due; // cycle at which it reaches the NIC
 	uint32_t offset, value;
+	uint32_t strb; // byte strobes (0xf for every write the driver makes)
 };
 
 // AXI4 INCR bursts: beat i covers [base + i * size, base + (i + 1) * size) with base the
@@ -624,6 +627,7 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 	if (mmio_write_active) {
 		in.axil_awaddr = n->mmio_queue.front().offset;
 		in.axil_wdata = n->mmio_queue.front().value;
+		in.axil_wstrb = n->mmio_queue.front().strb;
 	}
 	in.axil_bready = true;
 	in.axil_arvalid = n->mmio_read_pending;
@@ -886,13 +890,19 @@ void nicsim_host_ns(struct nicsim *world, uint64_t ns)
 	nicsim_step(world, cycles);
 }
 
-void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value)
+void nicsim_mmio_write32_strb(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value,
+			      uint32_t strb)
 {
 	if (nic >= world->nics.size())
 		fatal(world, "MMIO write to NIC %u, which does not exist", nic);
 	nicsim_nic *n = world->nics[nic].get();
 	uint64_t due = world->cycle + world->mmio_write_cycles;
-	n->mmio_queue.push_back({ due, offset, value });
+	n->mmio_queue.push_back({ due, offset, value, strb });
+}
+
+void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value)
+{
+	nicsim_mmio_write32_strb(world, nic, offset, value, 0xf);
 }
 
 uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)

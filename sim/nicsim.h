@@ -90,6 +90,9 @@ uint64_t nicsim_ns_to_cycles(const struct nicsim *world, uint64_t ns); /* rounde
 /* MMIO on NIC `nic`'s BAR0. Writes are posted (queued, delivered in order after mmio_write_ns);
  * a read first drains the posted writes, then steps the world for its round trip. */
 void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value);
+/* the same with byte strobes strb[3:0] (tests of partial writes; the driver never makes one) */
+void nicsim_mmio_write32_strb(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value,
+			      uint32_t strb);
 uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset);
 
 /* Host memory the NIC may reach: page aligned, zeroed. 0 or -ENOMEM. */

@@ -337,9 +337,8 @@ Test(inline_failures, a_full_queue_returns_no_more_entries)
 	world_close(&w);
 }
 
-/* On a QP that is not connected, Send, Write and Read fail inline with CONNECTION_INVALID;
- * SendAndInvalidate's invalidation is not built yet (CAP_TRANSPORT): NOT_SUPPORTED. None
- * completes. */
+/* On a QP that is not connected, Send, Write, Read and SendAndInvalidate fail inline with
+ * CONNECTION_INVALID. None completes. */
 Test(inline_failures, transport_requests_on_an_unconnected_qp_fail_inline)
 {
 	struct world w;
@@ -355,7 +354,7 @@ Test(inline_failures, transport_requests_on_an_unconnected_qp_fail_inline)
 	cr_expect_eq(ndk_read(w.qp, CTX(3), &sge, 1, 0x1000, 0x100, 0),
 		     NDK_STATUS_CONNECTION_INVALID);
 	cr_expect_eq(ndk_send_and_invalidate(w.qp, CTX(4), &sge, 1, 0, 0x100),
-		     NDK_STATUS_NOT_SUPPORTED);
+		     NDK_STATUS_CONNECTION_INVALID);
 	expect_no_completion(&w, w.cq, 3000);
 	ndk_free_buffer(w.ad, &b);
 	world_close(&w);

@@ -1149,3 +1149,272 @@ Test(transport, the_adapter_reports_reads_and_their_limit)
 	ndk_close_adapter(ad);
 	ndk_sim_destroy(sim);
 }
+
+/* ---- SendAndInvalidate: the receiver invalidates the token (completion seed, C2) ---------- */
+
+/* a side's objects as a struct world (for the cosim.h helpers) */
+static struct world side_world(struct pair *p, struct side *s)
+{
+	struct world w = { .sim = p->sim, .ad = s->ad, .pd = s->pd, .cq = s->cq, .qp = s->qp };
+	return w;
+}
+
+/* s registers a 2-page region with remote write */
+static void register_remote(struct pair *p, struct side *s, struct region *r, void *ctx)
+{
+	struct world w = side_world(p, s);
+	region_make(&w, r, 2, true);
+	expect_status(&w,
+		      region_register(&w, r, ctx,
+				      NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+					      NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(p, s, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, ctx, 0);
+}
+
+/* A sends 24 bytes with SendAndInvalidate(token) into B's posted receive */
+static void send_inv(struct pair *p, uint32_t token)
+{
+	struct side *a = &p->s[0], *b = &p->s[1];
+	struct world wa = { .sim = p->sim };
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	fill(a->buf.va, 24, 24);
+	struct ndk_sge ss = sge_of(a, 0, 24);
+	expect_status(&wa, ndk_send_and_invalidate(a->qp, CTX(2), &ss, 1, 0, token),
+		      NDK_STATUS_SUCCESS);
+}
+
+/* B invalidates the MR itself afterwards: it must fail, the token being invalid already */
+static void expect_local_invalidate_fails(struct pair *p, struct region *r)
+{
+	struct side *b = &p->s[1];
+	struct world wb = side_world(p, b);
+	expect_status(&wb, ndk_invalidate_mr(b->qp, CTX(7), r->mr, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(p, b, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_INVALIDATE, CTX(7), 0);
+}
+
+/* Polled with ndk_get_cq_results_ex, the receive reports RECEIVE_AND_INVALIDATE and the token;
+ * the token is gone: a Write through it is refused. */
+Test(transport, send_and_invalidate_reports_the_token_through_get_cq_results_ex)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct world w0 = side_world(&p, &p.s[0]);
+	struct region r;
+	register_remote(&p, &p.s[1], &r, CTX(9));
+	uint32_t token = ndk_get_remote_token_from_mr(r.mr);
+	send_inv(&p, token);
+	struct ndk_result_ex rx;
+	poll_side(&p, &p.s[1], &rx, 200000);
+	cr_expect_eq(rx.status, NDK_STATUS_SUCCESS, "status %s", ndk_status_name(rx.status));
+	cr_expect_eq(rx.type, NDK_OP_RECEIVE_AND_INVALIDATE, "type %#x", rx.type);
+	cr_expect_eq(rx.type_specific, token, "type_specific %#x, want the token %#x",
+		     rx.type_specific, token);
+	cr_expect_eq(rx.bytes_transferred, 24);
+	cr_expect_eq(rx.request_context, CTX(1));
+	cr_expect(memcmp(p.s[1].buf.va, p.s[0].buf.va, 24) == 0, "the received bytes differ");
+	expect_cpl(&p, &p.s[0], NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	/* the region refuses A's Write now: the remote token is gone (both QPs go to error) */
+	struct ndk_sge ws = sge_of(&p.s[0], 0, 16);
+	expect_status(&w0,
+		      ndk_write(p.s[0].qp, CTX(3), &ws, 1, (uint64_t)(uintptr_t)r.buf.va, token, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, &p.s[0], NDK_STATUS_ACCESS_VIOLATION, NDK_OP_WRITE, CTX(3), 0);
+	region_free(&w0, &r);
+	pair_close(&p);
+}
+
+/* Polled with plain ndk_get_cq_results the invalidation is not reported, but it still happened:
+ * a later ndk_invalidate of that token fails. */
+Test(transport, send_and_invalidate_still_invalidates_through_get_cq_results)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct world w0 = side_world(&p, &p.s[0]);
+	struct region r;
+	register_remote(&p, &p.s[1], &r, CTX(9));
+	uint32_t token = ndk_get_remote_token_from_mr(r.mr);
+	send_inv(&p, token);
+	struct ndk_result res;
+	uint64_t deadline = ndk_sim_cycle(p.sim) + 200000;
+	while (ndk_get_cq_results(p.s[1].cq, &res, 1) == 0) {
+		if (ndk_sim_cycle(p.sim) > deadline)
+			sim_fail(&w0, "no receive completion");
+		ndk_sim_step(p.sim, 1);
+	}
+	cr_expect_eq(res.status, NDK_STATUS_SUCCESS, "status %s", ndk_status_name(res.status));
+	cr_expect_eq(res.bytes_transferred, 24);
+	cr_expect_eq(res.request_context, CTX(1));
+	expect_cpl(&p, &p.s[0], NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	expect_local_invalidate_fails(&p, &r);
+	region_free(&w0, &r);
+	pair_close(&p);
+}
+
+/* An MW's token: the window goes, its MR stays registered (a Write through the MR still lands) */
+Test(transport, send_and_invalidate_of_a_window_leaves_its_mr_valid)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wb = side_world(&p, b);
+	struct region r;
+	register_remote(&p, b, &r, CTX(9));
+	struct ndk_mw *mw;
+	cr_assert_eq(ndk_create_mw(b->pd, &mw), NDK_STATUS_SUCCESS);
+	expect_status(&wb,
+		      ndk_bind(b->qp, CTX(8), r.mr, mw, (uint64_t)(uintptr_t)r.buf.va, 256,
+			       NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_BIND, CTX(8), 0);
+	uint32_t mw_token = ndk_get_remote_token_from_mw(mw);
+	send_inv(&p, mw_token);
+	struct ndk_result_ex rx;
+	poll_side(&p, b, &rx, 200000);
+	cr_expect_eq(rx.status, NDK_STATUS_SUCCESS, "status %s", ndk_status_name(rx.status));
+	cr_expect_eq(rx.type, NDK_OP_RECEIVE_AND_INVALIDATE);
+	cr_expect_eq(rx.type_specific, mw_token);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	/* the MR still takes a Write; then a Send shows it arrived (RC order) */
+	memset(r.buf.va, 0, 64);
+	fill((uint8_t *)a->buf.va + 1024, 32, 5);
+	struct ndk_sge ws = sge_of(a, 1024, 32);
+	expect_status(&wb,
+		      ndk_write(a->qp, CTX(3), &ws, 1, (uint64_t)(uintptr_t)r.buf.va,
+				ndk_get_remote_token_from_mr(r.mr), 0),
+		      NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(3), 0);
+	cr_expect(memcmp(r.buf.va, (uint8_t *)a->buf.va + 1024, 32) == 0, "written bytes differ");
+	/* the window is gone: invalidating it locally fails */
+	expect_status(&wb, ndk_invalidate_mw(b->qp, CTX(6), mw, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_INVALIDATE, CTX(6), 0);
+	ndk_close_mw(mw);
+	region_free(&wb, &r);
+	pair_close(&p);
+}
+
+/* A token the receiver cannot invalidate (none such; or a valid one of another PD): the receive
+ * completes ACCESS_VIOLATION, the Send REMOTE_ERROR (NAK "invalid request"), both QPs go to
+ * error; the token of the other PD stays valid. */
+static void send_inv_bad_token(bool other_pd)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wb = side_world(&p, b);
+	struct ndk_pd *pd2 = NULL;
+	struct region r;
+	uint32_t token = 0x00000542u;
+	if (other_pd) {
+		/* a region of B's other PD, registered through B's QP of that PD */
+		cr_assert_eq(ndk_create_pd(b->ad, &pd2), NDK_STATUS_SUCCESS);
+		struct ndk_qp *qp2;
+		struct ndk_qp_attr qa = {
+			.receive_cq = b->cq,
+			.initiator_cq = b->cq,
+			.qp_context = QP_CONTEXT,
+			.receive_queue_depth = 4,
+			.initiator_queue_depth = 4,
+			.max_receive_request_sge = 1,
+			.max_initiator_request_sge = 1,
+		};
+		cr_assert_eq(ndk_create_qp(pd2, &qa, &qp2), NDK_STATUS_SUCCESS);
+		struct world w2 = { .sim = p.sim, .ad = b->ad, .pd = pd2, .cq = b->cq, .qp = qp2 };
+		region_make(&w2, &r, 2, true);
+		expect_status(&w2,
+			      region_register(&w2, &r, CTX(9),
+					      NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+						      NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+			      NDK_STATUS_SUCCESS);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(9), 0);
+		token = ndk_get_remote_token_from_mr(r.mr);
+		send_inv(&p, token);
+		expect_cpl(&p, b, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_RECEIVE, CTX(1), 0);
+		expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, CTX(2), 0);
+		/* the other PD's region is untouched: its own QP still invalidates it */
+		expect_status(&w2, ndk_invalidate_mr(qp2, CTX(7), r.mr, 0), NDK_STATUS_SUCCESS);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(7), 0);
+		ndk_close_qp(qp2);
+		region_free(&w2, &r);
+		ndk_close_pd(pd2);
+	} else {
+		send_inv(&p, token);
+		expect_cpl(&p, b, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_RECEIVE, CTX(1), 0);
+		expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, CTX(2), 0);
+	}
+	/* both QPs are in error: a later request of each is cancelled */
+	struct ndk_sge ss = sge_of(a, 0, 8);
+	expect_status(&wb, ndk_send(a->qp, CTX(4), &ss, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(4), 0);
+	struct ndk_sge rcv = sge_of(b, 0, 8);
+	expect_status(&wb, ndk_receive(b->qp, CTX(5), &rcv, 1), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(5), 0);
+	pair_close(&p);
+}
+
+Test(transport, send_and_invalidate_of_an_unknown_token_aborts_the_connection)
+{
+	send_inv_bad_token(false);
+}
+
+Test(transport, send_and_invalidate_of_another_pds_token_aborts_and_leaves_it_valid)
+{
+	send_inv_bad_token(true);
+}
+
+/* DEFER with SendAndInvalidate inside a chain: posting rings nothing and the NIC reads nothing
+ * until the last (undeferred) request; then one doorbell, one burst fetch of the three WQEs, and
+ * the receives complete in order, the middle one as RECEIVE_AND_INVALIDATE. */
+Test(transport, deferred_chain_with_send_and_invalidate_rings_once)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wb = side_world(&p, b);
+	struct region r;
+	register_remote(&p, b, &r, CTX(9));
+	uint32_t token = ndk_get_remote_token_from_mr(r.mr);
+	for (int i = 0; i < 3; i++) {
+		struct ndk_sge rcv = sge_of(b, 256 * i, 256);
+		expect_status(&wb, ndk_receive(b->qp, CTX(100 + i), &rcv, 1), NDK_STATUS_SUCCESS);
+	}
+	struct ndk_sim_stats s0, s1;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	struct ndk_sge ss[3] = { sge_of(a, 0, 16), sge_of(a, 256, 32), sge_of(a, 512, 48) };
+	fill(a->buf.va, 1024, 11);
+	expect_status(&wb, ndk_send(a->qp, CTX(200), &ss[0], 1, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wb,
+		      ndk_send_and_invalidate(a->qp, CTX(201), &ss[1], 1, NDK_OP_FLAG_DEFER, token),
+		      NDK_STATUS_SUCCESS);
+	/* deferred: a long wait shows no doorbell and no fetch */
+	ndk_sim_step(p.sim, 2000);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 0, "a deferred request rang");
+	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 0, "the NIC read a deferred WQE");
+	expect_status(&wb, ndk_send(a->qp, CTX(202), &ss[2], 1, 0), NDK_STATUS_SUCCESS);
+	struct ndk_result_ex rx;
+	uint32_t want_bytes[3] = { 16, 32, 48 };
+	for (int i = 0; i < 3; i++) {
+		poll_side(&p, b, &rx, 200000);
+		cr_expect_eq(rx.status, NDK_STATUS_SUCCESS, "receive %d: %s", i,
+			     ndk_status_name(rx.status));
+		cr_expect_eq(rx.request_context, CTX(100 + i), "receive %d out of order", i);
+		cr_expect_eq(rx.bytes_transferred, want_bytes[i]);
+		cr_expect_eq(rx.type, i == 1 ? NDK_OP_RECEIVE_AND_INVALIDATE : NDK_OP_RECEIVE);
+		if (i == 1)
+			cr_expect_eq(rx.type_specific, token);
+		cr_expect(memcmp((uint8_t *)b->buf.va + 256 * i, (uint8_t *)a->buf.va + 256 * i,
+				 want_bytes[i]) == 0,
+			  "message %d", i);
+	}
+	for (int i = 0; i < 3; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(200 + i), 0);
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.sq_doorbells - s0.sq_doorbells, 1, "doorbells for the chain");
+	cr_expect_eq(s1.wqe_fetch_reads - s0.wqe_fetch_reads, 1, "fetch reads for the chain");
+	cr_expect_eq(s1.wqes_fetched - s0.wqes_fetched, 3);
+	region_free(&wb, &r);
+	pair_close(&p);
+}

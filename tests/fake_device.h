@@ -36,6 +36,7 @@ static struct fake {
 	/* what the capability registers read */
 	uint32_t magic, version, queues, memory, msix, cap_cq;
 	uint32_t cap_transport, mac_lo, mac_hi, ipv4;
+	uint32_t cap_sq_bf; /* 0: no BlueFlame area (fake_reset) */
 	uint32_t qp_state[256];
 	struct fake_write writes[FAKE_MAX_WRITES];
 	unsigned nwrites;
@@ -110,6 +111,8 @@ static inline uint32_t fake_read32(void *dev, uint32_t offset)
 		return fk.cap_cq;
 	case NIC_REG_CAP_TRANSPORT:
 		return fk.cap_transport;
+	case NIC_REG_CAP_SQ_BF:
+		return fk.cap_sq_bf;
 	case NIC_REG_PORT_MAC_LO:
 		return fk.mac_lo;
 	case NIC_REG_PORT_MAC_HI:

@@ -9,6 +9,8 @@
 #   simulated world uses), with --jobs 2 (each test is its own process) and a TAP report that
 #   is parsed for the counts. Criterion's own summary is printed as it runs.
 # - Every build/examples/* program runs once and must exit 0.
+# - Every tests/*_check.py script (checks of the command-line tools, e.g. ndkperf_check.py for
+#   build/bin/ndkperf) runs once and must exit 0.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
@@ -104,6 +106,26 @@ for ex in "${examples[@]}"; do
 		tail -n 15 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))
 		rerun+=("$ex"$'\n'"      with waves: NDK_SIM_TRACE=/tmp/$(basename "$ex").fst $ex")
+	fi
+done
+
+# Scripts that check the command-line tools (build/bin/*) from outside, as a user runs them.
+scripts=(tests/*_check.py)
+if ((${#scripts[@]})); then
+	echo "=== scripts: ${#scripts[@]} program(s)"
+fi
+for sc in "${scripts[@]}"; do
+	log=$BUILD/tests/$(basename "$sc" .py).log
+	timeout "$TIMEOUT" python3 "$sc" >"$log" 2>&1
+	rc=$?
+	if ((rc == 0)); then
+		echo "[PASS] script $sc"
+		passed=$((passed + 1))
+	else
+		echo "[FAIL] script $sc: exit $rc$( ((rc == 124)) && echo " (timed out after ${TIMEOUT}s)"); its failing checks ($log):"
+		grep -E '^FAIL|failure' "$log" | tail -n 15 | sed 's/^/    /'
+		failed=$((failed + 1))
+		rerun+=("python3 $sc")
 	fi
 done
 

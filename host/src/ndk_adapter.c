@@ -119,6 +119,8 @@ static int probe(struct ndk_adapter *adapter)
 	sq = rd(adapter, NIC_REG_CAP_SQ);
 	cq = rd(adapter, NIC_REG_CAP_CQ);
 	transport = rd(adapter, NIC_REG_CAP_TRANSPORT);
+	/* a core without BlueFlame reads 0 here (the address was unmapped before) */
+	adapter->sq_bf_bytes = rd(adapter, NIC_REG_CAP_SQ_BF) & 0xff;
 
 	adapter->num_qps = queues & 0xffff;
 	adapter->num_cqs = queues >> 16;

@@ -32,6 +32,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ndk.h"
 #include "ndk_sim.h"
@@ -127,6 +129,18 @@ static inline uint64_t ndk_wq_complete(uint64_t completed, uint64_t pi, uint16_t
 static inline uint32_t ndk_defer_limit(uint32_t depth)
 {
 	return depth / 2 ? depth / 2 : 1;
+}
+
+/*
+ * BlueFlame for the QPs created from now on: NDK_BLUEFLAME=1 in the environment (read at
+ * ndk_create_qp, as mlx5 reads MLX5_POST_SEND_PREFER_BF at context creation). Off by default
+ * and for any other value (docs/blueflame.md).
+ */
+static inline bool ndk_blueflame_wanted(void)
+{
+	const char *env = getenv("NDK_BLUEFLAME");
+
+	return env && !strcmp(env, "1");
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -390,6 +404,9 @@ struct ndk_qp {
 	/* set once by ndk_connect_qp (under adapter->lock), read by posts (atomic) */
 	bool connected;
 	uint32_t outbound_read_limit; /* of its connection: 0 = it may not issue Reads */
+	/* a doorbell for a single new WQE also writes the WQE through the doorbell page's
+	 * BlueFlame area (NDK_BLUEFLAME=1 at ndk_create_qp, on a core with CAP_SQ_BF) */
+	bool blueflame;
 };
 
 struct ndk_adapter {
@@ -413,9 +430,10 @@ struct ndk_adapter {
 	/* the transport (CAP_TRANSPORT: transport, read, send_inv); the port's address is read at
 	 * probe */
 	bool transport, transport_read, transport_send_inv;
-	uint8_t mac[6];	  /* mac[0] = MAC[47:40], the first byte on the wire */
-	uint32_t ipv4;	  /* ip[31:24] is the first byte on the wire */
-	unsigned log_mtu; /* path MTU of the next QP_CONNECT (ndk_adapter_set_path_mtu) */
+	uint32_t sq_bf_bytes; /* CAP_SQ_BF: the BlueFlame area of a QP doorbell page, 0 = none */
+	uint8_t mac[6];	      /* mac[0] = MAC[47:40], the first byte on the wire */
+	uint32_t ipv4;	      /* ip[31:24] is the first byte on the wire */
+	unsigned log_mtu;     /* path MTU of the next QP_CONNECT (ndk_adapter_set_path_mtu) */
 };
 
 /*

@@ -35,6 +35,7 @@
 #define NIC_REG_PORT_MAC_HI 0x2Cu
 #define NIC_REG_PORT_IPV4 0x30u
 #define NIC_REG_RX_DROPS 0x34u
+#define NIC_REG_CAP_SQ_BF 0x38u
 #define NIC_REG_SCRATCH 0x100u
 #define NIC_REG_ARG0 0x200u
 #define NIC_REG_CMD 0x240u
@@ -45,6 +46,7 @@
 #define NIC_REG_MSIX_TABLE 0x300000u
 #define NIC_REG_MSIX_PBA 0x308000u
 #define NIC_DB_SQ_PI 0x0u /* offset of the SQ producer index in a QP doorbell page */
+#define NIC_DB_SQ_BF 0x800u /* offset of the BlueFlame WQE copy (64 bytes) in a QP doorbell page */
 #define NIC_DB_RQ_PI 0x8u /* offset of the RQ producer index in a QP doorbell page */
 #define NIC_DB_CQ_CI_ARM 0x0u /* offset of the consumer index / arm word in a CQ doorbell page */
 #define NIC_DB_CQ_MODERATION 0x8u /* offset of the moderation word in a CQ doorbell page */
