@@ -8,7 +8,8 @@
  * type, status, bytes, request and QP context, per-queue order.
  *
  * NDK_INTEGRITY_SEED=n reruns with another seed (the seed used is printed);
- * NDK_INTEGRITY_BYTES=n changes the bytes moved each way (default 16 MiB). Each stream (a
+ * NDK_INTEGRITY_BYTES=n changes the bytes moved each way (default 16 MiB), NDK_INTEGRITY_MTU=n
+ * the path MTU (default 1024). Each stream (a
  * connection and direction) draws from its own generator, so a seed gives the same requests at
  * both data widths whatever the timing. The run goes in epochs per stream: up to EPOCH_OPS
  * requests into fresh destinations, the last a plain Send (RC order: when its receive completed,
@@ -119,12 +120,19 @@ static void split(uint64_t *r, uint32_t len, uint32_t n, uint32_t *out)
 	out[n - 1] = left;
 }
 
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 0) : dflt;
+}
+
 static void run_open(struct run *r, uint64_t seed, uint64_t target)
 {
 	memset(r, 0, sizeof(*r));
 	struct ndk_sim_config c;
 	ndk_sim_default_config(&c);
 	c.nics = 2;
+	c.path_mtu = (uint32_t)env_u64("NDK_INTEGRITY_MTU", c.path_mtu);
 	pair_open_cfg(&r->p, &c);
 	for (int k = 0; k < CONNS; k++) {
 		for (int i = 0; i < 2; i++) {
@@ -450,12 +458,6 @@ static void take(struct run *r, int k, int i, const struct ndk_result_ex *res)
 		epoch_check(r, st, n);
 		st->busy = false;
 	}
-}
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? strtoull(v, NULL, 0) : dflt;
 }
 
 Test(integrity, sixteen_mib_each_way_in_random_sends_and_writes_over_three_connections,
