@@ -421,7 +421,7 @@ static int successes(const struct seq *q)
  * (at least the last ones: the flush came while they were queued or in flight). Then the peer
  * is flushed: its unmatched receives complete CANCELLED, in order, after the matched ones.
  */
-Test(flush, flush_cancels_receives_and_requests_in_flight_in_posting_order)
+static int flush_case(uint64_t delay, bool must_cancel)
 {
 	struct pair p;
 	pair_open(&p, 2);
@@ -452,13 +452,15 @@ Test(flush, flush_cancels_receives_and_requests_in_flight_in_posting_order)
 			cr_assert_fail("nothing was sent");
 		ndk_sim_step(p.sim, 1);
 	}
+	ndk_sim_step(p.sim, delay);
 	ndk_flush(a->qp);
 	struct seq rq, sq;
 	drain(&p, a, nrecv + nreq, &rq, &sq);
 	expect_seq(&rq, 100, nrecv, 0, NDK_STATUS_SUCCESS, "receives after the flush");
 	int ok = successes(&sq);
 	cr_log_info("flush: %d of %d requests had completed, %d cancelled", ok, nreq, nreq - ok);
-	cr_expect_lt(ok, nreq - 2, "the flush came too late to cancel requests in flight");
+	if (must_cancel)
+		cr_expect_lt(ok, nreq - 2, "the flush came too late to cancel requests in flight");
 	expect_seq(&sq, 200, nreq, ok, NDK_STATUS_SUCCESS, "requests after the flush");
 	for (int i = 0; i < sq.n; i++)
 		cr_expect_eq(sq.type[i], i % 2 ? NDK_OP_WRITE : NDK_OP_SEND, "#%d type", i);
@@ -472,9 +474,33 @@ Test(flush, flush_cancels_receives_and_requests_in_flight_in_posting_order)
 	cr_expect_leq(got, nreq / 2, "more receives than Sends");
 	cr_expect_geq(got, (ok + 1) / 2, "a Send that completed at the sender was not received");
 	expect_seq(&rq, 100, nreq, got, NDK_STATUS_SUCCESS, "the peer's receives");
+	for (int k = 0; k < got; k++) /* a receive that succeeded holds its whole Send */
+		cr_expect(memcmp((uint8_t *)b->buf.va + 4096 * k,
+				 (uint8_t *)a->buf.va + 16384 * ((2 * k) % 4), 4000) == 0,
+			  "flush after %" PRIu64 " cycles: receive %d", delay, k);
 	cr_expect_eq(sq.n, 0);
 	side_region_free(&p, b, &r);
 	pair_close(&p);
+	return ok;
+}
+
+Test(flush, flush_cancels_receives_and_requests_in_flight_in_posting_order)
+{
+	flush_case(0, true);
+}
+
+/* The same flush at every moment of the exchange, 233 cycles apart (a prime: the moments fall on
+ * every phase of the packet and DMA timing), until everything had completed before it: whenever
+ * it comes, nothing is lost, repeated or reordered, and a receive that succeeded holds its whole
+ * Send. */
+Test(flush, flush_at_any_moment_loses_and_reorders_nothing)
+{
+	int runs = 0;
+	for (uint64_t delay = 0; runs < 400; delay += 233, runs++)
+		if (flush_case(delay, false) == 8)
+			break;
+	cr_log_info("flush sweep: %d moments", runs + 1);
+	cr_expect_lt(runs, 400, "the requests never all completed before the flush");
 }
 
 /*
