@@ -504,40 +504,63 @@ Test(flush, flush_at_any_moment_loses_and_reorders_nothing)
 }
 
 /*
- * QP error in the middle of a connected QP's work: requests before a Write with a bad remote
- * token succeed, the Write fails ACCESS_VIOLATION, every later request and every receive of
- * both QPs complete CANCELLED in posting order.
+ * QP error in the middle of a connected QP's work: `before` Sends succeed, then a bad request of
+ * bad_len bytes (a Write with a bad remote token: ACCESS_VIOLATION; or a Send longer than its
+ * 64-byte receive: REMOTE_ERROR, the receive DATA_OVERRUN), then 5 more Sends: every later
+ * request and every receive of both QPs complete CANCELLED in posting order.
  */
-Test(flush, an_error_completion_cancels_later_requests_and_all_receives_in_order)
+static void error_case(int before, uint32_t bad_len, bool bad_send)
 {
 	struct pair p;
 	pair_open(&p, 2);
 	struct side *a = &p.s[0], *b = &p.s[1];
-	const int nrecv = 5, before = 3, after = 5;
+	const int nrecv = 5, after = 5, peer_recv = before + 4;
 	for (int i = 0; i < nrecv; i++) {
 		struct ndk_sge g = sge_of(a, 1024 * i, 1024);
 		post_ok(&p, ndk_receive(a->qp, CTX(100 + i), &g, 1), "receive");
 	}
-	for (int i = 0; i < before + 4; i++) {
-		struct ndk_sge g = sge_of(b, 4096 * i, 4096);
+	for (int i = 0; i < peer_recv; i++) {
+		struct ndk_sge g = sge_of(b, 4096 * i, bad_send && i == before ? 64 : 4096);
 		post_ok(&p, ndk_receive(b->qp, CTX(100 + i), &g, 1), "peer receive");
 	}
 	for (int i = 0; i < before + 1 + after; i++) {
-		struct ndk_sge g = sge_of(a, 4096 * (i % 8), 3000);
-		ndk_status st = i == before ? ndk_write(a->qp, CTX(200 + i), &g, 1, 0x10000,
-							0x00001234u, 0) :
-					      ndk_send(a->qp, CTX(200 + i), &g, 1, 0);
+		struct ndk_sge g = sge_of(a, 4096 * (i % 8), i == before ? bad_len : 3000);
+		ndk_status st = i == before && !bad_send ? ndk_write(a->qp, CTX(200 + i), &g, 1,
+								     0x10000, 0x00001234u, 0) :
+							   ndk_send(a->qp, CTX(200 + i), &g, 1, 0);
 		post_ok(&p, st, "request");
 	}
 	struct seq rq, sq;
 	drain(&p, a, nrecv + before + 1 + after, &rq, &sq);
-	expect_seq(&sq, 200, before + 1 + after, before, NDK_STATUS_ACCESS_VIOLATION, "requests");
+	expect_seq(&sq, 200, before + 1 + after, before,
+		   bad_send ? NDK_STATUS_REMOTE_ERROR : NDK_STATUS_ACCESS_VIOLATION, "requests");
 	expect_seq(&rq, 100, nrecv, 0, NDK_STATUS_SUCCESS, "receives");
-	/* the peer went to error with the NAK: its first `before` receives got their Sends, the
-	 * rest complete CANCELLED without a flush */
-	drain(&p, b, before + 4, &rq, &sq);
-	expect_seq(&rq, 100, before + 4, before, NDK_STATUS_SUCCESS, "the peer's receives");
+	/* the peer went to error with its NAK: its first `before` receives got their Sends, the
+	 * rest complete CANCELLED without a flush (after DATA_OVERRUN for a short receive) */
+	drain(&p, b, peer_recv, &rq, &sq);
+	expect_seq(&rq, 100, peer_recv, before,
+		   bad_send ? NDK_STATUS_DATA_OVERRUN : NDK_STATUS_SUCCESS, "the peer's receives");
 	pair_close(&p);
+}
+
+Test(flush, an_error_completion_cancels_later_requests_and_all_receives_in_order)
+{
+	error_case(3, 3000, false);
+}
+
+/* The same at every size of the failing request around the packet boundaries (one packet, a
+ * full MTU, one byte more, several packets: the NAK then comes while its later packets are still
+ * being sent) and with 0, 1 or 3 requests before it. */
+Test(flush, error_completions_of_every_size_cancel_in_order)
+{
+	static const uint32_t write_len[] = { 1, 1024, 1025, 3000, 8000 };
+	static const uint32_t send_len[] = { 65, 1024, 1025, 3000, 8000 };
+	static const int before[] = { 0, 1, 3 };
+	for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++)
+		for (size_t l = 0; l < sizeof(write_len) / sizeof(write_len[0]); l++) {
+			error_case(before[b], write_len[l], false);
+			error_case(before[b], send_len[l], true);
+		}
 }
 
 /* ---------------------------------------------------------------------------------------------
