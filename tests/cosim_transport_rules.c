@@ -240,6 +240,45 @@ Test(solicited, errors_arm_does_not_fire_on_a_receive_error_completion)
 	receive_error_case(NDK_CQ_NOTIFY_ERRORS, 0);
 }
 
+/*
+ * The seed's merge table with receives: two arms before either is satisfied, then an
+ * unsolicited Send and a solicited one. The merged arm fires on the unsolicited receive when it
+ * is ANY, on the solicited one when it is SOLICITED, on neither when it is ERRORS.
+ */
+static void merge_cell_with_receives(enum ndk_cq_notify_type first, enum ndk_cq_notify_type second)
+{
+	static const int rank[] = {
+		[NDK_CQ_NOTIFY_ERRORS] = 0, [NDK_CQ_NOTIFY_SOLICITED] = 1, [NDK_CQ_NOTIFY_ANY] = 2
+	};
+	enum ndk_cq_notify_type merged = rank[first] >= rank[second] ? first : second;
+	struct pair p;
+	struct notes n[2];
+	open_notified(&p, n);
+	arm_side(&p, 1, first);
+	arm_side(&p, 1, second);
+	uint64_t cqes = nic_stats(&p, 1).cqes_written;
+	send_one(&p, 0, 64, 64, 0);
+	await_cqes(&p, 1, cqes, 1);
+	ndk_sim_step(p.sim, QUIET_CYCLES);
+	expect_calls(&p, &n[1], merged == NDK_CQ_NOTIFY_ANY, "after an unsolicited receive");
+	send_one(&p, 2, 64, 64, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
+	await_cqes(&p, 1, cqes, 2);
+	ndk_sim_step(p.sim, QUIET_CYCLES);
+	expect_calls(&p, &n[1], merged != NDK_CQ_NOTIFY_ERRORS, "after a solicited receive");
+	for (int i = 0; i < 2; i++)
+		expect_cpl(&p, &p.s[1], NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2 * i), 64);
+	pair_close(&p);
+}
+
+Test(solicited, merge_table_with_receives_all_nine_cells)
+{
+	static const enum ndk_cq_notify_type t[] = { NDK_CQ_NOTIFY_ERRORS, NDK_CQ_NOTIFY_SOLICITED,
+						     NDK_CQ_NOTIFY_ANY };
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			merge_cell_with_receives(t[i], t[j]);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * SILENT_SUCCESS
  */
