@@ -606,60 +606,113 @@ Test(flush, error_completions_of_every_size_cancel_in_order)
  * DEFER chains of transport requests, on the NIC (the cycle checks of defer::chain_of_*)
  */
 
-enum chain_kind { CHAIN_SEND, CHAIN_WRITE, CHAIN_MIXED };
+enum chain_kind { CHAIN_SEND, CHAIN_WRITE, CHAIN_SEND_INV, CHAIN_MIXED };
+enum chain_op { OP_SEND, OP_WRITE, OP_SEND_INV };
 
+/* request i of a chain; a mixed chain rotates Send, Write, SendAndInvalidate */
+static enum chain_op chain_op(enum chain_kind kind, int i)
+{
+	switch (kind) {
+	case CHAIN_SEND:
+		return OP_SEND;
+	case CHAIN_WRITE:
+		return OP_WRITE;
+	case CHAIN_SEND_INV:
+		return OP_SEND_INV;
+	default:
+		return (enum chain_op)(i % 3);
+	}
+}
+
+#define CHAIN_MAX 32
+
+/*
+ * A chain of n transport requests from side 0, all but the last DEFER: while only deferred ones
+ * are posted nothing is rung or fetched (DEFER_SETTLE_CYCLES), no WQE is fetched before the
+ * terminating doorbell reaches the NIC, then one doorbell and bursts of at most MaxBurstWqes.
+ * Every message arrives whole and in order; each SendAndInvalidate's receive reports the token
+ * (a fresh MR of the peer each).
+ */
 static void transport_chain(enum chain_kind kind, int n)
 {
+	cr_assert_leq(n, CHAIN_MAX);
 	struct pair p;
 	pair_open(&p, 2);
 	struct side *a = &p.s[0], *b = &p.s[1];
 	struct world wa = pair_world(&p, 0); /* side 0 posts on NIC 0: stats_of(&wa) */
-	struct region r;
+	struct region r, inv[CHAIN_MAX];
 	side_region(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	for (int i = 0; i < n; i++)
+		if (chain_op(kind, i) == OP_SEND_INV)
+			side_region(&p, b, &inv[i], 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
 	fill(a->buf.va, PAIR_BUF_BYTES, (uint32_t)n);
 	memset(r.buf.va, 0, 16 * NDK_PAGE_SIZE);
 	memset(b->buf.va, 0, PAIR_BUF_BYTES);
 	const uint32_t len = 1000;
-	int sends = 0;
 	for (int i = 0; i < n; i++) {
 		struct ndk_sge g = sge_of(b, 1024 * i, 1024);
 		post_ok(&p, ndk_receive(b->qp, CTX(100 + i), &g, 1), "receive");
 	}
 	struct ndk_sim_stats s0 = stats_of(&wa);
 	for (int i = 0; i < n; i++) {
-		bool write = kind == CHAIN_WRITE || (kind == CHAIN_MIXED && i % 2);
 		struct ndk_sge g = sge_of(a, 1024 * i, len);
 		uint32_t flags = i + 1 < n ? NDK_OP_FLAG_DEFER : 0;
-		ndk_status st = write ? ndk_write(a->qp, CTX(200 + i), &g, 1,
-						  (uint64_t)(uintptr_t)r.buf.va + 1024 * i,
-						  ndk_get_remote_token_from_mr(r.mr), flags) :
-					ndk_send(a->qp, CTX(200 + i), &g, 1, flags);
+		ndk_status st;
+		switch (chain_op(kind, i)) {
+		case OP_WRITE:
+			st = ndk_write(a->qp, CTX(200 + i), &g, 1,
+				       (uint64_t)(uintptr_t)r.buf.va + 1024 * i,
+				       ndk_get_remote_token_from_mr(r.mr), flags);
+			break;
+		case OP_SEND_INV:
+			st = ndk_send_and_invalidate(a->qp, CTX(200 + i), &g, 1, flags,
+						     ndk_get_remote_token_from_mr(inv[i].mr));
+			break;
+		default:
+			st = ndk_send(a->qp, CTX(200 + i), &g, 1, flags);
+			break;
+		}
 		post_ok(&p, st, "chain request");
 		if (i + 2 == n) /* all but the last are posted: nothing moves */
 			expect_deferred_idle(&wa, &s0, "deferred transport chain");
 	}
 	await_doorbell_without_fetch(&wa, &s0);
+	int sends = 0;
 	for (int i = 0; i < n; i++) {
-		bool write = kind == CHAIN_WRITE || (kind == CHAIN_MIXED && i % 2);
-		if (!write)
-			expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(100 + sends++),
-				   len);
+		enum chain_op op = chain_op(kind, i);
+		if (op == OP_WRITE)
+			continue;
+		struct ndk_result_ex rx;
+		poll_side(&p, b, &rx, CPL_CYCLES);
+		cr_expect_eq(rx.status, NDK_STATUS_SUCCESS, "receive of request %d: %s", i,
+			     ndk_status_name(rx.status));
+		cr_expect_eq(rx.request_context, CTX(100 + sends), "receive of request %d", i);
+		cr_expect_eq(rx.bytes_transferred, len);
+		cr_expect_eq(rx.type,
+			     op == OP_SEND_INV ? NDK_OP_RECEIVE_AND_INVALIDATE : NDK_OP_RECEIVE,
+			     "receive of request %d: type %u", i, rx.type);
+		if (op == OP_SEND_INV)
+			cr_expect_eq(rx.type_specific, ndk_get_remote_token_from_mr(inv[i].mr),
+				     "the invalidated token of request %d", i);
+		sends++;
 	}
-	for (int i = 0; i < n; i++) {
-		bool write = kind == CHAIN_WRITE || (kind == CHAIN_MIXED && i % 2);
-		expect_cpl(&p, a, NDK_STATUS_SUCCESS, write ? NDK_OP_WRITE : NDK_OP_SEND,
-			   CTX(200 + i), 0);
-	}
+	for (int i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS,
+			   chain_op(kind, i) == OP_WRITE ? NDK_OP_WRITE : NDK_OP_SEND, CTX(200 + i),
+			   0);
 	expect_one_doorbell_burst_fetch(&wa, &s0, (uint64_t)n, MAX_BURST_WQES, "transport chain");
 	/* every message arrived whole, in order */
 	int k = 0;
 	for (int i = 0; i < n; i++) {
-		bool write = kind == CHAIN_WRITE || (kind == CHAIN_MIXED && i % 2);
-		const uint8_t *dst = write ? (uint8_t *)r.buf.va + 1024 * i :
+		const uint8_t *dst = chain_op(kind, i) == OP_WRITE ?
+					     (uint8_t *)r.buf.va + 1024 * i :
 					     (uint8_t *)b->buf.va + 1024 * k++;
 		cr_expect(memcmp(dst, (uint8_t *)a->buf.va + 1024 * i, len) == 0, "message %d", i);
 	}
 	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
+	for (int i = 0; i < n; i++)
+		if (chain_op(kind, i) == OP_SEND_INV)
+			side_region_free(&p, b, &inv[i]);
 	side_region_free(&p, b, &r);
 	pair_close(&p);
 }
@@ -684,7 +737,12 @@ Test(transport_defer, chain_of_24_writes_rings_once_and_fetches_in_bursts)
 	transport_chain(CHAIN_WRITE, 24);
 }
 
-Test(transport_defer, chain_of_31_sends_and_writes_rings_once)
+Test(transport_defer, chain_of_7_sends_and_invalidates_rings_once_and_fetches_in_one_burst)
+{
+	transport_chain(CHAIN_SEND_INV, 7);
+}
+
+Test(transport_defer, chain_of_31_sends_writes_and_send_and_invalidates_rings_once)
 {
 	transport_chain(CHAIN_MIXED, 31);
 }
@@ -692,11 +750,10 @@ Test(transport_defer, chain_of_31_sends_and_writes_rings_once)
 /*
  * The inline failure rule for transport requests on a connected QP: deferred Sends and Writes,
  * then a request that fails inline (a Write with three SGEs: DATA_OVERRUN; a Send with a flag
- * it does not take: INVALID_PARAMETER). With no further call, the deferred requests' doorbell
- * reaches the NIC, they all complete and are delivered, the failed one never completes, and
- * exactly the deferred WQEs were fetched. SendAndInvalidate: posted at the end of a deferred
- * chain when the core advertises it; today it fails inline NOT_SUPPORTED, which is also an
- * inline failure and must indicate the chain (its wire path is not checked here then).
+ * it does not take: INVALID_PARAMETER; a SendAndInvalidate with four SGEs, a Read with three:
+ * DATA_OVERRUN). With no further call, the deferred requests' doorbell reaches the NIC, they all
+ * complete and are delivered, the failed one never completes, and exactly the deferred WQEs
+ * were fetched.
  */
 static void inline_failure_case(int failure)
 {
@@ -736,13 +793,17 @@ static void inline_failure_case(int failure)
 			      NDK_OP_FLAG_DEFER | NDK_OP_FLAG_ALLOW_REMOTE_READ);
 		expect_status(&wa, st, NDK_STATUS_INVALID_PARAMETER);
 		break;
-	default:
-		st = ndk_send_and_invalidate(a->qp, CTX(300), three, 1, NDK_OP_FLAG_DEFER,
+	case 2: {
+		struct ndk_sge four[4] = { three[0], three[1], three[2], sge_of(a, 24, 8) };
+		st = ndk_send_and_invalidate(a->qp, CTX(300), four, 4, NDK_OP_FLAG_DEFER,
 					     ndk_get_remote_token_from_mr(r.mr));
-		if (st == NDK_STATUS_SUCCESS)
-			cr_skip_test("the core advertises SendAndInvalidate now: this test should "
-				     "check its wire path in the chain");
-		expect_status(&wa, st, NDK_STATUS_NOT_SUPPORTED);
+		expect_status(&wa, st, NDK_STATUS_DATA_OVERRUN);
+		break;
+	}
+	default: /* the SGE count is checked before whether the core has Reads */
+		st = ndk_read(a->qp, CTX(300), three, 3, (uint64_t)(uintptr_t)r.buf.va,
+			      ndk_get_remote_token_from_mr(r.mr), NDK_OP_FLAG_DEFER);
+		expect_status(&wa, st, NDK_STATUS_DATA_OVERRUN);
 		break;
 	}
 	/* no further driver call: the clock alone brings the doorbell, no fetch before it */
@@ -769,9 +830,14 @@ Test(transport_defer, send_failing_inline_indicates_the_deferred_sends_and_write
 	inline_failure_case(1);
 }
 
-Test(transport_defer, send_and_invalidate_refused_inline_indicates_the_deferred_chain)
+Test(transport_defer, send_and_invalidate_failing_inline_indicates_the_deferred_chain)
 {
 	inline_failure_case(2);
+}
+
+Test(transport_defer, read_failing_inline_indicates_the_deferred_chain)
+{
+	inline_failure_case(3);
 }
 
 /* ---------------------------------------------------------------------------------------------
