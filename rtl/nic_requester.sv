@@ -802,9 +802,6 @@ module nic_requester #(
       ent_we = 1'b1;
       count_d[(OW+1)*qpn_q +: OW+1] = in_count + (OW+1)'(1);
       next_psn_d[24*qpn_q +: 24]    = psn_q;
-      if (!rec_pend) begin
-        work_d[qpn_q] = 1'b1;
-      end
     end
     // the completer
     if (c_pop) begin
@@ -820,6 +817,12 @@ module nic_requester #(
     end
     if (c_no_work) begin
       work_d[cq_q] = 1'b0;
+    end
+    // after the completer's clear, so that an entry appended in the same cycle is not lost:
+    // one decided at intake completes at once, and so does one whose NAK came while its
+    // later packets were still being sent (the NAK waits in nak_v for its entry)
+    if (intake_append && (!rec_pend || nak_v_q[qpn_q])) begin
+      work_d[qpn_q] = 1'b1;
     end
     // a QP in ERROR with entries has work (they complete CANCELLED)
     for (int q = 0; q < NumQps; q++) begin

@@ -139,6 +139,52 @@ static inline struct ndk_sim_stats stats_of(struct world *w)
 	return s;
 }
 
+/* DEFER checks, shared by the local and the transport tests (NIC 0 posts). */
+#define DEFER_SETTLE_CYCLES 4000 /* far longer than a doorbell's trip + a DMA round trip */
+#define MAX_BURST_WQES	    16	 /* nic_core's MaxBurstWqes default (CAP_SQ[15:8]) */
+
+/* While only deferred requests are posted: no doorbell and no WQE fetch, however long we wait. */
+static inline void expect_deferred_idle(struct world *w, const struct ndk_sim_stats *s0,
+					const char *what)
+{
+	ndk_sim_step(w->sim, DEFER_SETTLE_CYCLES);
+	struct ndk_sim_stats s1 = stats_of(w);
+	if (s1.sq_doorbells != s0->sq_doorbells || s1.wqes_fetched != s0->wqes_fetched)
+		sim_fail(w,
+			 "%s: %" PRIu64 " doorbells, %" PRIu64 " WQEs fetched while deferred, "
+			 "want 0, 0",
+			 what, s1.sq_doorbells - s0->sq_doorbells,
+			 s1.wqes_fetched - s0->wqes_fetched);
+}
+
+/* After the terminating post: step cycle by cycle until its doorbell reaches the NIC, and
+ * require that no WQE was fetched before it. */
+static inline void await_doorbell_without_fetch(struct world *w, const struct ndk_sim_stats *s0)
+{
+	uint64_t posted = ndk_sim_cycle(w->sim);
+	while (stats_of(w).sq_doorbells == s0->sq_doorbells) {
+		if (stats_of(w).wqes_fetched != s0->wqes_fetched)
+			sim_fail(w, "a WQE was fetched before the doorbell reached the NIC");
+		if (ndk_sim_cycle(w->sim) - posted > DEFER_SETTLE_CYCLES)
+			sim_fail(w, "the terminating doorbell never reached the NIC");
+		ndk_sim_step(w->sim, 1);
+	}
+}
+
+/* A whole chain is behind us: exactly one doorbell and n WQEs fetched in bursts of at most
+ * max_burst WQEs (nic_core's MaxBurstWqes). */
+static inline void expect_one_doorbell_burst_fetch(struct world *w, const struct ndk_sim_stats *s0,
+						   uint64_t n, uint64_t max_burst, const char *what)
+{
+	struct ndk_sim_stats s2 = stats_of(w);
+	cr_expect_eq(s2.sq_doorbells - s0->sq_doorbells, 1, "%s: doorbells", what);
+	cr_expect_eq(s2.wqes_fetched - s0->wqes_fetched, n, "%s: WQEs fetched", what);
+	uint64_t max_reads = (n + max_burst - 1) / max_burst;
+	cr_expect_leq(s2.wqe_fetch_reads - s0->wqe_fetch_reads, max_reads,
+		      "%s: %" PRIu64 " fetch reads for %" PRIu64 " WQEs", what,
+		      s2.wqe_fetch_reads - s0->wqe_fetch_reads, n);
+}
+
 /* A fast-register MR over `pages` pages of a fresh buffer. */
 struct region {
 	struct ndk_buffer buf;

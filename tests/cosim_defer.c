@@ -8,9 +8,8 @@
  */
 #include "cosim.h"
 
-#define CTX(n)	       ((void *)(uintptr_t)(0x1000 + (n)))
-#define MAX_BURST_WQES 16   /* nic_core's MaxBurstWqes default (CAP_SQ[15:8]) */
-#define SETTLE_CYCLES  4000 /* far longer than a doorbell's trip + a DMA round trip */
+#define CTX(n)	      ((void *)(uintptr_t)(0x1000 + (n)))
+#define SETTLE_CYCLES DEFER_SETTLE_CYCLES
 
 static struct region *regions_make(struct world *w, int n)
 {
@@ -55,36 +54,16 @@ static void chain_of(int n)
 	for (int i = 0; i < n; i++)
 		expect_status(&w, chain_post(&w, r, i, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
 	/* deferred: no doorbell, and the NIC fetches nothing however long we wait */
-	ndk_sim_step(w.sim, SETTLE_CYCLES);
-	struct ndk_sim_stats s1 = stats_of(&w);
-	if (s1.sq_doorbells != s0.sq_doorbells || s1.wqes_fetched != s0.wqes_fetched)
-		sim_fail(&w,
-			 "deferred chain of %d: %" PRIu64 " doorbells, %" PRIu64
-			 " WQEs fetched, want 0, 0",
-			 n, s1.sq_doorbells - s0.sq_doorbells, s1.wqes_fetched - s0.wqes_fetched);
+	expect_deferred_idle(&w, &s0, "deferred chain");
 	cr_expect_eq(ndk_get_cq_results_ex(w.cq, &(struct ndk_result_ex){ 0 }, 1), 0);
 
 	/* the terminating request rings once, with the newest producer index */
 	expect_status(&w, chain_post(&w, r, n, 0), NDK_STATUS_SUCCESS);
-	uint64_t posted = ndk_sim_cycle(w.sim);
 	/* until the doorbell reaches the NIC, still nothing is fetched */
-	while (stats_of(&w).sq_doorbells == s0.sq_doorbells) {
-		if (stats_of(&w).wqes_fetched != s0.wqes_fetched)
-			sim_fail(&w, "a WQE was fetched before the doorbell reached the NIC");
-		if (ndk_sim_cycle(w.sim) - posted > SETTLE_CYCLES)
-			sim_fail(&w, "the terminating doorbell never reached the NIC");
-		ndk_sim_step(w.sim, 1);
-	}
+	await_doorbell_without_fetch(&w, &s0);
 	for (int i = 0; i <= n; i++)
 		expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, chain_type(i), CTX(i));
-	struct ndk_sim_stats s2 = stats_of(&w);
-	cr_expect_eq(s2.sq_doorbells - s0.sq_doorbells, 1, "chain of %d: doorbells", n);
-	cr_expect_eq(s2.wqes_fetched - s0.wqes_fetched, (uint64_t)n + 1,
-		     "chain of %d: WQEs fetched", n);
-	uint64_t max_reads = ((uint64_t)n + 1 + MAX_BURST_WQES - 1) / MAX_BURST_WQES;
-	cr_expect_leq(s2.wqe_fetch_reads - s0.wqe_fetch_reads, max_reads,
-		      "chain of %d: %" PRIu64 " fetch reads", n,
-		      s2.wqe_fetch_reads - s0.wqe_fetch_reads);
+	expect_one_doorbell_burst_fetch(&w, &s0, (uint64_t)n + 1, MAX_BURST_WQES, "chain");
 	expect_no_completion(&w, w.cq, 2000);
 	regions_free(&w, r, nmr);
 	world_close(&w);

@@ -6,151 +6,20 @@
  */
 #include <unistd.h>
 
-#include "cosim.h"
+#include "cosim_pair.h"
 #include "ndk_internal.h"
 #include "nicsim.h"
 #include "pcap_check.h"
 
 #define CTX(n)	  ((void *)(uintptr_t)(0x3000 + (n)))
-#define BUF_BYTES (64 * 1024)
+#define BUF_BYTES PAIR_BUF_BYTES
 
-/* One side: an adapter, a PD, one CQ for both queues, a connected QP and a buffer (reached with
- * the PD's privileged token and logical addresses, or through an MR). */
-struct side {
-	struct ndk_adapter *ad;
-	struct ndk_pd *pd;
-	struct ndk_cq *cq;
-	struct ndk_qp *qp;
-	struct ndk_buffer buf;
-	uint32_t priv;
-};
-
-struct pair {
-	struct ndk_sim *sim;
-	struct side s[2];
-};
-
-/* `ad`: an adapter already open on that NIC (a loopback pair shares it), or NULL */
-static void side_open(struct pair *p, unsigned nic, struct side *s, struct ndk_adapter *ad)
-{
-	if (ad)
-		s->ad = ad;
-	else
-		cr_assert_eq(ndk_sim_open_adapter(p->sim, nic, &s->ad), NDK_STATUS_SUCCESS);
-	struct ndk_adapter_info info;
-	cr_assert_eq(ndk_query_adapter_info(s->ad, &info), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_create_pd(s->ad, &s->pd), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_create_cq(s->ad, 256, NULL, NULL, &s->cq), NDK_STATUS_SUCCESS);
-	struct ndk_qp_attr a = {
-		.receive_cq = s->cq,
-		.initiator_cq = s->cq,
-		.qp_context = QP_CONTEXT,
-		.receive_queue_depth = 64,
-		.initiator_queue_depth = 64,
-		.max_receive_request_sge = info.max_receive_request_sge,
-		.max_initiator_request_sge = info.max_initiator_request_sge,
-		.inline_data_size = info.max_inline_data_size,
-	};
-	cr_assert_eq(ndk_create_qp(s->pd, &a, &s->qp), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_alloc_buffer(s->ad, BUF_BYTES, &s->buf), NDK_STATUS_SUCCESS);
-	s->priv = ndk_get_privileged_token(s->pd);
-}
-
-/* Connect with the read limits (inbound, outbound) of each side; ~0u: the adapter's largest. */
+/* A pair connected with the read limits (inbound ird, outbound ord) on both sides. */
 static void pair_open_limits(struct pair *p, const struct ndk_sim_config *c, uint32_t ird,
 			     uint32_t ord)
 {
-	unsigned nics = c->nics;
-	memset(p, 0, sizeof(*p));
-	cr_assert_eq(ndk_sim_create(c, &p->sim), NDK_STATUS_SUCCESS);
-	side_open(p, 0, &p->s[0], NULL);
-	side_open(p, 1, &p->s[1], nics > 1 ? NULL : p->s[0].ad);
-	struct ndk_qp_address a0, a1;
-	cr_assert_eq(ndk_get_qp_address(p->s[0].qp, &a0), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_get_qp_address(p->s[1].qp, &a1), NDK_STATUS_SUCCESS);
-	struct ndk_adapter_info info;
-	cr_assert_eq(ndk_query_adapter_info(p->s[0].ad, &info), NDK_STATUS_SUCCESS);
-	if (ird == ~0u)
-		ird = info.max_inbound_read_limit;
-	if (ord == ~0u)
-		ord = info.max_outbound_read_limit;
-	cr_assert_eq(ndk_connect_qp(p->s[0].qp, &a1, ird, ord), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_connect_qp(p->s[1].qp, &a0, ird, ord), NDK_STATUS_SUCCESS);
-}
-
-static void pair_open_cfg(struct pair *p, const struct ndk_sim_config *c)
-{
-	pair_open_limits(p, c, ~0u, ~0u);
-}
-
-static void pair_open(struct pair *p, unsigned nics)
-{
-	struct ndk_sim_config c;
-	ndk_sim_default_config(&c);
-	c.nics = nics;
-	pair_open_cfg(p, &c);
-}
-
-static void pair_close(struct pair *p)
-{
-	for (int i = 0; i < 2; i++) {
-		struct side *s = &p->s[i];
-		if (s->qp)
-			ndk_close_qp(s->qp);
-		if (s->cq)
-			ndk_close_cq(s->cq);
-		if (s->buf.va)
-			ndk_free_buffer(s->ad, &s->buf);
-		if (s->pd)
-			ndk_close_pd(s->pd);
-	}
-	for (int i = 0; i < 2; i++)
-		if (p->s[i].ad && (i == 0 || p->s[1].ad != p->s[0].ad))
-			ndk_close_adapter(p->s[i].ad);
-	ndk_sim_destroy(p->sim);
-}
-
-static void fill(uint8_t *b, size_t n, uint32_t seed)
-{
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1103515245u + 12345u;
-		b[i] = (uint8_t)(seed >> 16);
-	}
-}
-
-/* poll one completion of `s` (either queue) within max cycles */
-static void poll_side(struct pair *p, struct side *s, struct ndk_result_ex *r, uint64_t max)
-{
-	uint64_t deadline = ndk_sim_cycle(p->sim) + max;
-	while (ndk_get_cq_results_ex(s->cq, r, 1) == 0) {
-		if (ndk_sim_cycle(p->sim) > deadline)
-			cr_assert_fail("cycle %" PRIu64 ": no completion within %" PRIu64
-				       " cycles (rerun with waves: NDK_SIM_TRACE=/tmp/t.fst)",
-				       ndk_sim_cycle(p->sim), max);
-		ndk_sim_step(p->sim, 1);
-	}
-}
-
-static void expect_cpl(struct pair *p, struct side *s, ndk_status status, uint32_t type, void *ctx,
-		       uint32_t bytes)
-{
-	struct ndk_result_ex r;
-	poll_side(p, s, &r, 200000);
-	cr_expect_eq(r.status, status, "cycle %" PRIu64 ": %p: status %s, want %s",
-		     ndk_sim_cycle(p->sim), ctx, ndk_status_name(r.status),
-		     ndk_status_name(status));
-	cr_expect_eq(r.type, type, "%p: type %u, want %u", ctx, r.type, type);
-	cr_expect_eq(r.request_context, ctx, "request_context %p, want %p", r.request_context, ctx);
-	cr_expect_eq(r.qp_context, QP_CONTEXT);
-	if (type == NDK_OP_RECEIVE || type == NDK_OP_RECEIVE_AND_INVALIDATE)
-		cr_expect_eq(r.bytes_transferred, bytes, "bytes %u, want %u", r.bytes_transferred,
-			     bytes);
-}
-
-static struct ndk_sge sge_of(struct side *s, size_t off, uint32_t len)
-{
-	struct ndk_sge g = { .address = s->buf.logical + off, .length = len, .token = s->priv };
-	return g;
+	const struct pair_opts o = { .read_limits = true, .ird = ird, .ord = ord };
+	pair_open_opts(p, c, &o);
 }
 
 /* Send `len` bytes from A's buffer at src_off into B's receive at dst_off, over nsge SGEs on
@@ -853,13 +722,10 @@ static void side_close(struct side *s)
 
 static void other_pair_open(struct pair *p, struct side x[2])
 {
-	side_open(p, 0, &x[0], p->s[0].ad);
-	side_open(p, 1, &x[1], p->s[1].ad);
-	struct ndk_qp_address a0, a1;
-	cr_assert_eq(ndk_get_qp_address(x[0].qp, &a0), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_get_qp_address(x[1].qp, &a1), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_connect_qp(x[0].qp, &a1, 1, 1), NDK_STATUS_SUCCESS);
-	cr_assert_eq(ndk_connect_qp(x[1].qp, &a0, 1, 1), NDK_STATUS_SUCCESS);
+	const struct pair_opts o = { 0 };
+	side_open(p, 0, &x[0], p->s[0].ad, &o, 0);
+	side_open(p, 1, &x[1], p->s[1].ad, &o, 1);
+	qps_connect_limits(x[0].qp, x[1].qp, 1, 1);
 }
 
 /*
