@@ -31,9 +31,12 @@
 #define CANARY	     0xC3
 #define STALL_CYCLES 500000 /* no completion for this long: the run hangs */
 #define DEFAULT_SEED 0x5EED0005u
-/* Reads join the mix when the core has them (CAP_TRANSPORT.read; ndk_read returns
- * SUCCESS since the core has Reads): give them a weight here and fill in the OP_READ cases below. */
-#define READ_WEIGHT 0
+/* Reads: as likely as a Send or a Write. A stream's Read brings bytes of the receiving side's
+ * read source (random, never written) into one of the sending side's read slots. */
+#define READ_WEIGHT  1
+#define READ_SLOTS   2
+#define RD_SRC_PAGES 32
+#define RD_SRC_BYTES (RD_SRC_PAGES * NDK_PAGE_SIZE)
 
 enum op_kind { OP_SEND, OP_WRITE, OP_READ };
 
@@ -47,7 +50,8 @@ struct op {
 	uint32_t len, seq;
 	uint32_t nsge, nrecv; /* source SGEs; receive SGEs (Send) */
 	struct piece src[3], dst[3];
-	uint32_t slot, slot_off; /* Write: region slot and offset in it; Send: receive slot */
+	uint32_t slot, slot_off; /* Write: region slot and offset in it; Send: receive slot;
+				    Read: read slot, and its source offset in src[0].off */
 };
 
 struct stream {
@@ -56,13 +60,16 @@ struct stream {
 	struct ndk_buffer pool; /* sender's source bytes (never written after set-up) */
 	struct ndk_buffer recv; /* receiver's receive slots */
 	struct region wr;	/* receiver's remote-writable region (WRITE_SLOTS slots) */
+	struct region rd;	/* receiver's remote-readable region: a Read's source */
+	struct ndk_buffer sink; /* sender's read slots (READ_SLOTS of RECV_SLOT bytes) */
 	uint32_t tx_priv, rx_priv;
 	struct op ops[EPOCH_OPS];
 	int nops;
 	int sq_next, rq_next; /* the next expected completion, index into ops */
 	uint32_t seq;
 	uint64_t bytes, target;
-	uint64_t rng; /* the stream's own PRNG: its requests do not depend on the timing */
+	uint64_t rbytes; /* bytes its Reads brought the other way */
+	uint64_t rng;	 /* the stream's own PRNG: its requests do not depend on the timing */
 	bool busy;
 };
 
@@ -151,7 +158,8 @@ static void run_open(struct run *r, uint64_t seed, uint64_t target)
 			};
 			cr_assert_eq(ndk_create_qp(s->pd, &a, &r->qp[k][i]), NDK_STATUS_SUCCESS);
 		}
-		qps_connect(r->qp[k][0], r->qp[k][1]);
+		qps_connect_limits(r->qp[k][0], r->qp[k][1], r->p.s[0].info.max_inbound_read_limit,
+				   r->p.s[0].info.max_outbound_read_limit);
 	}
 	for (int n = 0; n < STREAMS; n++) {
 		struct stream *st = &r->st[n];
@@ -169,6 +177,11 @@ static void run_open(struct run *r, uint64_t seed, uint64_t target)
 		for (uint32_t i = 0; i < POOL_BYTES; i++)
 			((uint8_t *)st->pool.va)[i] = (uint8_t)rnd(&st->rng);
 		side_region(&r->p, rx, &st->wr, WRITE_PAGES, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+		side_region(&r->p, rx, &st->rd, RD_SRC_PAGES, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+		for (uint32_t i = 0; i < RD_SRC_BYTES; i++)
+			((uint8_t *)st->rd.buf.va)[i] = (uint8_t)rnd(&st->rng);
+		cr_assert_eq(ndk_alloc_buffer(tx->ad, (size_t)READ_SLOTS * RECV_SLOT, &st->sink),
+			     NDK_STATUS_SUCCESS);
 		st->target = (target + CONNS - 1) / CONNS;
 	}
 }
@@ -179,6 +192,8 @@ static void run_close(struct run *r)
 		struct stream *st = &r->st[n];
 		struct side *tx = &r->p.s[st->from], *rx = &r->p.s[1 - st->from];
 		side_region_free(&r->p, rx, &st->wr);
+		side_region_free(&r->p, rx, &st->rd);
+		ndk_free_buffer(tx->ad, &st->sink);
 		ndk_free_buffer(tx->ad, &st->pool);
 		ndk_free_buffer(rx->ad, &st->recv);
 	}
@@ -201,7 +216,7 @@ static void post_ok(struct run *r, ndk_status st, const char *what, int stream, 
 static void epoch_plan(struct run *r, struct stream *st, int n)
 {
 	const uint32_t max_inline = r->p.s[st->from].info.max_inline_data_size;
-	uint32_t writes = 0, sends = 0;
+	uint32_t writes = 0, sends = 0, reads = 0;
 	st->nops = EPOCH_OPS;
 	for (int i = 0; i < EPOCH_OPS; i++) {
 		struct op *o = &st->ops[i];
@@ -209,13 +224,16 @@ static void epoch_plan(struct run *r, struct stream *st, int n)
 		o->seq = st->seq++;
 		bool last = i + 1 == EPOCH_OPS;
 		uint32_t pick = rnd_below(&st->rng, 2 + READ_WEIGHT);
-		o->kind = last || pick == 0 || writes == WRITE_SLOTS ? OP_SEND :
-			  pick == 1				     ? OP_WRITE :
-								       OP_READ;
+		o->kind = last || pick == 0 || (pick == 1 && writes == WRITE_SLOTS) ||
+					  (pick == 2 && reads == READ_SLOTS) ?
+				  OP_SEND :
+			  pick == 1 ? OP_WRITE :
+				      OP_READ;
 		/* the extremes early in every stream: 1 byte and 64 KiB */
 		o->len = o->seq == 0 ? 1 : o->seq == 1 ? MAX_LEN : rnd_len(&st->rng);
 		o->silent = !last && rnd_below(&st->rng, 4) == 0;
-		o->inline_data = o->len <= max_inline && rnd_below(&st->rng, 2) == 0;
+		o->inline_data = o->len <= max_inline && rnd_below(&st->rng, 2) == 0 &&
+				 o->kind != OP_READ;
 		uint32_t max_sge = o->kind == OP_SEND ? 3 : 2;
 		o->nsge = 1 + rnd_below(&st->rng, max_sge);
 		if (o->nsge > o->len)
@@ -229,6 +247,16 @@ static void epoch_plan(struct run *r, struct stream *st, int n)
 		if (o->kind == OP_WRITE) {
 			o->slot = writes++;
 			o->slot_off = rnd_below(&st->rng, MAX_LEN - o->len + 1);
+		} else if (o->kind == OP_READ) {
+			/* its sink: the SGEs as split above, with gaps of up to 15 bytes */
+			o->slot = reads++;
+			o->src[0].off = rnd_below(&st->rng, RD_SRC_BYTES - o->len + 1);
+			uint32_t at = rnd_below(&st->rng, 16);
+			for (uint32_t k = 0; k < o->nsge; k++) {
+				o->dst[k].off = at;
+				o->dst[k].len = lens[k];
+				at += lens[k] + rnd_below(&st->rng, 16);
+			}
 		} else if (o->kind == OP_SEND) {
 			/* its receive: 1..3 SGEs holding the message and up to 64 bytes more,
 			 * with gaps of up to 15 bytes between them */
@@ -254,6 +282,7 @@ static void epoch_post(struct run *r, struct stream *st, int n)
 {
 	memset(st->recv.va, CANARY, (size_t)EPOCH_OPS * RECV_SLOT);
 	memset(st->wr.buf.va, CANARY, (size_t)WRITE_PAGES * NDK_PAGE_SIZE);
+	memset(st->sink.va, CANARY, (size_t)READ_SLOTS * RECV_SLOT);
 	for (int i = 0; i < st->nops; i++) {
 		struct op *o = &st->ops[i];
 		if (o->kind != OP_SEND)
@@ -278,6 +307,11 @@ static void epoch_post(struct run *r, struct stream *st, int n)
 					       st->pool.logical + o->src[k].off;
 			g[k].length = o->src[k].len;
 			g[k].token = st->tx_priv;
+			if (o->kind == OP_READ) {
+				g[k].address = st->sink.logical + (uint64_t)o->slot * RECV_SLOT +
+					       o->dst[k].off;
+				g[k].length = o->dst[k].len;
+			}
 		}
 		uint32_t flags = 0;
 		if (o->silent)
@@ -306,7 +340,11 @@ static void epoch_post(struct run *r, struct stream *st, int n)
 				"write", n, o->seq);
 			break;
 		case OP_READ:
-			cr_assert_fail("Reads are not in the mix yet (READ_WEIGHT)");
+			post_ok(r,
+				ndk_read(st->qp_tx, ctx, g, o->nsge,
+					 (uint64_t)(uintptr_t)st->rd.buf.va + o->src[0].off,
+					 ndk_get_remote_token_from_mr(st->rd.mr), flags),
+				"read", n, o->seq);
 			break;
 		}
 	}
@@ -338,9 +376,37 @@ static bool all_canary(const uint8_t *b, size_t n)
 static void epoch_check(struct run *r, struct stream *st, int n)
 {
 	static uint8_t want[MAX_LEN];
-	bool recv_used[EPOCH_OPS] = { false }, slot_used[WRITE_SLOTS] = { false };
+	bool recv_used[EPOCH_OPS] = { false }, slot_used[WRITE_SLOTS] = { false },
+	     read_used[READ_SLOTS] = { false };
 	for (int i = 0; i < st->nops; i++) {
 		const struct op *o = &st->ops[i];
+		if (o->kind == OP_READ) {
+			/* the source bytes in the sink SGEs, the pattern in the gaps and after */
+			const uint8_t *src = (uint8_t *)st->rd.buf.va + o->src[0].off;
+			const uint8_t *slot = (uint8_t *)st->sink.va + (size_t)o->slot * RECV_SLOT;
+			read_used[o->slot] = true;
+			uint32_t at = 0, prev_end = 0;
+			for (uint32_t k = 0; k < o->nsge; k++) {
+				const struct piece *d = &o->dst[k];
+				if (!all_canary(slot + prev_end, d->off - prev_end))
+					cr_assert_fail(
+						"stream %d Read %u: a gap before sink SGE %u "
+						"was written",
+						n, o->seq, k);
+				if (memcmp(slot + d->off, src + at, d->len) != 0)
+					cr_assert_fail(
+						"stream %d Read %u (%u bytes, %u SGEs): sink "
+						"SGE %u differs",
+						n, o->seq, o->len, o->nsge, k);
+				at += d->len;
+				prev_end = d->off + d->len;
+			}
+			if (!all_canary(slot + prev_end, RECV_SLOT - prev_end))
+				cr_assert_fail("stream %d Read %u: written past its sink", n,
+					       o->seq);
+			st->rbytes += o->len;
+			continue;
+		}
 		gather(st, o, want);
 		if (o->kind == OP_WRITE) {
 			const uint8_t *slot = (uint8_t *)st->wr.buf.va + (size_t)o->slot * MAX_LEN;
@@ -391,6 +457,10 @@ static void epoch_check(struct run *r, struct stream *st, int n)
 		if (!recv_used[k] &&
 		    !all_canary((uint8_t *)st->recv.va + (size_t)k * RECV_SLOT, RECV_SLOT))
 			cr_assert_fail("stream %d: an unused receive slot was written", n);
+	for (int k = 0; k < READ_SLOTS; k++)
+		if (!read_used[k] &&
+		    !all_canary((uint8_t *)st->sink.va + (size_t)k * RECV_SLOT, RECV_SLOT))
+			cr_assert_fail("stream %d: an unused read slot was written", n);
 	for (int k = 0; k < WRITE_SLOTS; k++)
 		if (!slot_used[k] &&
 		    !all_canary((uint8_t *)st->wr.buf.va + (size_t)k * MAX_LEN, MAX_LEN))
@@ -443,7 +513,10 @@ static void take(struct run *r, int k, int i, const struct ndk_result_ex *res)
 	if (res->status != NDK_STATUS_SUCCESS)
 		cr_assert_fail("stream %d request %u (%s): %s", n, o->seq, recv ? "receive" : "",
 			       ndk_status_name(res->status));
-	uint32_t type = recv ? NDK_OP_RECEIVE : o->kind == OP_SEND ? NDK_OP_SEND : NDK_OP_WRITE;
+	uint32_t type = recv		   ? NDK_OP_RECEIVE :
+			o->kind == OP_SEND ? NDK_OP_SEND :
+			o->kind == OP_READ ? NDK_OP_READ :
+					     NDK_OP_WRITE;
 	if (res->type != type)
 		cr_assert_fail("stream %d request %u: type %u, want %u", n, o->seq, res->type,
 			       type);
@@ -460,7 +533,7 @@ static void take(struct run *r, int k, int i, const struct ndk_result_ex *res)
 	}
 }
 
-Test(integrity, sixteen_mib_each_way_in_random_sends_and_writes_over_three_connections,
+Test(integrity, sixteen_mib_each_way_in_random_sends_writes_and_reads_over_three_connections,
      .timeout = 600)
 {
 	uint64_t seed = env_u64("NDK_INTEGRITY_SEED", DEFAULT_SEED);
@@ -516,14 +589,15 @@ Test(integrity, sixteen_mib_each_way_in_random_sends_and_writes_over_three_conne
 	double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	uint64_t way[2] = { 0, 0 };
 	for (int n = 0; n < STREAMS; n++)
-		way[r.st[n].from] += r.st[n].bytes;
+		way[r.st[n].from] += r.st[n].bytes, way[1 - r.st[n].from] += r.st[n].rbytes;
 	fprintf(stderr,
 		"integrity: %" PRIu64 " bytes 0->1, %" PRIu64 " bytes 1->0 in %" PRIu64
-		" epochs, %" PRIu64 " Sends, %" PRIu64 " Writes (%" PRIu64 " silent, %" PRIu64
-		" inline, %" PRIu64 " deferred), %" PRIu64 " completions; %" PRIu64
-		" cycles (%.1f bytes per cycle both ways), %.1f s wall\n",
-		way[0], way[1], r.epochs, r.kinds[OP_SEND], r.kinds[OP_WRITE], r.silent, r.inlined,
-		r.deferred, r.cpls, cycles, (double)(way[0] + way[1]) / (double)cycles, wall);
+		" epochs, %" PRIu64 " Sends, %" PRIu64 " Writes, %" PRIu64 " Reads (%" PRIu64
+		" silent, %" PRIu64 " inline, %" PRIu64 " deferred), %" PRIu64
+		" completions; %" PRIu64 " cycles (%.1f bytes per cycle both ways), %.1f s wall\n",
+		way[0], way[1], r.epochs, r.kinds[OP_SEND], r.kinds[OP_WRITE], r.kinds[OP_READ],
+		r.silent, r.inlined, r.deferred, r.cpls, cycles,
+		(double)(way[0] + way[1]) / (double)cycles, wall);
 	cr_expect_geq(way[0], target, "bytes from side 0 to side 1");
 	cr_expect_geq(way[1], target, "bytes from side 1 to side 0");
 	/* every SGE count each format holds was used */
@@ -533,6 +607,7 @@ Test(integrity, sixteen_mib_each_way_in_random_sends_and_writes_over_three_conne
 	}
 	for (uint32_t k = 1; k <= 2; k++)
 		cr_expect_gt(r.sge_counts[1][k], 0, "Writes with %u SGEs", k);
+	cr_expect_gt(r.kinds[OP_READ], 0, "Reads");
 	cr_expect_gt(r.inlined, 0);
 	cr_expect_gt(r.silent, 0);
 	run_close(&r);
