@@ -175,45 +175,54 @@ module nic_roce_rx #(
     .crc_o (crc_fin)
   );
 
+  // Used only when a beat is taken (beat_fire): evaluated only while one is offered.
   always_comb begin
     logic [15:0] prev_pos;
     logic [LW+1:0] keep_prev;
-    prev_pos = cur_pos - 16'(W8);
-    for (int j = 0; j < W8; j++) begin
-      crc_prev_data[8*j +: 8] = (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
-                                ? nic_roce_pkg::icrc_mask(prev_q[8*j +: 8], 13'(prev_pos) + 13'(j))
-                                : prev_q[8*j +: 8];
-      crc_cur_data[8*j +: 8]  = (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
-                                ? nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8], 13'(cur_pos) + 13'(j))
-                                : rx_tdata_i[8*j +: 8];
-    end
-    // which lanes of prev and of this beat the ICRC register takes
-    keep_prev = (LW+2)'(prev_n_q);
-    if (rx_tlast_i && cur_n < (LW+1)'(4)) begin
-      keep_prev = (LW+2)'(prev_n_q) - ((LW+2)'(4) - (LW+2)'(cur_n));   // the ICRC starts in prev
-    end
-    crc_prev_en = prev_v_q ? lanes_below(keep_prev) : '0;
-    crc_cur_en  = '0;
-    if (rx_tlast_i && cur_n >= (LW+1)'(4)) begin
-      crc_cur_en = lanes_below((LW+2)'(cur_n) - (LW+2)'(4));
-    end
-    for (int j = 0; j < W8; j++) begin
-      if (32'(prev_pos) + j < nic_roce_pkg::ETH_BYTES) begin
-        crc_prev_en[j] = 1'b0;
+    prev_pos      = cur_pos - 16'(W8);
+    crc_prev_data = '0;
+    crc_cur_data  = '0;
+    crc_prev_en   = '0;
+    crc_cur_en    = '0;
+    icrc_rx       = '0;
+    keep_prev     = '0;
+    if (rx_tvalid_i) begin
+      for (int j = 0; j < W8; j++) begin
+        crc_prev_data[8*j +: 8] = (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
+                                  ? nic_roce_pkg::icrc_mask(prev_q[8*j +: 8], 13'(prev_pos) + 13'(j))
+                                  : prev_q[8*j +: 8];
+        crc_cur_data[8*j +: 8]  = (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
+                                  ? nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8], 13'(cur_pos) + 13'(j))
+                                  : rx_tdata_i[8*j +: 8];
       end
-      if (32'(cur_pos) + j < nic_roce_pkg::ETH_BYTES) begin
-        crc_cur_en[j] = 1'b0;
+      // which lanes of prev and of this beat the ICRC register takes
+      keep_prev = (LW+2)'(prev_n_q);
+      if (rx_tlast_i && cur_n < (LW+1)'(4)) begin
+        keep_prev = (LW+2)'(prev_n_q) - ((LW+2)'(4) - (LW+2)'(cur_n));   // the ICRC starts in prev
       end
-    end
-    // the ICRC bytes: the last four of the frame
-    icrc_rx = '0;
-    for (int k = 0; k < 4; k++) begin
-      if (cur_n >= (LW+1)'(4)) begin
-        icrc_rx[8*k +: 8] = rx_tdata_i[8*(32'(cur_n) - 4 + k) +: 8];
-      end else if (k < 4 - 32'(cur_n)) begin
-        icrc_rx[8*k +: 8] = prev_q[8*(W8 - (4 - 32'(cur_n)) + k) +: 8];
-      end else begin
-        icrc_rx[8*k +: 8] = rx_tdata_i[8*(k - (4 - 32'(cur_n))) +: 8];
+      crc_prev_en = prev_v_q ? lanes_below(keep_prev) : '0;
+      crc_cur_en  = '0;
+      if (rx_tlast_i && cur_n >= (LW+1)'(4)) begin
+        crc_cur_en = lanes_below((LW+2)'(cur_n) - (LW+2)'(4));
+      end
+      for (int j = 0; j < W8; j++) begin
+        if (32'(prev_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+          crc_prev_en[j] = 1'b0;
+        end
+        if (32'(cur_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+          crc_cur_en[j] = 1'b0;
+        end
+      end
+      // the ICRC bytes: the last four of the frame
+      icrc_rx = '0;
+      for (int k = 0; k < 4; k++) begin
+        if (cur_n >= (LW+1)'(4)) begin
+          icrc_rx[8*k +: 8] = rx_tdata_i[8*(32'(cur_n) - 4 + k) +: 8];
+        end else if (k < 4 - 32'(cur_n)) begin
+          icrc_rx[8*k +: 8] = prev_q[8*(W8 - (4 - 32'(cur_n)) + k) +: 8];
+        end else begin
+          icrc_rx[8*k +: 8] = rx_tdata_i[8*(k - (4 - 32'(cur_n))) +: 8];
+        end
       end
     end
   end
@@ -239,42 +248,52 @@ module nic_roce_rx #(
   logic [15:0]             pay_len;
   logic                    good;
 
+  // Used only in S_CHECK / S_BLOCK: evaluated only there.
   always_comb begin
-    hdr     = cap_q[CapB-1 -: HB];
-    base    = hdr[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
-    ext     = hdr[HB-1-8*nic_roce_pkg::BASE_HDR_BYTES -: 128];
-    hlen    = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(base.bth.opcode));
-    min_len = 16'(hlen) + 16'(base.bth.padcnt) + 16'(nic_roce_pkg::ICRC_BYTES);
-    pay_len = len_q - min_len;
-    good    = !too_long_q && icrc_ok_q
-              && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
-              && base.eth.dst_mac == port_mac_i
-              && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
-              && base.ip.version == 4'd4 && base.ip.ihl == 4'd5
-              && (base.ip.flags_frag & 16'h3FFF) == 16'd0
-              && nic_roce_pkg::ipv4_sum(base.ip) == 16'hFFFF
-              && base.ip.total_len == len_q - 16'(nic_roce_pkg::ETH_BYTES)
-              && base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
-              && base.ip.dst == port_ipv4_i
-              && base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
-              && base.udp.len == len_q - 16'(nic_roce_pkg::ETH_BYTES + 20)
-              && base.bth.tver == 4'd0
-              && nic_roce_pkg::opcode_known(base.bth.opcode);
+    hdr      = cap_q[CapB-1 -: HB];
+    base     = '0;
+    ext      = '0;
+    hlen     = '0;
+    min_len  = '0;
+    pay_len  = '0;
+    good     = 1'b0;
+    push_pkt = '0;
+    if (state_q != S_FRAME) begin
+      base    = hdr[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
+      ext     = hdr[HB-1-8*nic_roce_pkg::BASE_HDR_BYTES -: 128];
+      hlen    = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(base.bth.opcode));
+      min_len = 16'(hlen) + 16'(base.bth.padcnt) + 16'(nic_roce_pkg::ICRC_BYTES);
+      pay_len = len_q - min_len;
+      good    = !too_long_q && icrc_ok_q
+                && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
+                && base.eth.dst_mac == port_mac_i
+                && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
+                && base.ip.version == 4'd4 && base.ip.ihl == 4'd5
+                && (base.ip.flags_frag & 16'h3FFF) == 16'd0
+                && nic_roce_pkg::ipv4_sum(base.ip) == 16'hFFFF
+                && base.ip.total_len == len_q - 16'(nic_roce_pkg::ETH_BYTES)
+                && base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
+                && base.ip.dst == port_ipv4_i
+                && base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
+                && base.udp.len == len_q - 16'(nic_roce_pkg::ETH_BYTES + 20)
+                && base.bth.tver == 4'd0
+                && nic_roce_pkg::opcode_known(base.bth.opcode);
 
-    push_pkt           = '0;
-    push_pkt.src_mac   = base.eth.src_mac;
-    push_pkt.src_ip    = base.ip.src;
-    push_pkt.opcode    = base.bth.opcode;
-    push_pkt.se        = base.bth.se;
-    push_pkt.ackreq    = base.bth.ackreq;
-    push_pkt.dqpn      = base.bth.dqpn;
-    push_pkt.psn       = base.bth.psn;
-    push_pkt.pay_len   = 13'(pay_len);
-    if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd16) begin
-      push_pkt.reth = ext;
-    end else if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd4) begin
-      push_pkt.aeth      = ext[127:96];
-      push_pkt.ieth_rkey = ext[127:96];
+      push_pkt           = '0;
+      push_pkt.src_mac   = base.eth.src_mac;
+      push_pkt.src_ip    = base.ip.src;
+      push_pkt.opcode    = base.bth.opcode;
+      push_pkt.se        = base.bth.se;
+      push_pkt.ackreq    = base.bth.ackreq;
+      push_pkt.dqpn      = base.bth.dqpn;
+      push_pkt.psn       = base.bth.psn;
+      push_pkt.pay_len   = 13'(pay_len);
+      if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd16) begin
+        push_pkt.reth = ext;
+      end else if (nic_roce_pkg::ext_bytes(base.bth.opcode) == 5'd4) begin
+        push_pkt.aeth      = ext[127:96];
+        push_pkt.ieth_rkey = ext[127:96];
+      end
     end
   end
 
@@ -549,16 +568,34 @@ module nic_roce_rx #(
   assign unused_hdr_tail = ^hdr[15:0];
 
 `ifndef SYNTHESIS
-  a_keep_contiguous: assert property (@(posedge clk_i) disable iff (rst_i)
-    beat_fire |-> (rx_tkeep_i == lanes_below((LW+2)'(cur_n))) && cur_n != '0);
-  a_full_beats_before_last: assert property (@(posedge clk_i) disable iff (rst_i)
-    (beat_fire && !rx_tlast_i) |-> 32'(cur_n) == W8);
-  a_ram_not_overrun: assert property (@(posedge clk_i) disable iff (rst_i)
-    32'(used_words) <= Depth);
-  a_fifo_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    32'(fifo_count_q) <= MaxPkts);
-  a_pl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (pl_valid_o && !pl_ready_i) |=> pl_valid_o && $stable(pl_data_o) && $stable(pl_nbytes_o));
+  // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
+  // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
+  logic                 pl_held_q;
+  logic [DataWidth-1:0] pl_data_held_q;
+  logic [LW:0]          pl_nbytes_held_q;
+  always_ff @(posedge clk_i) begin
+    pl_held_q <= !rst_i && pl_valid_o && !pl_ready_i;
+    if (pl_valid_o && !pl_ready_i) begin
+      pl_data_held_q   <= pl_data_o;
+      pl_nbytes_held_q <= pl_nbytes_o;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (beat_fire) begin
+        a_keep_contiguous: assert ((rx_tkeep_i == lanes_below((LW+2)'(cur_n))) && cur_n != '0);
+        if (!rx_tlast_i) begin
+          a_full_beats_before_last: assert (32'(cur_n) == W8);
+        end
+      end
+      a_ram_not_overrun: assert (32'(used_words) <= Depth);
+      a_fifo_in_range: assert (32'(fifo_count_q) <= MaxPkts);
+      if (pl_held_q) begin
+        a_pl_stable: assert (pl_valid_o && pl_data_o == pl_data_held_q
+                             && pl_nbytes_o == pl_nbytes_held_q);
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -130,43 +130,51 @@ module nic_roce_tx #(
   logic [1:0]              pad_new;
   logic [12:0]             frame_len;  // without FCS: headers + payload + pad + ICRC
 
+  // Used only when S_IDLE takes a packet: evaluated only then.
   always_comb begin
-    ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
-    pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
-    frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
-                + 13'(nic_roce_pkg::ICRC_BYTES);
+    ext_n     = '0;
+    pad_new   = '0;
+    frame_len = '0;
+    base      = '0;
+    ext       = '0;
+    if (state_q == S_IDLE && pkt_valid_i) begin
+      ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
+      pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
+      frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
+                  + 13'(nic_roce_pkg::ICRC_BYTES);
 
-    base                = '0;
-    base.eth.dst_mac    = pkt_i.dst_mac;
-    base.eth.src_mac    = port_mac_i;
-    base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
-    base.ip.version     = 4'd4;
-    base.ip.ihl         = 4'd5;
-    base.ip.total_len   = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES);
-    base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
-    base.ip.ttl         = nic_roce_pkg::IP_TTL;
-    base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
-    base.ip.src         = port_ipv4_i;
-    base.ip.dst         = pkt_i.dst_ip;
-    base.ip.csum        = ~nic_roce_pkg::ipv4_sum(base.ip);
-    base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
-    base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
-    base.udp.len        = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES + 20);
-    base.bth.opcode     = pkt_i.opcode;
-    base.bth.se         = pkt_i.se;
-    base.bth.padcnt     = pad_new;
-    base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
-    base.bth.dqpn       = pkt_i.dqpn;
-    base.bth.ackreq     = pkt_i.ackreq;
-    base.bth.psn        = pkt_i.psn;
+      base                = '0;
+      base.eth.dst_mac    = pkt_i.dst_mac;
+      base.eth.src_mac    = port_mac_i;
+      base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
+      base.ip.version     = 4'd4;
+      base.ip.ihl         = 4'd5;
+      base.ip.total_len   = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES);
+      base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
+      base.ip.ttl         = nic_roce_pkg::IP_TTL;
+      base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+      base.ip.src         = port_ipv4_i;
+      base.ip.dst         = pkt_i.dst_ip;
+      base.ip.csum        = ~nic_roce_pkg::ipv4_sum(base.ip);
+      base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
+      base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
+      base.udp.len        = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES + 20);
+      base.bth.opcode     = pkt_i.opcode;
+      base.bth.se         = pkt_i.se;
+      base.bth.padcnt     = pad_new;
+      base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
+      base.bth.dqpn       = pkt_i.dqpn;
+      base.bth.ackreq     = pkt_i.ackreq;
+      base.bth.psn        = pkt_i.psn;
 
-    ext = '0;
-    if (ext_n == 5'd16) begin
-      ext = pkt_i.reth;
-    end else if (ext_n == 5'd4) begin
-      ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
-                     || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
-                                                                         : pkt_i.aeth;
+      ext = '0;
+      if (ext_n == 5'd16) begin
+        ext = pkt_i.reth;
+      end else if (ext_n == 5'd4) begin
+        ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
+                       || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
+                                                                           : pkt_i.aeth;
+      end
     end
   end
 
@@ -310,14 +318,33 @@ module nic_roce_tx #(
   end
 
 `ifndef SYNTHESIS
-  a_chunk_length: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == S_PAY && pl_valid_i) |-> pl_nbytes_i != '0 && 32'(pl_nbytes_i) <= W8
-                                         && 13'(pl_nbytes_i) <= left_q);
-  a_packer_in_bounds: assert property (@(posedge clk_i) disable iff (rst_i)
-    32'(cnt_q) <= 2 * W8);
-  a_tx_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (tx_tvalid_o && !tx_tready_i) |=> tx_tvalid_o && $stable(tx_tdata_o) && $stable(tx_tkeep_o)
-                                      && $stable(tx_tlast_o));
+  // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
+  // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
+  logic                 tx_held_q;
+  logic [DataWidth-1:0] tx_data_held_q;
+  logic [W8-1:0]        tx_keep_held_q;
+  logic                 tx_last_held_q;
+  always_ff @(posedge clk_i) begin
+    tx_held_q <= !rst_i && tx_tvalid_o && !tx_tready_i;
+    if (tx_tvalid_o && !tx_tready_i) begin
+      tx_data_held_q <= tx_tdata_o;
+      tx_keep_held_q <= tx_tkeep_o;
+      tx_last_held_q <= tx_tlast_o;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (state_q == S_PAY && pl_valid_i) begin
+        a_chunk_length: assert (pl_nbytes_i != '0 && 32'(pl_nbytes_i) <= W8
+                                && 13'(pl_nbytes_i) <= left_q);
+      end
+      a_packer_in_bounds: assert (32'(cnt_q) <= 2 * W8);
+      if (tx_held_q) begin
+        a_tx_stable: assert (tx_tvalid_o && tx_tdata_o == tx_data_held_q
+                             && tx_tkeep_o == tx_keep_held_q && tx_tlast_o == tx_last_held_q);
+      end
+    end
+  end
 `endif
 
 endmodule
