@@ -187,13 +187,24 @@ module nic_roce_rx #(
     icrc_rx       = '0;
     keep_prev     = '0;
     if (rx_tvalid_i) begin
-      for (int j = 0; j < W8; j++) begin
-        crc_prev_data[8*j +: 8] = (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
-                                  ? nic_roce_pkg::icrc_mask(prev_q[8*j +: 8], 13'(prev_pos) + 13'(j))
-                                  : prev_q[8*j +: 8];
-        crc_cur_data[8*j +: 8]  = (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES)
-                                  ? nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8], 13'(cur_pos) + 13'(j))
-                                  : rx_tdata_i[8*j +: 8];
+      // the variant header fields read as all-ones; payload beats pass as they are
+      crc_prev_data = prev_q;
+      crc_cur_data  = rx_tdata_i;
+      if (32'(prev_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
+        for (int j = 0; j < W8; j++) begin
+          if (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
+            crc_prev_data[8*j +: 8] = nic_roce_pkg::icrc_mask(prev_q[8*j +: 8],
+                                                              13'(prev_pos) + 13'(j));
+          end
+        end
+      end
+      if (32'(cur_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
+        for (int j = 0; j < W8; j++) begin
+          if (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
+            crc_cur_data[8*j +: 8] = nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8],
+                                                             13'(cur_pos) + 13'(j));
+          end
+        end
       end
       // which lanes of prev and of this beat the ICRC register takes
       keep_prev = (LW+2)'(prev_n_q);
