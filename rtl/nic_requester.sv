@@ -335,13 +335,11 @@ module nic_requester #(
     S_SPACE,    // wait for room in the QP's outstanding ring
     S_CHECK,    // check the next SGE (privileged: the PD; else a translation request)
     S_CHECK_RSP,// the translation answer
-    S_PKT,      // offer the next packet's descriptor
-    S_PIECE,    // plan the next piece of the packet's payload (or an inline chunk)
+    S_PKT,      // queue the next packet's descriptor (with its inline data) for the sender
+    S_PIECE,    // plan the next piece of the packet's payload
     S_XL,       // translation request for the piece
     S_XL_RSP,   // its answer
-    S_AR,       // DMA read request
-    S_DATA,     // DMA read data -> payload chunks
-    S_INLINE,   // inline data -> payload chunks
+    S_AR,       // DMA read request; the piece is queued for the sender
     S_RECORD,   // append the outstanding entry (a replay: go on with the next one)
     S_RP_READ,  // replay: read the next outstanding entry of the QP
     S_RP_ENT,   // replay: the entry: skip it (acknowledged, or never sent) or re-read its WQE
@@ -363,8 +361,6 @@ module nic_requester #(
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
   logic [63:0]    phys_q, phys_d;           // the piece's logical address
   logic [12:0]    piece_q, piece_d;         // the piece's length
-  logic [12:0]    piece_left_q, piece_left_d;
-  logic           first_beat_q, first_beat_d;
   logic           rp_q, rp_d;               // the WQE in hand is a replay (after an RNR NAK)
   logic [OW-1:0]  rp_slot_q, rp_slot_d;     // the outstanding entry being replayed
   logic [OW:0]    rp_left_q, rp_left_d;     // entries of the walk still to look at
@@ -409,6 +405,7 @@ module nic_requester #(
   end
 
   // the current packet
+  nic_roce_pkg::tx_pkt_t plan_pkt;
   logic [31:0]  pkt_len_full;
   logic [12:0]  pkt_len;
   logic         pkt_first, pkt_last;
@@ -439,20 +436,20 @@ module nic_requester #(
                  : pkt_last ? nic_roce_pkg::OP_SEND_LAST : nic_roce_pkg::OP_SEND_MIDDLE;
     end
 
-    pkt_o           = '0;
-    pkt_o.dst_mac   = peer_mac_q[qpn_q];
-    pkt_o.dst_ip    = peer_ip_q[qpn_q];
-    pkt_o.opcode    = pkt_opcode;
-    pkt_o.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
-    pkt_o.ackreq    = pkt_last;
-    pkt_o.dqpn      = peer_qpn_q[qpn_q];
-    pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
-    pkt_o.psn       = psn_q;
-    pkt_o.reth.va   = wr.remote_va;
-    pkt_o.reth.rkey = wr.remote_token;
-    pkt_o.reth.dma_len = msg_len;
-    pkt_o.ieth_rkey = ws.inv_token;
-    pkt_o.pay_len   = pkt_len;
+    plan_pkt           = '0;
+    plan_pkt.dst_mac   = peer_mac_q[qpn_q];
+    plan_pkt.dst_ip    = peer_ip_q[qpn_q];
+    plan_pkt.opcode    = pkt_opcode;
+    plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+    plan_pkt.ackreq    = pkt_last;
+    plan_pkt.dqpn      = peer_qpn_q[qpn_q];
+    plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
+    plan_pkt.psn       = psn_q;
+    plan_pkt.reth.va   = wr.remote_va;
+    plan_pkt.reth.rkey = wr.remote_token;
+    plan_pkt.reth.dma_len = msg_len;
+    plan_pkt.ieth_rkey = ws.inv_token;
+    plan_pkt.pay_len   = pkt_len;
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
@@ -495,22 +492,237 @@ module nic_requester #(
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
 
-  // payload chunk from DMA data or from the WQE's inline bytes
-  logic [LW-1:0]        lane0;
-  logic [NB-1:0]        chunk_n;
-  logic [DataWidth-1:0] chunk_data;
-  logic [5:0]           inl_off;             // inline byte to send next, counted from WQE byte 16
-  logic [383:0]         inl_shifted;         // WQE bytes 16..63 (all inline data lives there)
-  always_comb begin
-    lane0      = first_beat_q ? phys_q[LW-1:0] : '0;
-    chunk_n    = NB'(W8) - NB'(lane0);
-    if (13'(chunk_n) > piece_left_q) begin
-      chunk_n = NB'(piece_left_q);
+  // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
+  logic [383:0] plan_inl;
+  assign plan_inl = is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
+
+  // ---- the sender's queues: the intake plans packets and pieces (translation, DMA read
+  // request) ahead while earlier payload streams to nic_roce_tx --------------------------------
+  // PktDepth packet descriptors (each with its inline data), PieceDepth pieces whose DMA reads
+  // are in flight (nic_dma_rd returns one client's data in request order, so the pieces' data
+  // arrives in queue order).
+  localparam int PktDepth   = 4;
+  localparam int PieceDepth = 4;
+  localparam int PkW = $clog2(PktDepth);
+  localparam int PcW = $clog2(PieceDepth);
+
+  nic_roce_pkg::tx_pkt_t pq_pkt_mem [PktDepth];
+  logic [383:0]          pq_inl_mem [PktDepth];
+  logic                  pq_isinl_mem [PktDepth];
+  logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte
+  logic [12:0]           pc_len_mem  [PieceDepth];
+  logic [PkW:0]          pq_wp_q, pq_wp_d, pq_rp_q, pq_rp_d;
+  logic [PcW:0]          pc_wp_q, pc_wp_d, pc_rp_q, pc_rp_d;
+  logic                  pq_push, pq_pop, pc_push, pc_pop;
+  logic                  pq_full, pq_empty, pc_full, pc_empty;
+  assign pq_full  = (pq_wp_q - pq_rp_q) == (PkW+1)'(PktDepth);
+  assign pq_empty = pq_wp_q == pq_rp_q;
+  assign pc_full  = (pc_wp_q - pc_rp_q) == (PcW+1)'(PieceDepth);
+  assign pc_empty = pc_wp_q == pc_rp_q;
+
+  always_ff @(posedge clk_i) begin
+    if (pq_push) begin
+      pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= plan_pkt;
+      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= plan_inl;
+      pq_isinl_mem[pq_wp_q[PkW-1:0]] <= inline_data && plan_pkt.pay_len != '0;
     end
-    chunk_data = r_data_i >> (8 * 32'(lane0));
-    // inline data is one packet (at most 48 bytes): the offset within it is all that moves
-    inl_off     = (is_rdma ? 6'd8 : 6'd0) + 6'(pkt_len - pkt_left_q);
-    inl_shifted = wqe_q[511:128] >> (8 * 32'(inl_off));
+    if (pc_push) begin
+      pc_lane_mem[pc_wp_q[PcW-1:0]] <= phys_q[LW-1:0];
+      pc_len_mem[pc_wp_q[PcW-1:0]]  <= piece_q;
+    end
+  end
+
+  // The read data buffer: every DMA read of this client (payload pieces, a replay's WQE) reserves
+  // its beats here when its request is issued, so R beats are always taken at once. The R channel
+  // is shared with nic_responder's reads and returns data in request order across clients: a
+  // client that held its data until nic_roce_tx took its packet could block the responder's data
+  // behind it, and the responder's packet may be what nic_roce_tx waits for.
+  localparam int DqDepth = 4096 / W8;            // beats: one page of payload in flight
+  localparam int DqW     = $clog2(DqDepth);
+  logic [DqW:0]          dq_wp_q, dq_wp_d, dq_rp_q, dq_rp_d;   // RAM write / read pointers
+  logic [DqW+1:0]        dq_used_q, dq_used_d;    // beats reserved by requests, not yet consumed
+  logic                  dq_re, dq_take;          // RAM read (into the output) / output consumed
+  logic                  dq_v_q, dq_v_d;          // the RAM output holds an unconsumed beat
+  logic [DataWidth:0]    dq_rdata;
+  logic [DataWidth-1:0]  dq_data;
+  logic                  dq_last;
+  logic [8:0]            ar_beats;
+  logic                  dq_room;
+  assign ar_beats = 9'(ar_len_o) + 9'd1;
+  assign dq_room  = 32'(dq_used_q) + 32'(ar_beats) <= DqDepth;
+  logic [DqW:0]          dq_fill;                 // beats in the RAM (the output register aside)
+  assign dq_fill  = dq_wp_q - dq_rp_q;
+  assign dq_data  = dq_rdata[DataWidth-1:0];
+  assign dq_last  = dq_rdata[DataWidth];
+  assign r_ready_o = 1'b1;                        // room was reserved
+
+  nic_ram_1r1w #(
+    .Width  (DataWidth + 1),
+    .Depth  (DqDepth),
+    .Forward(1'b0)
+  ) u_rdata (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (r_valid_i),
+    .waddr_i(dq_wp_q[DqW-1:0]),
+    .wdata_i({r_last_i, r_data_i}),
+    .re_i   (dq_re),
+    .raddr_i(dq_rp_q[DqW-1:0]),
+    .rdata_o(dq_rdata)
+  );
+
+  always_comb begin
+    // refill the output when it is empty or consumed now (one beat a cycle)
+    dq_re     = dq_fill != '0 && (!dq_v_q || dq_take);
+    dq_v_d    = dq_re || (dq_v_q && !dq_take);
+    dq_wp_d   = dq_wp_q + (DqW+1)'(r_valid_i);
+    dq_rp_d   = dq_rp_q + (DqW+1)'(dq_re);
+    dq_used_d = dq_used_q + ((ar_valid_o && ar_ready_i) ? (DqW+2)'(ar_beats) : '0)
+                - (DqW+2)'(dq_take);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      dq_wp_q   <= '0;
+      dq_rp_q   <= '0;
+      dq_used_q <= '0;
+      dq_v_q    <= 1'b0;
+    end else begin
+      dq_wp_q   <= dq_wp_d;
+      dq_rp_q   <= dq_rp_d;
+      dq_used_q <= dq_used_d;
+      dq_v_q    <= dq_v_d;
+    end
+  end
+
+  // the sender: offers the oldest packet, then its payload (inline bytes, or the data of its
+  // pieces as their DMA reads return)
+  typedef enum logic [1:0] {
+    O_IDLE,     // offer the next packet's descriptor
+    O_DATA,     // its payload from the pieces' DMA data
+    O_INLINE    // its payload from the inline bytes
+  } ostate_e;
+
+  ostate_e               ostate_q, ostate_d;
+  logic [12:0]           o_left_q, o_left_d;     // payload bytes of the packet still to send
+  logic [12:0]           o_pleft_q, o_pleft_d;   // bytes of the head piece still to send
+  logic                  o_first_q, o_first_d;   // the next beat is the head piece's first
+  nic_roce_pkg::tx_pkt_t o_pkt;
+  logic [383:0]          o_inl, o_inl_shifted;
+  logic                  o_isinl;
+  logic [LW-1:0]         o_lane_head, lane0;
+  logic [12:0]           o_len_head, o_cur_left;
+  logic [NB-1:0]         chunk_n;
+  logic [DataWidth-1:0]  chunk_data;
+  logic                  o_beat;                 // a DMA beat goes to nic_roce_tx this cycle
+
+  always_comb begin
+    o_pkt       = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    o_inl       = pq_inl_mem[pq_rp_q[PkW-1:0]];
+    o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
+    o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
+    o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
+    lane0       = o_first_q ? o_lane_head : '0;
+    o_cur_left  = o_first_q ? o_len_head : o_pleft_q;
+    chunk_n     = NB'(W8) - NB'(lane0);
+    if (13'(chunk_n) > o_cur_left) begin
+      chunk_n = NB'(o_cur_left);
+    end
+    chunk_data    = dq_data >> (8 * 32'(lane0));
+    o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+  end
+
+  // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
+  // which nic_roce_tx computes from it).
+  always_comb begin
+    pkt_valid_o = ostate_q == O_IDLE && !pq_empty;
+    pkt_o       = o_pkt;
+    pl_valid_o  = 1'b0;
+    pl_data_o   = chunk_data;
+    pl_nbytes_o = chunk_n;
+    if (ostate_q == O_DATA) begin
+      pl_valid_o = dq_v_q && !pc_empty;
+    end else if (ostate_q == O_INLINE) begin
+      pl_valid_o  = 1'b1;
+      pl_data_o   = o_inl_shifted[DataWidth-1:0];
+      pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
+    end
+  end
+  assign o_beat = ostate_q == O_DATA && !pc_empty && dq_v_q && pl_ready_i;
+
+  always_comb begin
+    ostate_d  = ostate_q;
+    o_left_d  = o_left_q;
+    o_pleft_d = o_pleft_q;
+    o_first_d = o_first_q;
+    pq_pop    = 1'b0;
+    pc_pop    = 1'b0;
+    unique case (ostate_q)
+      O_IDLE: begin
+        if (!pq_empty && pkt_ready_i) begin
+          o_left_d  = o_pkt.pay_len;
+          o_first_d = 1'b1;
+          if (o_pkt.pay_len == '0) begin
+            pq_pop = 1'b1;
+          end else begin
+            ostate_d = o_isinl ? O_INLINE : O_DATA;
+          end
+        end
+      end
+      O_DATA: begin
+        if (o_beat) begin
+          o_first_d = 1'b0;
+          o_pleft_d = o_cur_left - 13'(chunk_n);
+          o_left_d  = o_left_q - 13'(chunk_n);
+          if (dq_last) begin
+            pc_pop    = 1'b1;
+            o_first_d = 1'b1;
+            if (o_left_q == 13'(chunk_n)) begin
+              pq_pop   = 1'b1;
+              ostate_d = O_IDLE;
+            end
+          end
+        end
+      end
+      O_INLINE: begin
+        if (pl_ready_i) begin
+          o_left_d = o_left_q - 13'(pl_nbytes_o);
+          if (o_left_q <= 13'(W8)) begin
+            pq_pop   = 1'b1;
+            ostate_d = O_IDLE;
+          end
+        end
+      end
+      default: begin
+        ostate_d = O_IDLE;
+      end
+    endcase
+    pq_wp_d = pq_wp_q + (PkW+1)'(pq_push);
+    pq_rp_d = pq_rp_q + (PkW+1)'(pq_pop);
+    pc_wp_d = pc_wp_q + (PcW+1)'(pc_push);
+    pc_rp_d = pc_rp_q + (PcW+1)'(pc_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ostate_q <= O_IDLE;
+      pq_wp_q  <= '0;
+      pq_rp_q  <= '0;
+      pc_wp_q  <= '0;
+      pc_rp_q  <= '0;
+    end else begin
+      ostate_q <= ostate_d;
+      pq_wp_q  <= pq_wp_d;
+      pq_rp_q  <= pq_rp_d;
+      pc_wp_q  <= pc_wp_d;
+      pc_rp_q  <= pc_rp_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    o_left_q  <= o_left_d;
+    o_pleft_q <= o_pleft_d;
+    o_first_q <= o_first_d;
   end
 
   // outstanding ring of the intake QP
@@ -530,7 +742,7 @@ module nic_requester #(
   assign rp_ring_slot = idx_q & 16'((17'd1 << sq_ld_q[qpn_q]) - 17'd1);
 
   logic intake_append;          // S_RECORD appends this cycle
-  logic rd_issue;               // a Read's request is taken by nic_roce_tx this cycle
+  logic rd_issue;               // a Read's request is queued for nic_roce_tx this cycle
   logic [NumQps-1:0] busy_intake;
 
   always_comb begin
@@ -547,8 +759,6 @@ module nic_requester #(
     sge_off_d    = sge_off_q;
     phys_d       = phys_q;
     piece_d      = piece_q;
-    piece_left_d = piece_left_q;
-    first_beat_d = first_beat_q;
     rp_d         = rp_q;
     rp_slot_d    = rp_slot_q;
     rp_left_d    = rp_left_q;
@@ -576,8 +786,9 @@ module nic_requester #(
       ar_addr_o = {sq_base_q[qpn_q], 12'd0} + {42'd0, rp_ring_slot, 6'd0};
       ar_len_o  = 8'(WqeBeats - 1);
     end
-    r_ready_o    = 1'b0;
-    pkt_valid_o  = 1'b0;
+    dq_take      = o_beat;
+    pq_push      = 1'b0;
+    pc_push      = 1'b0;
 
     unique case (state_q)
       S_IDLE: begin
@@ -631,18 +842,19 @@ module nic_requester #(
         end
       end
       S_RP_AR: begin
-        ar_valid_o = 1'b1;
-        if (ar_ready_i) begin
+        // the WQE's data must not meet payload data on the read client: no piece in flight
+        ar_valid_o = pc_empty && dq_room;
+        if (pc_empty && dq_room && ar_ready_i) begin
           rp_beat_d = '0;
           state_d   = S_RP_DATA;
         end
       end
       S_RP_DATA: begin
-        r_ready_o = 1'b1;
-        if (r_valid_i) begin
-          wqe_d[DataWidth*32'(rp_beat_q) +: DataWidth] = r_data_i;
+        dq_take = dq_v_q;
+        if (dq_v_q) begin
+          wqe_d[DataWidth*32'(rp_beat_q) +: DataWidth] = dq_data;
           rp_beat_d = rp_beat_q + 3'd1;
-          if (r_last_i) begin
+          if (dq_last) begin
             status_d  = nic_pkg::STATUS_SUCCESS;
             sge_d     = '0;
             sum_d     = '0;
@@ -731,11 +943,11 @@ module nic_requester #(
         end
       end
       S_PKT: begin
-        pkt_valid_o = 1'b1;
-        if (pkt_ready_i) begin
+        if (!pq_full) begin
+          pq_push    = 1'b1;
           rd_issue   = is_read && !rp_q;  // its context, for the responses (a replay has it)
-          pkt_left_d = pkt_len;
-          state_d    = (pkt_len == '0) ? S_PIECE : (inline_data ? S_INLINE : S_PIECE);
+          pkt_left_d = inline_data ? '0 : pkt_len;   // inline bytes travel with the descriptor
+          state_d    = S_PIECE;
         end
       end
       S_PIECE: begin
@@ -749,8 +961,6 @@ module nic_requester #(
           sge_off_d = '0;
         end else begin
           piece_d      = piece_len;
-          piece_left_d = piece_len;
-          first_beat_d = 1'b1;
           if (priv_token) begin
             phys_d  = piece_va;
             state_d = S_AR;
@@ -772,29 +982,13 @@ module nic_requester #(
         end
       end
       S_AR: begin
-        ar_valid_o = 1'b1;
-        if (ar_ready_i) begin
-          state_d = S_DATA;
-        end
-      end
-      S_DATA: begin
-        r_ready_o  = pl_ready_i;
-        if (r_valid_i && pl_ready_i) begin
-          first_beat_d = 1'b0;
-          piece_left_d = piece_left_q - 13'(chunk_n);
-          if (r_last_i) begin
-            pkt_left_d = pkt_left_q - piece_q;
-            sge_off_d  = sge_off_q + 32'(piece_q);
-            state_d    = S_PIECE;
-          end
-        end
-      end
-      S_INLINE: begin
-        if (pl_ready_i) begin
-          pkt_left_d = pkt_left_q - 13'(pl_nbytes_o);
-          if (pkt_left_q <= 13'(W8)) begin
-            state_d = S_PIECE;
-          end
+        // a read in flight per queued piece: its data goes out in order behind the others
+        ar_valid_o = !pc_full && dq_room;
+        if (!pc_full && dq_room && ar_ready_i) begin
+          pc_push    = 1'b1;
+          pkt_left_d = pkt_left_q - piece_q;
+          sge_off_d  = sge_off_q + 32'(piece_q);
+          state_d    = S_PIECE;
         end
       end
       S_RECORD: begin
@@ -819,20 +1013,6 @@ module nic_requester #(
     endcase
   end
 
-  // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
-  // which nic_roce_tx computes from it).
-  always_comb begin
-    pl_valid_o  = 1'b0;
-    pl_data_o   = chunk_data;
-    pl_nbytes_o = chunk_n;
-    if (state_q == S_DATA) begin
-      pl_valid_o = r_valid_i;
-    end else if (state_q == S_INLINE) begin
-      pl_valid_o  = 1'b1;
-      pl_data_o   = inl_shifted[DataWidth-1:0];
-      pl_nbytes_o = (pkt_left_q >= 13'(W8)) ? NB'(W8) : NB'(pkt_left_q);
-    end
-  end
 
   // the entry S_RECORD appends: a WQE that went out waits for its ACK (pend)
   logic       rec_pend;
@@ -1204,8 +1384,6 @@ module nic_requester #(
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
     piece_q      <= piece_d;
-    piece_left_q <= piece_left_d;
-    first_beat_q <= first_beat_d;
     cqe_q        <= cqe_d;
     rp_slot_q    <= rp_slot_d;
     rp_left_q    <= rp_left_d;
@@ -1221,7 +1399,7 @@ module nic_requester #(
   assign unused_args = ^{cmd_args_i[255:208], cmd_args_i[199:196], cmd_args_i[191:152], cmd_args_i[127:120],
                          rp_silent, rp_status, wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
                          wr.rsvd_6, wr.length, ws.rsvd_6,
-                         wqe_qpn_i, inl_shifted[383:DataWidth]};
+                         wqe_qpn_i, o_inl_shifted[383:DataWidth]};
 
 `ifndef SYNTHESIS
   a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
@@ -1232,8 +1410,6 @@ module nic_requester #(
     (state_q == S_AR) |-> piece_q != '0 && 32'(ar_len_o) < 256);
   a_piece_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
     (state_q == S_AR) |-> 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_chunk_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == S_DATA && r_valid_i) |-> chunk_n != '0);
   a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
     (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
 
@@ -1244,10 +1420,21 @@ module nic_requester #(
       if (state_q == S_RECORD && rp_q && status_q == nic_pkg::STATUS_SUCCESS) begin
         a_replay_psns_as_recorded: assert (psn_q - 24'd1 == rp_last_q);
       end
+      // a piece's beats: each carries bytes; its last beat (r_last) ends the piece exactly
+      if (o_beat) begin
+        a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
+        a_piece_ends_on_rlast: assert (dq_last == (o_cur_left == 13'(chunk_n)));
+        a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || dq_last);
+      end
+      // every beat that arrives had its room reserved
+      if (r_valid_i) begin
+        a_rdata_reserved: assert (32'(dq_fill) < DqDepth);
+      end
+      a_rdata_used_in_range: assert (32'(dq_used_q) <= DqDepth);
       // the WQE re-read is one slot: WqeBeats beats, the last one marked
-      if (state_q == S_RP_DATA && r_valid_i) begin
+      if (state_q == S_RP_DATA && dq_v_q) begin
         a_replay_wqe_beats: assert (32'(rp_beat_q) < WqeBeats
-                                    && r_last_i == (32'(rp_beat_q) == WqeBeats - 1));
+                                    && dq_last == (32'(rp_beat_q) == WqeBeats - 1));
       end
     end
   end

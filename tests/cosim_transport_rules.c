@@ -1144,7 +1144,7 @@ static uint32_t wire_qpn(struct ndk_qp *qp)
 
 /*
  * A Send (3 packets) posted before its receive, then a Write, a Read of what the Write wrote and
- * a Send of the same QP; a fifth
+ * an INLINE Send of the same QP (all replayed from their WQEs re-read from the ring); a fifth
  * request is posted while the retries run. The receives come 30 us after the first Send, so the
  * Send is retried (each retry at least 10 us after its RNR NAK, the NAK carrying code 1) until
  * one finds them: it completes SUCCESS with its data intact, each receive completes exactly once,
@@ -1166,8 +1166,10 @@ Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_orde
 	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
 	uint64_t t0 = ndk_sim_cycle(p.sim);
 
-	struct ndk_sge s1 = sge_of(a, 0, 2500), w = sge_of(a, 4096, 3000), s2 = sge_of(a, 8192, 64),
+	struct ndk_sge s1 = sge_of(a, 0, 2500), w = sge_of(a, 4096, 3000),
 		       s3 = sge_of(a, 12288, 100);
+	/* INLINE: the library copies from a CPU pointer */
+	struct ndk_sge s2 = { .address = (uint64_t)(uintptr_t)(src + 8192), .length = 40 };
 	post_ok(&p, ndk_send(a->qp, CTX(10), &s1, 1, 0), "send 1");
 	post_ok(&p,
 		ndk_write(a->qp, CTX(11), &w, 1, (uint64_t)(uintptr_t)r.buf.va,
@@ -1181,7 +1183,7 @@ Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_orde
 		ndk_read(a->qp, CTX(14), rd, 2, (uint64_t)(uintptr_t)r.buf.va + 1000,
 			 ndk_get_remote_token_from_mr(r.mr), 0),
 		"read");
-	post_ok(&p, ndk_send(a->qp, CTX(12), &s2, 1, 0), "send 2");
+	post_ok(&p, ndk_send(a->qp, CTX(12), &s2, 1, NDK_OP_FLAG_INLINE), "send 2 (inline)");
 	expect_no_cpl(&p, a->cq, 2 * RNR_WAIT_CYC); /* retries run, nothing completes */
 	post_ok(&p, ndk_send(a->qp, CTX(13), &s3, 1, 0), "send 3, while the retries run");
 	expect_no_cpl(&p, a->cq, RNR_WAIT_CYC);
@@ -1209,7 +1211,7 @@ Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_orde
 	cr_expect_eq(res.status, NDK_STATUS_SUCCESS, "receive 1: %s", ndk_status_name(res.status));
 	cr_expect_eq(res.request_context, CTX(1), "the first receive completes first");
 	cr_expect_eq(res.bytes_transferred, 2500);
-	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 64);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 40);
 	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(3), 100);
 	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
 	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(11), 0);
@@ -1219,7 +1221,7 @@ Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_orde
 	uint64_t t1 = ndk_sim_cycle(p.sim);
 	cr_expect(memcmp(src, dst, 2500) == 0, "send 1's bytes differ");
 	cr_expect_eq(dst[2500], 0xEE, "a byte past send 1 was written");
-	cr_expect(memcmp(src + 8192, dst + 8192, 64) == 0, "send 2's bytes differ");
+	cr_expect(memcmp(src + 8192, dst + 8192, 40) == 0, "send 2's (inline) bytes differ");
 	cr_expect(memcmp(src + 12288, dst + 16384, 100) == 0, "send 3's bytes differ");
 	cr_expect(memcmp(src + 4096, r.buf.va, 3000) == 0, "the Write's bytes differ");
 	cr_expect(memcmp(src + 20480, src + 4096 + 1000, 700) == 0, "the Read's first sink");
