@@ -41,8 +41,14 @@
 // retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT. The timers are looked at
 // one QP a cycle (no loop over the QPs).
 //
+// Gather: the intake FSM plans ahead of the sender. It queues each packet's descriptor (with its
+// inline bytes) and, per piece, translates it and issues its DMA read (the piece queue holds the
+// reads in flight, up to PieceDepth); the sender offers the packets to nic_roce_tx in order and
+// streams their payload from the read data buffer, where every read reserved its beats when it
+// was issued (R beats are never held up: the R channel is shared with nic_responder).
+//
 // Not built yet (the transport's next steps): retransmission after loss (timeouts: the link is
-// lossless and in order), several pieces of a gather in flight at once.
+// lossless and in order).
 module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
@@ -501,8 +507,8 @@ module nic_requester #(
   // PktDepth packet descriptors (each with its inline data), PieceDepth pieces whose DMA reads
   // are in flight (nic_dma_rd returns one client's data in request order, so the pieces' data
   // arrives in queue order).
-  localparam int PktDepth   = 4;
-  localparam int PieceDepth = 4;
+  localparam int PktDepth   = 8;
+  localparam int PieceDepth = 8;
   localparam int PkW = $clog2(PktDepth);
   localparam int PcW = $clog2(PieceDepth);
 
@@ -537,7 +543,7 @@ module nic_requester #(
   // is shared with nic_responder's reads and returns data in request order across clients: a
   // client that held its data until nic_roce_tx took its packet could block the responder's data
   // behind it, and the responder's packet may be what nic_roce_tx waits for.
-  localparam int DqDepth = 4096 / W8;            // beats: one page of payload in flight
+  localparam int DqDepth = 8192 / W8;            // beats: two pages of payload in flight
   localparam int DqW     = $clog2(DqDepth);
   logic [DqW:0]          dq_wp_q, dq_wp_d, dq_rp_q, dq_rp_d;   // RAM write / read pointers
   logic [DqW+1:0]        dq_used_q, dq_used_d;    // beats reserved by requests, not yet consumed
