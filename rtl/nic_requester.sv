@@ -52,7 +52,7 @@
 module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
-  parameter int OutDepth  = 16,   // outstanding WQEs per QP: a power of two >= 2
+  parameter int OutDepth  = 32,   // outstanding WQEs per QP: a power of two >= 2
   parameter int MaxReads  = 8     // outstanding Reads per QP (the largest ORD): a power of two >= 2
 ) (
   input  logic                          clk_i,
