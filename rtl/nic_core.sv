@@ -296,6 +296,7 @@ module nic_core #(
     .rst_i         (rst_i),
     .port_mac_i    (port_mac_i),
     .port_ipv4_i   (port_ipv4_i),
+    .us_tick_i     (us_tick_i),
     .cmd_valid_i   (cmd_valid),
     .cmd_op_i      (cmd_op),
     .cmd_index_i   (cmd_index),

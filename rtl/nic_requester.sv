@@ -26,22 +26,38 @@
 //     CANCELLED): completes with that status;
 //   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
 //   - a NAK names a PSN up to its last one: the NAK's status (remote access error:
-//     ACCESS_VIOLATION; RNR (no retry yet) IO_TIMEOUT; any other: REMOTE_ERROR), and the QP goes
-//     to ERROR;
+//     ACCESS_VIOLATION; the 8th RNR NAK of one PSN: IO_TIMEOUT; any other: REMOTE_ERROR), and the
+//     QP goes to ERROR;
 //   - its QP is in ERROR: CANCELLED.
 // busy_o[q] is high while QP q has a WQE here: nic_local_exec then holds q's later WQEs, so
 // completions stay in posting order across local and transport requests.
 //
-// Not built yet (the transport's next steps): retransmission (RNR retries, timeouts:
-// the link is lossless and in order), several pieces of a gather in flight at once.
+// RNR retries (docs/transport.md "RNR retries"): an RNR NAK of PSN p acknowledges the PSNs before
+// it and arms the QP's timer (the NAK's timer code, counted in us_tick_i pulses). When it expires
+// the intake FSM walks the QP's outstanding entries and sends every one from p on again with its
+// original PSNs, re-reading each WQE by DMA from its slot of the SQ ring (base and depth from
+// QP_CREATE) through the payload read client. Meanwhile the QP's new WQEs wait; a PSN-sequence
+// NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After RnrRetries
+// retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT. The timers are looked at
+// one QP a cycle (no loop over the QPs).
+//
+// Gather: the intake FSM plans ahead of the sender. It queues each packet's descriptor (with its
+// inline bytes) and, per piece, translates it and issues its DMA read (the piece queue holds the
+// reads in flight, up to PieceDepth); the sender offers the packets to nic_roce_tx in order and
+// streams their payload from the read data buffer, where every read reserved its beats when it
+// was issued (R beats are never held up: the R channel is shared with nic_responder).
+//
+// Not built yet (the transport's next steps): retransmission after loss (timeouts: the link is
+// lossless and in order).
 module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
-  parameter int OutDepth  = 16,   // outstanding WQEs per QP: a power of two >= 2
+  parameter int OutDepth  = 32,   // outstanding WQEs per QP: a power of two >= 2
   parameter int MaxReads  = 8     // outstanding Reads per QP (the largest ORD): a power of two >= 2
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
+  input  logic                          us_tick_i,   // one-cycle pulse every microsecond (RNR timer)
   // commands (QP_CONNECT, QP_CREATE, QP_DESTROY)
   input  logic                          cmd_valid_i,
   input  logic [7:0]                    cmd_op_i,
@@ -128,6 +144,48 @@ module nic_requester #(
     $fatal(1, "nic_requester: MaxReads must be a power of two in 2..128");
   end
   localparam int RW = $clog2(MaxReads);   // read ring slot; its pointers have one more bit
+  // RNR retries of one PSN before its Send fails IO_TIMEOUT (IB's rnr_retry is 3 bits; 7 is its
+  // largest finite value; NDK has no knob for it)
+  localparam int RnrRetries = 7;
+  localparam int WqeBeats   = 64 / W8;    // beats of one 64-byte WQE slot
+
+  // IBA RNR timer codes (AETH bits [4:0]) in microseconds: code 0 is the longest, 655.36 ms
+  function automatic logic [19:0] rnr_wait_us(input logic [4:0] code);
+    unique case (code)
+      5'd0:  rnr_wait_us = 20'd655360;
+      5'd1:  rnr_wait_us = 20'd10;
+      5'd2:  rnr_wait_us = 20'd20;
+      5'd3:  rnr_wait_us = 20'd30;
+      5'd4:  rnr_wait_us = 20'd40;
+      5'd5:  rnr_wait_us = 20'd60;
+      5'd6:  rnr_wait_us = 20'd80;
+      5'd7:  rnr_wait_us = 20'd120;
+      5'd8:  rnr_wait_us = 20'd160;
+      5'd9:  rnr_wait_us = 20'd240;
+      5'd10: rnr_wait_us = 20'd320;
+      5'd11: rnr_wait_us = 20'd480;
+      5'd12: rnr_wait_us = 20'd640;
+      5'd13: rnr_wait_us = 20'd960;
+      5'd14: rnr_wait_us = 20'd1280;
+      5'd15: rnr_wait_us = 20'd1920;
+      5'd16: rnr_wait_us = 20'd2560;
+      5'd17: rnr_wait_us = 20'd3840;
+      5'd18: rnr_wait_us = 20'd5120;
+      5'd19: rnr_wait_us = 20'd7680;
+      5'd20: rnr_wait_us = 20'd10240;
+      5'd21: rnr_wait_us = 20'd15360;
+      5'd22: rnr_wait_us = 20'd20480;
+      5'd23: rnr_wait_us = 20'd30720;
+      5'd24: rnr_wait_us = 20'd40960;
+      5'd25: rnr_wait_us = 20'd61440;
+      5'd26: rnr_wait_us = 20'd81920;
+      5'd27: rnr_wait_us = 20'd122880;
+      5'd28: rnr_wait_us = 20'd163840;
+      5'd29: rnr_wait_us = 20'd245760;
+      5'd30: rnr_wait_us = 20'd327680;
+      default: rnr_wait_us = 20'd491520;
+    endcase
+  endfunction
 
   function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
     psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
@@ -154,6 +212,21 @@ module nic_requester #(
   logic [NumQps*(RW+1)-1:0] rd_place_q, rd_place_d;
   logic [NumQps*(RW+1)-1:0] rd_head_q, rd_head_d;
   logic [7:0]           ord_q      [NumQps];       // the QP's outbound read limit (ORD)
+  logic [51:0]          sq_base_q  [NumQps];       // SQ ring base [63:12]: a replay re-reads WQEs
+  logic [3:0]           sq_ld_q    [NumQps];       // SQ ring depth, log2
+  // RNR: a NAK arms the QP's timer (rnr_wait, rnr_due in microseconds of now_us); when it expires
+  // the outstanding WQEs from the NAKed PSN on are sent again. Until an ACK covers rnr_psn
+  // (rnr_open) a PSN-sequence NAK naming it comes from a packet the responder dropped behind the
+  // RNR NAK and is ignored. rnr_cnt counts the retries of rnr_psn.
+  logic [23:0]          now_us_q, now_us_d;
+  logic [NumQps-1:0]    rnr_wait_q, rnr_wait_d;
+  logic [NumQps-1:0]    rnr_open_q, rnr_open_d;
+  logic [NumQps*24-1:0] rnr_psn_q, rnr_psn_d;
+  logic [NumQps*3-1:0]  rnr_cnt_q, rnr_cnt_d;
+  logic [23:0]          rnr_due_q  [NumQps];
+  logic                 rnr_arm;                   // an RNR NAK schedules a retry this cycle
+  logic [QW-1:0]        scan_q, scan_d;            // the QP whose timer is looked at (one a cycle)
+  logic                 rnr_go;                    // ... and it has expired: replay it
 
   logic       cmd_in_range, cmd_connect, cmd_reset;
   logic [QW-1:0] cmd_qpn;
@@ -166,8 +239,14 @@ module nic_requester #(
   // RAM-like: written by QP_CREATE / QP_CONNECT before any use, no reset needed
   always_ff @(posedge clk_i) begin
     if (cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE) begin
-      pd_q[cmd_qpn]     <= cmd_args_i[79:64];
-      sq_cqn_q[cmd_qpn] <= cmd_args_i[87:80];
+      pd_q[cmd_qpn]      <= cmd_args_i[79:64];
+      sq_cqn_q[cmd_qpn]  <= cmd_args_i[87:80];
+      sq_base_q[cmd_qpn] <= {cmd_args_i[63:32], cmd_args_i[31:12]};
+      sq_ld_q[cmd_qpn]   <= cmd_args_i[99:96];
+    end
+    if (rnr_arm) begin
+      // one microsecond more than the code: the first tick may come at once
+      rnr_due_q[ack_qpn_i[QW-1:0]] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0])) + 24'd1;
     end
     if (cmd_connect) begin
       peer_mac_q[cmd_qpn] <= {cmd_args_i[47:32], cmd_args_i[31:0]};
@@ -237,20 +316,42 @@ module nic_requester #(
     .rdata_o(ent_rdata)
   );
 
+  // A copy of the outstanding ring for the replay walk (the completer owns the other read port).
+  logic              rpe_re;
+  logic [EntW-1:0]   rpe_rdata;
+
+  nic_ram_1r1w #(
+    .Width  (EntW),
+    .Depth  (NumQps * OutDepth),
+    .Forward(1'b1)
+  ) u_out_replay (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (ent_we),
+    .waddr_i(ent_waddr),
+    .wdata_i(ent_wdata),
+    .re_i   (rpe_re),
+    .raddr_i({qpn_q, rp_slot_q}),
+    .rdata_o(rpe_rdata)
+  );
+
   // ---- intake and packet generation -----------------------------------------------------------
-  typedef enum logic [3:0] {
+  typedef enum logic [4:0] {
     S_IDLE,     // wait for a WQE
     S_SPACE,    // wait for room in the QP's outstanding ring
     S_CHECK,    // check the next SGE (privileged: the PD; else a translation request)
     S_CHECK_RSP,// the translation answer
-    S_PKT,      // offer the next packet's descriptor
-    S_PIECE,    // plan the next piece of the packet's payload (or an inline chunk)
+    S_PKT,      // queue the next packet's descriptor (with its inline data) for the sender
+    S_PIECE,    // plan the next piece of the packet's payload
     S_XL,       // translation request for the piece
     S_XL_RSP,   // its answer
-    S_AR,       // DMA read request
-    S_DATA,     // DMA read data -> payload chunks
-    S_INLINE,   // inline data -> payload chunks
-    S_RECORD    // append the outstanding entry
+    S_AR,       // DMA read request; the piece is queued for the sender
+    S_RECORD,   // append the outstanding entry (a replay: go on with the next one)
+    S_RP_READ,  // replay: read the next outstanding entry of the QP
+    S_RP_ENT,   // replay: the entry: skip it (acknowledged, or never sent) or re-read its WQE
+    S_RP_AR,    // replay: DMA read of the WQE's slot in the SQ ring
+    S_RP_DATA,  // replay: the WQE's beats
+    S_RP_CHECK  // replay: the WQE must still be the one recorded (type, PSN count)
   } state_e;
 
   state_e         state_q, state_d;
@@ -266,8 +367,14 @@ module nic_requester #(
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
   logic [63:0]    phys_q, phys_d;           // the piece's logical address
   logic [12:0]    piece_q, piece_d;         // the piece's length
-  logic [12:0]    piece_left_q, piece_left_d;
-  logic           first_beat_q, first_beat_d;
+  logic           rp_q, rp_d;               // the WQE in hand is a replay (after an RNR NAK)
+  logic [OW-1:0]  rp_slot_q, rp_slot_d;     // the outstanding entry being replayed
+  logic [OW:0]    rp_left_q, rp_left_d;     // entries of the walk still to look at
+  logic [23:0]    rp_last_q, rp_last_d;     // the replayed entry's last PSN, as recorded
+  logic [15:0]    rp_type_q, rp_type_d;     // its completion type
+  logic [2:0]     rp_beat_q, rp_beat_d;     // beat of the WQE re-read
+  logic           rp_fail;                  // the replayed WQE fails: status_q from psn_q on
+  logic           rnr_start;                // S_IDLE starts the replay of QP scan_q
 
   // the WQE, seen both ways
   nic_pkg::wqe_send_t ws;
@@ -304,6 +411,7 @@ module nic_requester #(
   end
 
   // the current packet
+  nic_roce_pkg::tx_pkt_t plan_pkt;
   logic [31:0]  pkt_len_full;
   logic [12:0]  pkt_len;
   logic         pkt_first, pkt_last;
@@ -334,20 +442,20 @@ module nic_requester #(
                  : pkt_last ? nic_roce_pkg::OP_SEND_LAST : nic_roce_pkg::OP_SEND_MIDDLE;
     end
 
-    pkt_o           = '0;
-    pkt_o.dst_mac   = peer_mac_q[qpn_q];
-    pkt_o.dst_ip    = peer_ip_q[qpn_q];
-    pkt_o.opcode    = pkt_opcode;
-    pkt_o.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
-    pkt_o.ackreq    = pkt_last;
-    pkt_o.dqpn      = peer_qpn_q[qpn_q];
-    pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
-    pkt_o.psn       = psn_q;
-    pkt_o.reth.va   = wr.remote_va;
-    pkt_o.reth.rkey = wr.remote_token;
-    pkt_o.reth.dma_len = msg_len;
-    pkt_o.ieth_rkey = ws.inv_token;
-    pkt_o.pay_len   = pkt_len;
+    plan_pkt           = '0;
+    plan_pkt.dst_mac   = peer_mac_q[qpn_q];
+    plan_pkt.dst_ip    = peer_ip_q[qpn_q];
+    plan_pkt.opcode    = pkt_opcode;
+    plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+    plan_pkt.ackreq    = pkt_last;
+    plan_pkt.dqpn      = peer_qpn_q[qpn_q];
+    plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
+    plan_pkt.psn       = psn_q;
+    plan_pkt.reth.va   = wr.remote_va;
+    plan_pkt.reth.rkey = wr.remote_token;
+    plan_pkt.reth.dma_len = msg_len;
+    plan_pkt.ieth_rkey = ws.inv_token;
+    plan_pkt.pay_len   = pkt_len;
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
@@ -390,22 +498,237 @@ module nic_requester #(
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
 
-  // payload chunk from DMA data or from the WQE's inline bytes
-  logic [LW-1:0]        lane0;
-  logic [NB-1:0]        chunk_n;
-  logic [DataWidth-1:0] chunk_data;
-  logic [5:0]           inl_off;             // inline byte to send next, counted from WQE byte 16
-  logic [383:0]         inl_shifted;         // WQE bytes 16..63 (all inline data lives there)
-  always_comb begin
-    lane0      = first_beat_q ? phys_q[LW-1:0] : '0;
-    chunk_n    = NB'(W8) - NB'(lane0);
-    if (13'(chunk_n) > piece_left_q) begin
-      chunk_n = NB'(piece_left_q);
+  // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
+  logic [383:0] plan_inl;
+  assign plan_inl = is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
+
+  // ---- the sender's queues: the intake plans packets and pieces (translation, DMA read
+  // request) ahead while earlier payload streams to nic_roce_tx --------------------------------
+  // PktDepth packet descriptors (each with its inline data), PieceDepth pieces whose DMA reads
+  // are in flight (nic_dma_rd returns one client's data in request order, so the pieces' data
+  // arrives in queue order).
+  localparam int PktDepth   = 8;
+  localparam int PieceDepth = 8;
+  localparam int PkW = $clog2(PktDepth);
+  localparam int PcW = $clog2(PieceDepth);
+
+  nic_roce_pkg::tx_pkt_t pq_pkt_mem [PktDepth];
+  logic [383:0]          pq_inl_mem [PktDepth];
+  logic                  pq_isinl_mem [PktDepth];
+  logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte
+  logic [12:0]           pc_len_mem  [PieceDepth];
+  logic [PkW:0]          pq_wp_q, pq_wp_d, pq_rp_q, pq_rp_d;
+  logic [PcW:0]          pc_wp_q, pc_wp_d, pc_rp_q, pc_rp_d;
+  logic                  pq_push, pq_pop, pc_push, pc_pop;
+  logic                  pq_full, pq_empty, pc_full, pc_empty;
+  assign pq_full  = (pq_wp_q - pq_rp_q) == (PkW+1)'(PktDepth);
+  assign pq_empty = pq_wp_q == pq_rp_q;
+  assign pc_full  = (pc_wp_q - pc_rp_q) == (PcW+1)'(PieceDepth);
+  assign pc_empty = pc_wp_q == pc_rp_q;
+
+  always_ff @(posedge clk_i) begin
+    if (pq_push) begin
+      pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= plan_pkt;
+      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= plan_inl;
+      pq_isinl_mem[pq_wp_q[PkW-1:0]] <= inline_data && plan_pkt.pay_len != '0;
     end
-    chunk_data = r_data_i >> (8 * 32'(lane0));
-    // inline data is one packet (at most 48 bytes): the offset within it is all that moves
-    inl_off     = (is_rdma ? 6'd8 : 6'd0) + 6'(pkt_len - pkt_left_q);
-    inl_shifted = wqe_q[511:128] >> (8 * 32'(inl_off));
+    if (pc_push) begin
+      pc_lane_mem[pc_wp_q[PcW-1:0]] <= phys_q[LW-1:0];
+      pc_len_mem[pc_wp_q[PcW-1:0]]  <= piece_q;
+    end
+  end
+
+  // The read data buffer: every DMA read of this client (payload pieces, a replay's WQE) reserves
+  // its beats here when its request is issued, so R beats are always taken at once. The R channel
+  // is shared with nic_responder's reads and returns data in request order across clients: a
+  // client that held its data until nic_roce_tx took its packet could block the responder's data
+  // behind it, and the responder's packet may be what nic_roce_tx waits for.
+  localparam int DqDepth = 8192 / W8;            // beats: two pages of payload in flight
+  localparam int DqW     = $clog2(DqDepth);
+  logic [DqW:0]          dq_wp_q, dq_wp_d, dq_rp_q, dq_rp_d;   // RAM write / read pointers
+  logic [DqW+1:0]        dq_used_q, dq_used_d;    // beats reserved by requests, not yet consumed
+  logic                  dq_re, dq_take;          // RAM read (into the output) / output consumed
+  logic                  dq_v_q, dq_v_d;          // the RAM output holds an unconsumed beat
+  logic [DataWidth:0]    dq_rdata;
+  logic [DataWidth-1:0]  dq_data;
+  logic                  dq_last;
+  logic [8:0]            ar_beats;
+  logic                  dq_room;
+  assign ar_beats = 9'(ar_len_o) + 9'd1;
+  assign dq_room  = 32'(dq_used_q) + 32'(ar_beats) <= DqDepth;
+  logic [DqW:0]          dq_fill;                 // beats in the RAM (the output register aside)
+  assign dq_fill  = dq_wp_q - dq_rp_q;
+  assign dq_data  = dq_rdata[DataWidth-1:0];
+  assign dq_last  = dq_rdata[DataWidth];
+  assign r_ready_o = 1'b1;                        // room was reserved
+
+  nic_ram_1r1w #(
+    .Width  (DataWidth + 1),
+    .Depth  (DqDepth),
+    .Forward(1'b0)
+  ) u_rdata (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (r_valid_i),
+    .waddr_i(dq_wp_q[DqW-1:0]),
+    .wdata_i({r_last_i, r_data_i}),
+    .re_i   (dq_re),
+    .raddr_i(dq_rp_q[DqW-1:0]),
+    .rdata_o(dq_rdata)
+  );
+
+  always_comb begin
+    // refill the output when it is empty or consumed now (one beat a cycle)
+    dq_re     = dq_fill != '0 && (!dq_v_q || dq_take);
+    dq_v_d    = dq_re || (dq_v_q && !dq_take);
+    dq_wp_d   = dq_wp_q + (DqW+1)'(r_valid_i);
+    dq_rp_d   = dq_rp_q + (DqW+1)'(dq_re);
+    dq_used_d = dq_used_q + ((ar_valid_o && ar_ready_i) ? (DqW+2)'(ar_beats) : '0)
+                - (DqW+2)'(dq_take);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      dq_wp_q   <= '0;
+      dq_rp_q   <= '0;
+      dq_used_q <= '0;
+      dq_v_q    <= 1'b0;
+    end else begin
+      dq_wp_q   <= dq_wp_d;
+      dq_rp_q   <= dq_rp_d;
+      dq_used_q <= dq_used_d;
+      dq_v_q    <= dq_v_d;
+    end
+  end
+
+  // the sender: offers the oldest packet, then its payload (inline bytes, or the data of its
+  // pieces as their DMA reads return)
+  typedef enum logic [1:0] {
+    O_IDLE,     // offer the next packet's descriptor
+    O_DATA,     // its payload from the pieces' DMA data
+    O_INLINE    // its payload from the inline bytes
+  } ostate_e;
+
+  ostate_e               ostate_q, ostate_d;
+  logic [12:0]           o_left_q, o_left_d;     // payload bytes of the packet still to send
+  logic [12:0]           o_pleft_q, o_pleft_d;   // bytes of the head piece still to send
+  logic                  o_first_q, o_first_d;   // the next beat is the head piece's first
+  nic_roce_pkg::tx_pkt_t o_pkt;
+  logic [383:0]          o_inl, o_inl_shifted;
+  logic                  o_isinl;
+  logic [LW-1:0]         o_lane_head, lane0;
+  logic [12:0]           o_len_head, o_cur_left;
+  logic [NB-1:0]         chunk_n;
+  logic [DataWidth-1:0]  chunk_data;
+  logic                  o_beat;                 // a DMA beat goes to nic_roce_tx this cycle
+
+  always_comb begin
+    o_pkt       = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    o_inl       = pq_inl_mem[pq_rp_q[PkW-1:0]];
+    o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
+    o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
+    o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
+    lane0       = o_first_q ? o_lane_head : '0;
+    o_cur_left  = o_first_q ? o_len_head : o_pleft_q;
+    chunk_n     = NB'(W8) - NB'(lane0);
+    if (13'(chunk_n) > o_cur_left) begin
+      chunk_n = NB'(o_cur_left);
+    end
+    chunk_data    = dq_data >> (8 * 32'(lane0));
+    o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+  end
+
+  // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
+  // which nic_roce_tx computes from it).
+  always_comb begin
+    pkt_valid_o = ostate_q == O_IDLE && !pq_empty;
+    pkt_o       = o_pkt;
+    pl_valid_o  = 1'b0;
+    pl_data_o   = chunk_data;
+    pl_nbytes_o = chunk_n;
+    if (ostate_q == O_DATA) begin
+      pl_valid_o = dq_v_q && !pc_empty;
+    end else if (ostate_q == O_INLINE) begin
+      pl_valid_o  = 1'b1;
+      pl_data_o   = o_inl_shifted[DataWidth-1:0];
+      pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
+    end
+  end
+  assign o_beat = ostate_q == O_DATA && !pc_empty && dq_v_q && pl_ready_i;
+
+  always_comb begin
+    ostate_d  = ostate_q;
+    o_left_d  = o_left_q;
+    o_pleft_d = o_pleft_q;
+    o_first_d = o_first_q;
+    pq_pop    = 1'b0;
+    pc_pop    = 1'b0;
+    unique case (ostate_q)
+      O_IDLE: begin
+        if (!pq_empty && pkt_ready_i) begin
+          o_left_d  = o_pkt.pay_len;
+          o_first_d = 1'b1;
+          if (o_pkt.pay_len == '0) begin
+            pq_pop = 1'b1;
+          end else begin
+            ostate_d = o_isinl ? O_INLINE : O_DATA;
+          end
+        end
+      end
+      O_DATA: begin
+        if (o_beat) begin
+          o_first_d = 1'b0;
+          o_pleft_d = o_cur_left - 13'(chunk_n);
+          o_left_d  = o_left_q - 13'(chunk_n);
+          if (dq_last) begin
+            pc_pop    = 1'b1;
+            o_first_d = 1'b1;
+            if (o_left_q == 13'(chunk_n)) begin
+              pq_pop   = 1'b1;
+              ostate_d = O_IDLE;
+            end
+          end
+        end
+      end
+      O_INLINE: begin
+        if (pl_ready_i) begin
+          o_left_d = o_left_q - 13'(pl_nbytes_o);
+          if (o_left_q <= 13'(W8)) begin
+            pq_pop   = 1'b1;
+            ostate_d = O_IDLE;
+          end
+        end
+      end
+      default: begin
+        ostate_d = O_IDLE;
+      end
+    endcase
+    pq_wp_d = pq_wp_q + (PkW+1)'(pq_push);
+    pq_rp_d = pq_rp_q + (PkW+1)'(pq_pop);
+    pc_wp_d = pc_wp_q + (PcW+1)'(pc_push);
+    pc_rp_d = pc_rp_q + (PcW+1)'(pc_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ostate_q <= O_IDLE;
+      pq_wp_q  <= '0;
+      pq_rp_q  <= '0;
+      pc_wp_q  <= '0;
+      pc_rp_q  <= '0;
+    end else begin
+      ostate_q <= ostate_d;
+      pq_wp_q  <= pq_wp_d;
+      pq_rp_q  <= pq_rp_d;
+      pc_wp_q  <= pc_wp_d;
+      pc_rp_q  <= pc_rp_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    o_left_q  <= o_left_d;
+    o_pleft_q <= o_pleft_d;
+    o_first_q <= o_first_d;
   end
 
   // outstanding ring of the intake QP
@@ -414,8 +737,18 @@ module nic_requester #(
   assign in_head  = head_q[OW*qpn_q +: OW];
   assign in_count = count_q[(OW+1)*qpn_q +: OW+1];
 
+  // the entry the replay walk reads, and its WQE's slot in the SQ ring
+  logic [15:0] rp_idx;
+  logic [23:0] rp_psn;
+  logic [15:0] rp_etype;
+  logic        rp_silent, rp_pend;
+  logic [31:0] rp_status;
+  logic [15:0] rp_ring_slot;
+  assign {rp_idx, rp_psn, rp_etype, rp_silent, rp_pend, rp_status} = rpe_rdata;
+  assign rp_ring_slot = idx_q & 16'((17'd1 << sq_ld_q[qpn_q]) - 17'd1);
+
   logic intake_append;          // S_RECORD appends this cycle
-  logic rd_issue;               // a Read's request is taken by nic_roce_tx this cycle
+  logic rd_issue;               // a Read's request is queued for nic_roce_tx this cycle
   logic [NumQps-1:0] busy_intake;
 
   always_comb begin
@@ -432,8 +765,15 @@ module nic_requester #(
     sge_off_d    = sge_off_q;
     phys_d       = phys_q;
     piece_d      = piece_q;
-    piece_left_d = piece_left_q;
-    first_beat_d = first_beat_q;
+    rp_d         = rp_q;
+    rp_slot_d    = rp_slot_q;
+    rp_left_d    = rp_left_q;
+    rp_last_d    = rp_last_q;
+    rp_type_d    = rp_type_q;
+    rp_beat_d    = rp_beat_q;
+    rp_fail      = 1'b0;
+    rnr_start    = 1'b0;
+    rpe_re       = 1'b0;
     intake_append = 1'b0;
 
     wqe_ready_o  = 1'b0;
@@ -448,28 +788,105 @@ module nic_requester #(
     ar_valid_o   = 1'b0;
     ar_addr_o    = {phys_q[63:LW], {LW{1'b0}}};
     ar_len_o     = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
-    r_ready_o    = 1'b0;
-    pkt_valid_o  = 1'b0;
+    if (state_q == S_RP_AR) begin
+      ar_addr_o = {sq_base_q[qpn_q], 12'd0} + {42'd0, rp_ring_slot, 6'd0};
+      ar_len_o  = 8'(WqeBeats - 1);
+    end
+    dq_take      = o_beat;
+    pq_push      = 1'b0;
+    pc_push      = 1'b0;
 
     unique case (state_q)
       S_IDLE: begin
-        wqe_ready_o = 1'b1;
-        if (wqe_valid_i) begin
-          wqe_d     = wqe_data_i;
-          qpn_d     = wq;
-          idx_d     = wqe_idx_i;
-          status_d  = nic_pkg::STATUS_SUCCESS;
-          sge_d     = '0;
-          sum_d     = '0;
-          msg_off_d = '0;
-          state_d   = S_SPACE;
+        if (rnr_go) begin
+          // a QP's RNR timer expired: send its outstanding WQEs again from the NAKed PSN on
+          rnr_start = 1'b1;
+          rp_d      = 1'b1;
+          qpn_d     = scan_q;
+          rp_slot_d = head_q[OW*scan_q +: OW];
+          rp_left_d = count_q[(OW+1)*scan_q +: OW+1];
+          psn_d     = rnr_psn_q[24*scan_q +: 24];
+          state_d   = S_RP_READ;
+        end else begin
+          // a new WQE of a QP waiting for its RNR timer waits too (it holds the intake)
+          wqe_ready_o = !rnr_wait_q[wq];
+          if (wqe_valid_i && !rnr_wait_q[wq]) begin
+            wqe_d     = wqe_data_i;
+            qpn_d     = wq;
+            idx_d     = wqe_idx_i;
+            rp_d      = 1'b0;
+            status_d  = nic_pkg::STATUS_SUCCESS;
+            sge_d     = '0;
+            sum_d     = '0;
+            msg_off_d = '0;
+            state_d   = S_SPACE;
+          end
+        end
+      end
+      S_RP_READ: begin
+        // stop when the walk is done, the QP left RTS, or another RNR NAK re-armed its timer
+        if (rp_left_q == '0 || rnr_wait_q[qpn_q]
+            || qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
+          rp_d    = 1'b0;
+          state_d = S_IDLE;
+        end else begin
+          rpe_re  = 1'b1;
+          state_d = S_RP_ENT;
+        end
+      end
+      S_RP_ENT: begin
+        if (!rp_pend || psn_le(rp_psn, psn_q - 24'd1)) begin
+          // acknowledged by the NAK (the completer pops it), or it never went out
+          rp_slot_d = rp_slot_q + OW'(1);
+          rp_left_d = rp_left_q - (OW+1)'(1);
+          state_d   = S_RP_READ;
+        end else begin
+          idx_d     = rp_idx;
+          rp_last_d = rp_psn;
+          rp_type_d = rp_etype;
+          state_d   = S_RP_AR;
+        end
+      end
+      S_RP_AR: begin
+        // the WQE's data must not meet payload data on the read client: no piece in flight
+        ar_valid_o = pc_empty && dq_room;
+        if (pc_empty && dq_room && ar_ready_i) begin
+          rp_beat_d = '0;
+          state_d   = S_RP_DATA;
+        end
+      end
+      S_RP_DATA: begin
+        dq_take = dq_v_q;
+        if (dq_v_q) begin
+          wqe_d[DataWidth*32'(rp_beat_q) +: DataWidth] = dq_data;
+          rp_beat_d = rp_beat_q + 3'd1;
+          if (dq_last) begin
+            status_d  = nic_pkg::STATUS_SUCCESS;
+            sge_d     = '0;
+            sum_d     = '0;
+            msg_off_d = '0;
+            state_d   = S_RP_CHECK;
+          end
+        end
+      end
+      S_RP_CHECK: begin
+        // the slot may not change before the WQE completes; one that did fails here, before
+        // anything of it is sent again
+        if (rec_type != rp_type_q || psn_q + rd_npkts - 24'd1 != rp_last_q) begin
+          status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+          state_d  = S_RECORD;
+        end else begin
+          state_d = S_SPACE;
         end
       end
       S_SPACE: begin
         // room in the ring; READ_FENCE: no earlier Read outstanding; a Read: fewer than ORD
-        // outstanding (a QP connected with ORD 0 takes no Read: it fails below, never waits)
-        if (32'(in_count) < OutDepth && !in_fenced && !(in_ord_full && in_ord != 8'd0)) begin
-          psn_d = next_psn_q[24*qpn_q +: 24];
+        // outstanding (a QP connected with ORD 0 takes no Read: it fails below, never waits).
+        // A replayed WQE has its entry, its PSNs and its read context already.
+        if (rp_q || (32'(in_count) < OutDepth && !in_fenced && !(in_ord_full && in_ord != 8'd0))) begin
+          if (!rp_q) begin
+            psn_d = next_psn_q[24*qpn_q +: 24];
+          end
           if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
             status_d = nic_pkg::STATUS_CANCELLED;
             state_d  = S_RECORD;
@@ -532,11 +949,11 @@ module nic_requester #(
         end
       end
       S_PKT: begin
-        pkt_valid_o = 1'b1;
-        if (pkt_ready_i) begin
-          rd_issue   = is_read;           // its context, for the responses
-          pkt_left_d = pkt_len;
-          state_d    = (pkt_len == '0) ? S_PIECE : (inline_data ? S_INLINE : S_PIECE);
+        if (!pq_full) begin
+          pq_push    = 1'b1;
+          rd_issue   = is_read && !rp_q;  // its context, for the responses (a replay has it)
+          pkt_left_d = inline_data ? '0 : pkt_len;   // inline bytes travel with the descriptor
+          state_d    = S_PIECE;
         end
       end
       S_PIECE: begin
@@ -550,8 +967,6 @@ module nic_requester #(
           sge_off_d = '0;
         end else begin
           piece_d      = piece_len;
-          piece_left_d = piece_len;
-          first_beat_d = 1'b1;
           if (priv_token) begin
             phys_d  = piece_va;
             state_d = S_AR;
@@ -573,34 +988,30 @@ module nic_requester #(
         end
       end
       S_AR: begin
-        ar_valid_o = 1'b1;
-        if (ar_ready_i) begin
-          state_d = S_DATA;
-        end
-      end
-      S_DATA: begin
-        r_ready_o  = pl_ready_i;
-        if (r_valid_i && pl_ready_i) begin
-          first_beat_d = 1'b0;
-          piece_left_d = piece_left_q - 13'(chunk_n);
-          if (r_last_i) begin
-            pkt_left_d = pkt_left_q - piece_q;
-            sge_off_d  = sge_off_q + 32'(piece_q);
-            state_d    = S_PIECE;
-          end
-        end
-      end
-      S_INLINE: begin
-        if (pl_ready_i) begin
-          pkt_left_d = pkt_left_q - 13'(pl_nbytes_o);
-          if (pkt_left_q <= 13'(W8)) begin
-            state_d = S_PIECE;
-          end
+        // a read in flight per queued piece: its data goes out in order behind the others
+        ar_valid_o = !pc_full && dq_room;
+        if (!pc_full && dq_room && ar_ready_i) begin
+          pc_push    = 1'b1;
+          pkt_left_d = pkt_left_q - piece_q;
+          sge_off_d  = sge_off_q + 32'(piece_q);
+          state_d    = S_PIECE;
         end
       end
       S_RECORD: begin
-        intake_append = 1'b1;
-        state_d       = S_IDLE;
+        if (!rp_q) begin
+          intake_append = 1'b1;
+          state_d       = S_IDLE;
+        end else if (status_q != nic_pkg::STATUS_SUCCESS) begin
+          // the replayed WQE failed its checks: it completes with that status (as a NAK of its
+          // first PSN would), the QP goes to error, the walk ends
+          rp_fail = 1'b1;
+          rp_d    = 1'b0;
+          state_d = S_IDLE;
+        end else begin
+          rp_slot_d = rp_slot_q + OW'(1);
+          rp_left_d = rp_left_q - (OW+1)'(1);
+          state_d   = S_RP_READ;
+        end
       end
       default: begin
         state_d = S_IDLE;
@@ -608,20 +1019,6 @@ module nic_requester #(
     endcase
   end
 
-  // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
-  // which nic_roce_tx computes from it).
-  always_comb begin
-    pl_valid_o  = 1'b0;
-    pl_data_o   = chunk_data;
-    pl_nbytes_o = chunk_n;
-    if (state_q == S_DATA) begin
-      pl_valid_o = r_valid_i;
-    end else if (state_q == S_INLINE) begin
-      pl_valid_o  = 1'b1;
-      pl_data_o   = inl_shifted[DataWidth-1:0];
-      pl_nbytes_o = (pkt_left_q >= 13'(W8)) ? NB'(W8) : NB'(pkt_left_q);
-    end
-  end
 
   // the entry S_RECORD appends: a WQE that went out waits for its ACK (pend)
   logic       rec_pend;
@@ -769,8 +1166,24 @@ module nic_requester #(
   assign qp_err_qpn_o = 8'(cq_q);
 
   // ---- per-QP bookkeeping ---------------------------------------------------------------------
-  logic [2:0] ack_kind;
-  assign ack_kind = ack_syndrome_i[7:5];
+  logic [2:0]    ack_kind;
+  logic [QW-1:0] ack_q;
+  logic          ack_rnr_same;   // the NAK names the PSN of the QP's open RNR episode
+  assign ack_kind     = ack_syndrome_i[7:5];
+  assign ack_q        = ack_qpn_i[QW-1:0];
+  assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[24*ack_q +: 24] == ack_psn_i;
+
+  // the RNR timers: one QP looked at a cycle; the scan stays on an expired one until it replays
+  logic [23:0] scan_due;
+  always_comb begin
+    now_us_d = now_us_q + (us_tick_i ? 24'd1 : 24'd0);
+    scan_due = rnr_due_q[scan_q];
+    rnr_go   = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;
+    scan_d   = scan_q;
+    if (!rnr_go) begin
+      scan_d = (32'(scan_q) == NumQps - 1) ? '0 : scan_q + QW'(1);
+    end
+  end
 
   always_comb begin
     next_psn_d   = next_psn_q;
@@ -792,6 +1205,14 @@ module nic_requester #(
           rd_place_q[(RW+1)*QW'(rdone_qpn_i) +: RW+1] + (RW+1)'(1);
     end
     work_d       = work_q;
+    rnr_wait_d   = rnr_wait_q;
+    rnr_open_d   = rnr_open_q;
+    rnr_psn_d    = rnr_psn_q;
+    rnr_cnt_d    = rnr_cnt_q;
+    rnr_arm      = 1'b0;
+    if (rnr_start) begin
+      rnr_wait_d[scan_q] = 1'b0;
+    end
     ent_we       = 1'b0;
     ent_waddr    = {qpn_q, in_head + OW'(in_count)};
     ent_wdata    = {idx_q, psn_q - 24'd1, rec_type,
@@ -824,6 +1245,14 @@ module nic_requester #(
     if (intake_append && (!rec_pend || nak_v_q[qpn_q])) begin
       work_d[qpn_q] = 1'b1;
     end
+    // a replayed WQE that failed: its entry (the first one not acknowledged) completes with the
+    // status, as for a NAK of its first PSN
+    if (rp_fail) begin
+      nak_v_d[qpn_q]               = 1'b1;
+      nak_psn_d[24*qpn_q +: 24]    = psn_q;
+      nak_status_d[32*qpn_q +: 32] = status_q;
+      work_d[qpn_q]                = 1'b1;
+    end
     // a QP in ERROR with entries has work (they complete CANCELLED)
     for (int q = 0; q < NumQps; q++) begin
       if (qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR && count_q[(OW+1)*q +: OW+1] != '0
@@ -832,11 +1261,28 @@ module nic_requester #(
       end
     end
     // acknowledgements: ACK = everything up to the PSN; NAK = up to the one before, that one
-    // failed; RNR NAK = the same (no retries yet)
+    // failed; RNR NAK = up to the one before, that one is sent again after the NAK's timer
+    // (RnrRetries times, then it fails IO_TIMEOUT)
     if (ack_valid_i && 32'(ack_qpn_i) < NumQps) begin
       if (ack_kind == 3'b000) begin
         acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i;
         acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
+        if (rnr_open_q[ack_q] && psn_le(rnr_psn_q[24*ack_q +: 24], ack_psn_i)) begin
+          rnr_open_d[ack_q] = 1'b0;      // the retried message got through
+        end
+      end else if (ack_kind == 3'b001
+                   && !(ack_rnr_same && 32'(rnr_cnt_q[3*ack_q +: 3]) >= RnrRetries)) begin
+        acked_psn_d[24*ack_q +: 24] = ack_psn_i - 24'd1;
+        acked_v_d[ack_q]            = 1'b1;
+        rnr_arm                     = 1'b1;
+        rnr_wait_d[ack_q]           = 1'b1;
+        rnr_open_d[ack_q]           = 1'b1;
+        rnr_psn_d[24*ack_q +: 24]   = ack_psn_i;
+        rnr_cnt_d[3*ack_q +: 3]     = ack_rnr_same ? rnr_cnt_q[3*ack_q +: 3] + 3'd1 : 3'd1;
+      end else if (ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && ack_rnr_same) begin
+        // a packet the responder dropped behind the RNR NAK: the replay covers it
+        acked_psn_d[24*ack_q +: 24] = ack_psn_i - 24'd1;
+        acked_v_d[ack_q]            = 1'b1;
       end else begin
         acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i - 24'd1;
         acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
@@ -854,6 +1300,10 @@ module nic_requester #(
       next_psn_d[24*cmd_qpn +: 24] = cmd_args_i[151:128];
       acked_v_d[cmd_qpn]           = 1'b0;
       nak_v_d[cmd_qpn]             = 1'b0;
+    end
+    if (cmd_connect || cmd_reset) begin
+      rnr_wait_d[cmd_qpn] = 1'b0;
+      rnr_open_d[cmd_qpn] = 1'b0;
     end
     if (cmd_connect || cmd_reset) begin
       rd_tail_d[(RW+1)*cmd_qpn +: RW+1]  = '0;
@@ -893,6 +1343,13 @@ module nic_requester #(
       rd_head_q    <= '0;
       qpn_q        <= '0;
       cq_q         <= '0;
+      now_us_q     <= '0;
+      rnr_wait_q   <= '0;
+      rnr_open_q   <= '0;
+      rnr_psn_q    <= '0;
+      rnr_cnt_q    <= '0;
+      scan_q       <= '0;
+      rp_q         <= 1'b0;
     end else begin
       state_q      <= state_d;
       cstate_q     <= cstate_d;
@@ -910,6 +1367,13 @@ module nic_requester #(
       rd_head_q    <= rd_head_d;
       qpn_q        <= qpn_d;
       cq_q         <= cq_d;
+      now_us_q     <= now_us_d;
+      rnr_wait_q   <= rnr_wait_d;
+      rnr_open_q   <= rnr_open_d;
+      rnr_psn_q    <= rnr_psn_d;
+      rnr_cnt_q    <= rnr_cnt_d;
+      scan_q       <= scan_d;
+      rp_q         <= rp_d;
     end
   end
 
@@ -926,9 +1390,12 @@ module nic_requester #(
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
     piece_q      <= piece_d;
-    piece_left_q <= piece_left_d;
-    first_beat_q <= first_beat_d;
     cqe_q        <= cqe_d;
+    rp_slot_q    <= rp_slot_d;
+    rp_left_q    <= rp_left_d;
+    rp_last_q    <= rp_last_d;
+    rp_type_q    <= rp_type_d;
+    rp_beat_q    <= rp_beat_d;
   end
 
   // A DMA error on a payload read is not reported yet (the data goes out as read).
@@ -936,9 +1403,9 @@ module nic_requester #(
   assign unused_rresp = ^r_resp_i;
   logic unused_args;
   assign unused_args = ^{cmd_args_i[255:208], cmd_args_i[199:196], cmd_args_i[191:152], cmd_args_i[127:120],
-                         cmd_args_i[63:48], wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
+                         rp_silent, rp_status, wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags, wr.index,
                          wr.rsvd_6, wr.length, ws.rsvd_6,
-                         wqe_qpn_i, inl_shifted[383:DataWidth]};
+                         wqe_qpn_i, o_inl_shifted[383:DataWidth]};
 
 `ifndef SYNTHESIS
   a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
@@ -949,10 +1416,34 @@ module nic_requester #(
     (state_q == S_AR) |-> piece_q != '0 && 32'(ar_len_o) < 256);
   a_piece_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
     (state_q == S_AR) |-> 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_chunk_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == S_DATA && r_valid_i) |-> chunk_n != '0);
   a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
     (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
+
+  // Immediate assertions (operands read before the edge, consequents only when they apply).
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // a replayed WQE takes exactly the PSNs it took the first time
+      if (state_q == S_RECORD && rp_q && status_q == nic_pkg::STATUS_SUCCESS) begin
+        a_replay_psns_as_recorded: assert (psn_q - 24'd1 == rp_last_q);
+      end
+      // a piece's beats: each carries bytes; its last beat (r_last) ends the piece exactly
+      if (o_beat) begin
+        a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
+        a_piece_ends_on_rlast: assert (dq_last == (o_cur_left == 13'(chunk_n)));
+        a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || dq_last);
+      end
+      // every beat that arrives had its room reserved
+      if (r_valid_i) begin
+        a_rdata_reserved: assert (32'(dq_fill) < DqDepth);
+      end
+      a_rdata_used_in_range: assert (32'(dq_used_q) <= DqDepth);
+      // the WQE re-read is one slot: WqeBeats beats, the last one marked
+      if (state_q == S_RP_DATA && dq_v_q) begin
+        a_replay_wqe_beats: assert (32'(rp_beat_q) < WqeBeats
+                                    && dq_last == (32'(rp_beat_q) == WqeBeats - 1));
+      end
+    end
+  end
 `endif
 
 endmodule

@@ -45,7 +45,9 @@ package nic_roce_pkg;
 
   // AETH syndromes: bits [7:5] = 000 ACK, 001 RNR NAK, 011 NAK (then the NAK code in [4:0])
   localparam logic [7:0] AETH_ACK                 = 8'h1F;  // ACK, credits "invalid" (no EE credit)
-  localparam logic [7:0] AETH_RNR_NAK             = 8'h20;  // | timer code in [4:0]
+  // RNR NAK with timer code 1 (0.01 ms, the IBA table; code 0 would mean 655 ms): the responder
+  // asks for a retry after 10 us; nic_requester waits whatever code a NAK carries
+  localparam logic [7:0] AETH_RNR_NAK             = 8'h21;
   localparam logic [7:0] AETH_NAK_PSN_SEQ_ERR     = 8'h60;
   localparam logic [7:0] AETH_NAK_INVALID_REQUEST = 8'h61;
   localparam logic [7:0] AETH_NAK_REMOTE_ACCESS   = 8'h62;

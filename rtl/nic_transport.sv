@@ -25,6 +25,7 @@ module nic_transport #(
   input  logic                          rst_i,
   input  logic [47:0]                   port_mac_i,
   input  logic [31:0]                   port_ipv4_i,
+  input  logic                          us_tick_i,      // one-cycle pulse every microsecond (RNR timer)
   // commands, QP states, RQ doorbells
   input  logic                          cmd_valid_i,
   input  logic [7:0]                    cmd_op_i,
@@ -134,6 +135,7 @@ module nic_transport #(
   ) u_requester (
     .clk_i         (clk_i),
     .rst_i         (rst_i),
+    .us_tick_i     (us_tick_i),
     .cmd_valid_i   (cmd_valid_i),
     .cmd_op_i      (cmd_op_i),
     .cmd_index_i   (cmd_index_i),

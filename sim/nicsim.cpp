@@ -25,6 +25,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -500,6 +501,17 @@ void host_cycle(nicsim *w, nicsim_nic *n)
 		rd.data.assign(span, 0);
 		std::memcpy(rd.data.data() + (o.araddr - base), r->va + (o.araddr - r->logical),
 			    bytes);
+		// PCIe ordering: a read request does not pass the NIC's earlier posted writes, so it
+		// sees every write whose last beat the NIC sent before it, landed in host memory or
+		// not yet (they are applied in order, as they will land)
+		for (const DmaWrite &pw : n->posted) {
+			const uint64_t lo = std::max<uint64_t>(pw.base, o.araddr);
+			const uint64_t hi =
+				std::min<uint64_t>(pw.base + pw.data.size(), o.araddr + bytes);
+			for (uint64_t a = lo; a < hi; a++)
+				if (pw.strb[a - pw.base])
+					rd.data[a - base] = pw.data[a - pw.base];
+		}
 		// fixed round trip, then the payload at the link's bandwidth, one read after another
 		const uint64_t xfer = (uint64_t)(bytes / w->bytes_per_cycle + 0.999999);
 		uint64_t start = now + w->dma_read_cycles;

@@ -3,10 +3,13 @@
  * The NDK request and completion rules that need a peer, checked between two simulated hosts:
  * solicited events (SEND_AND_SOLICIT_EVENT and the arm types), SILENT_SUCCESS and the send
  * queue's slot accounting, ndk_flush and QP error with requests in flight, DEFER chains of
- * transport requests on the NIC, and bad input on one connection while another one carries
- * traffic. docs/conformance.md and docs/bad-input.md map the rules to these tests.
+ * transport requests on the NIC, bad input on one connection while another one carries
+ * traffic, and RNR retries (a Send that finds no receive posted). docs/conformance.md and docs/bad-input.md map the rules to these tests.
  */
+#include <unistd.h>
+
 #include "cosim_pair.h"
+#include "pcap_check.h"
 
 #define CTX(n)	     ((void *)(uintptr_t)(0x6000 + (n)))
 #define QUIET_CYCLES 3000 /* far longer than a CQE write + an MSI-X message's trip */
@@ -1063,4 +1066,245 @@ Test(bad_input, send_longer_than_the_receive_while_another_connection_runs)
 Test(bad_input, posts_on_an_unconnected_qp_while_other_connections_run)
 {
 	bad_case(BAD_UNCONNECTED);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * RNR retries: a Send that finds no receive posted is NAKed RNR (timer code 1: 10 us); the
+ * requester sends it and every later outstanding request of the QP again after the timer, at
+ * most RNR_RETRIES times, then the Send fails IO_TIMEOUT and the QP goes to error.
+ */
+#define RNR_RETRIES  7
+#define RNR_WAIT_NS  10000 /* timer code 1 */
+#define RNR_WAIT_CYC 2500  /* ... at the default 250 MHz */
+#define RNR_RTT_CYC \
+	2000 /* a bound on a retry's round trip with the other connection busy (measured ~1400 at width 64) */
+
+/* What a capture shows of one connection's requests and of the RNR NAKs answering them. */
+struct rnr_trace {
+	unsigned rnr_naks;	      /* ACKNOWLEDGE frames with an RNR syndrome (001x xxxx) */
+	unsigned rnr_code_1;	      /* ... carrying timer code 1 */
+	unsigned sends_of_psn;	      /* SEND_FIRST / SEND_ONLY frames with PSN `psn` */
+	uint64_t min_gap_ns;	      /* shortest time from an RNR NAK to the next of those */
+	unsigned writes_before_first; /* Write packets before the first retransmission that got in */
+};
+
+/* Read the capture at path (the world destroyed): frames to QPN `dqpn` (the requests) and from
+ * it (`sqpn_peer`: the responder's answers go to the requester's QPN). */
+static void rnr_trace_read(const char *path, uint32_t req_dqpn, uint32_t rsp_dqpn, uint32_t psn,
+			   struct rnr_trace *t)
+{
+	struct pcap_capture cap;
+	char err[256];
+	memset(t, 0, sizeof(*t));
+	t->min_gap_ns = UINT64_MAX;
+	cr_assert_eq(pcap_read(path, &cap, err, sizeof(err)), 0, "%s", err);
+	uint64_t last_nak = 0;
+	bool nak_seen = false;
+	for (size_t i = 0; i < cap.count; i++) {
+		struct roce_ref_fields f;
+		const struct pcap_record *rec = &cap.records[i];
+		if (roce_ref_parse(rec->bytes, rec->len, &f) != ROCE_REF_OK)
+			continue;
+		if (f.dest_qp == rsp_dqpn && f.opcode == 0x11 && (f.aeth_syndrome & 0xE0) == 0x20) {
+			t->rnr_naks++;
+			t->rnr_code_1 += (f.aeth_syndrome & 0x1F) == 1;
+			last_nak = rec->ts_ns;
+			nak_seen = true;
+		}
+		if (f.dest_qp == req_dqpn && f.psn == psn &&
+		    (f.opcode == 0x00 || f.opcode == 0x04)) {
+			t->sends_of_psn++;
+			if (nak_seen && rec->ts_ns - last_nak < t->min_gap_ns)
+				t->min_gap_ns = rec->ts_ns - last_nak;
+			nak_seen = false;
+		}
+	}
+	pcap_free(&cap);
+}
+
+static void rnr_pair_open(struct pair *p, char *path)
+{
+	int fd = mkstemps(path, 5);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	c.pcap_path = path;
+	cr_assert_eq(c.clock_mhz, 250, "the cycle windows below assume 250 MHz");
+	pair_open_cfg(p, &c);
+}
+
+static uint32_t wire_qpn(struct ndk_qp *qp)
+{
+	struct ndk_qp_address a;
+	cr_assert_eq(ndk_get_qp_address(qp, &a), NDK_STATUS_SUCCESS);
+	return a.qp_number;
+}
+
+/*
+ * A Send (3 packets) posted before its receive, then a Write, a Read of what the Write wrote and
+ * an INLINE Send of the same QP (all replayed from their WQEs re-read from the ring); a fifth
+ * request is posted while the retries run. The receives come 30 us after the first Send, so the
+ * Send is retried (each retry at least 10 us after its RNR NAK, the NAK carrying code 1) until
+ * one finds them: it completes SUCCESS with its data intact, each receive completes exactly once,
+ * and the Write and the later Sends arrive after it, in order (the Write's region stays
+ * untouched until the first receive has completed).
+ */
+Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_order)
+{
+	char path[] = "/tmp/ndknic-rnr-XXXXXX.pcap";
+	struct pair p;
+	rnr_pair_open(&p, path);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	memset(r.buf.va, 0x5A, NDK_PAGE_SIZE);
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 32768, 5);
+	memset(dst, 0xEE, 32768);
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+
+	struct ndk_sge s1 = sge_of(a, 0, 2500), w = sge_of(a, 4096, 3000),
+		       s3 = sge_of(a, 12288, 100);
+	/* INLINE: the library copies from a CPU pointer */
+	struct ndk_sge s2 = { .address = (uint64_t)(uintptr_t)(src + 8192), .length = 40 };
+	post_ok(&p, ndk_send(a->qp, CTX(10), &s1, 1, 0), "send 1");
+	post_ok(&p,
+		ndk_write(a->qp, CTX(11), &w, 1, (uint64_t)(uintptr_t)r.buf.va,
+			  ndk_get_remote_token_from_mr(r.mr), 0),
+		"write");
+	/* a Read of part of what the Write wrote, into two sink SGEs: replayed too, its read
+	 * context unchanged, so it brings the written bytes */
+	struct ndk_sge rd[2] = { sge_of(a, 20480, 700), sge_of(a, 24576, 1300) };
+	memset(src + 20480, 0xEE, 8192);
+	post_ok(&p,
+		ndk_read(a->qp, CTX(14), rd, 2, (uint64_t)(uintptr_t)r.buf.va + 1000,
+			 ndk_get_remote_token_from_mr(r.mr), 0),
+		"read");
+	post_ok(&p, ndk_send(a->qp, CTX(12), &s2, 1, NDK_OP_FLAG_INLINE), "send 2 (inline)");
+	expect_no_cpl(&p, a->cq, 2 * RNR_WAIT_CYC); /* retries run, nothing completes */
+	post_ok(&p, ndk_send(a->qp, CTX(13), &s3, 1, 0), "send 3, while the retries run");
+	expect_no_cpl(&p, a->cq, RNR_WAIT_CYC);
+	cr_expect_eq(((uint8_t *)r.buf.va)[0], 0x5A, "the Write went ahead of the retried Send");
+
+	struct ndk_sge r1 = sge_of(b, 0, 4096), r2 = sge_of(b, 8192, 4096),
+		       r3 = sge_of(b, 16384, 4096);
+	post_ok(&p, ndk_receive(b->qp, CTX(1), &r1, 1), "receive 1");
+	post_ok(&p, ndk_receive(b->qp, CTX(2), &r2, 1), "receive 2");
+	post_ok(&p, ndk_receive(b->qp, CTX(3), &r3, 1), "receive 3");
+	/* until the first receive completes, the Write (behind it in PSN order) has not landed */
+	struct ndk_result_ex res;
+	uint64_t deadline = ndk_sim_cycle(p.sim) + CPL_CYCLES;
+	while (ndk_get_cq_results_ex(b->cq, &res, 1) == 0) {
+		const uint8_t *rv = r.buf.va;
+		if (rv[0] != 0x5A || rv[2999] != 0x5A)
+			cr_assert_fail("cycle %" PRIu64
+				       ": the Write landed before the retried Send",
+				       ndk_sim_cycle(p.sim));
+		if (ndk_sim_cycle(p.sim) > deadline)
+			cr_assert_fail("cycle %" PRIu64 ": the retried Send never arrived",
+				       ndk_sim_cycle(p.sim));
+		ndk_sim_step(p.sim, 1);
+	}
+	cr_expect_eq(res.status, NDK_STATUS_SUCCESS, "receive 1: %s", ndk_status_name(res.status));
+	cr_expect_eq(res.request_context, CTX(1), "the first receive completes first");
+	cr_expect_eq(res.bytes_transferred, 2500);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 40);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(3), 100);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(14), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(12), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(13), 0);
+	uint64_t t1 = ndk_sim_cycle(p.sim);
+	cr_expect(memcmp(src, dst, 2500) == 0, "send 1's bytes differ");
+	cr_expect_eq(dst[2500], 0xEE, "a byte past send 1 was written");
+	cr_expect(memcmp(src + 8192, dst + 8192, 40) == 0, "send 2's (inline) bytes differ");
+	cr_expect(memcmp(src + 12288, dst + 16384, 100) == 0, "send 3's bytes differ");
+	cr_expect(memcmp(src + 4096, r.buf.va, 3000) == 0, "the Write's bytes differ");
+	cr_expect(memcmp(src + 20480, src + 4096 + 1000, 700) == 0, "the Read's first sink");
+	cr_expect(memcmp(src + 24576, src + 4096 + 1700, 1300) == 0, "the Read's second sink");
+	cr_expect_eq(src[20480 + 700], 0xEE, "a byte past the Read's first sink was written");
+	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
+	expect_no_cpl(&p, b->cq, QUIET_CYCLES);
+	cr_log_info("RNR: Send retried until its receive came: %" PRIu64 " cycles post to done",
+		    t1 - t0);
+	side_region_free(&p, b, &r);
+	pair_close(&p);
+
+	struct roce_pcap_check chk;
+	cr_assert_eq(roce_pcap_check(path, true, &chk), 0, "%s", chk.log);
+	roce_pcap_check_free(&chk);
+	struct rnr_trace t;
+	rnr_trace_read(path, b_qpn, a_qpn, 0, &t);
+	/* receives posted after 30 us: NAKs at ~0, ~10, ~20 us, one more may race them */
+	cr_expect(t.rnr_naks >= 2 && t.rnr_naks <= 4, "%u RNR NAKs", t.rnr_naks);
+	cr_expect_eq(t.rnr_code_1, t.rnr_naks, "every RNR NAK carries timer code 1");
+	cr_expect_eq(t.sends_of_psn, t.rnr_naks + 1, "the Send went out once and once per NAK");
+	cr_expect_geq(t.min_gap_ns, RNR_WAIT_NS, "a retry came %" PRIu64 " ns after its NAK",
+		      t.min_gap_ns);
+	cr_log_info("RNR: %u NAKs, %u transmissions of the Send", t.rnr_naks, t.sends_of_psn);
+	unlink(path);
+}
+
+/*
+ * A Send that never finds a receive, with a Write and a Send behind it, while another connection
+ * runs traffic both ways: the Send goes out 1 + RNR_RETRIES times, each retry after its NAK's
+ * 10 us, then completes IO_TIMEOUT; the Write and the Send behind it complete CANCELLED, in order;
+ * the other connection loses nothing.
+ */
+Test(rnr, a_send_that_never_finds_a_receive_fails_io_timeout_after_seven_retries)
+{
+	char path[] = "/tmp/ndknic-rnr-XXXXXX.pcap";
+	struct pair p;
+	rnr_pair_open(&p, path);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct bystander by;
+	bystander_open(&p, &by);
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	memset(r.buf.va, 0x5A, NDK_PAGE_SIZE);
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	bystander_start(&p, &by);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	struct ndk_sge s1 = sge_of(a, 0, 64), w = sge_of(a, 4096, 2000);
+	post_ok(&p, ndk_send(a->qp, CTX(10), &s1, 1, 0), "send");
+	post_ok(&p,
+		ndk_write(a->qp, CTX(11), &w, 1, (uint64_t)(uintptr_t)r.buf.va,
+			  ndk_get_remote_token_from_mr(r.mr), 0),
+		"write");
+	post_ok(&p, ndk_send(a->qp, CTX(12), &s1, 1, 0), "send behind");
+	struct ndk_result_ex res;
+	poll_cq(&p, a->cq, &res, CPL_CYCLES);
+	uint64_t took = ndk_sim_cycle(p.sim) - t0;
+	cr_expect_eq(res.status, NDK_STATUS_IO_TIMEOUT, "status %s", ndk_status_name(res.status));
+	cr_expect_eq(res.request_context, CTX(10));
+	cr_expect_eq(res.type, NDK_OP_SEND);
+	/* 7 waits of 10..11 us (the timer counts whole microsecond ticks), plus 8 round trips */
+	cr_expect_geq(took, RNR_RETRIES * RNR_WAIT_CYC, "IO_TIMEOUT after %" PRIu64 " cycles",
+		      took);
+	cr_expect_leq(took, RNR_RETRIES * (RNR_WAIT_CYC + 250) + 8 * RNR_RTT_CYC,
+		      "IO_TIMEOUT after %" PRIu64 " cycles", took);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_WRITE, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(12), 0);
+	cr_log_info("RNR: IO_TIMEOUT %" PRIu64 " cycles after the post", took);
+	bystander_check_close(&p, &by);
+	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
+	expect_no_cpl(&p, b->cq, QUIET_CYCLES);
+	for (uint32_t i = 0; i < NDK_PAGE_SIZE; i++)
+		if (((uint8_t *)r.buf.va)[i] != 0x5A)
+			cr_assert_fail("byte %u of the region was written by a cancelled Write", i);
+	side_region_free(&p, b, &r);
+	pair_close(&p);
+
+	struct rnr_trace t;
+	rnr_trace_read(path, b_qpn, a_qpn, 0, &t);
+	cr_expect_eq(t.rnr_naks, RNR_RETRIES + 1, "%u RNR NAKs", t.rnr_naks);
+	cr_expect_eq(t.sends_of_psn, RNR_RETRIES + 1, "%u transmissions of the Send",
+		     t.sends_of_psn);
+	cr_expect_geq(t.min_gap_ns, RNR_WAIT_NS, "a retry came %" PRIu64 " ns after its NAK",
+		      t.min_gap_ns);
+	unlink(path);
 }
