@@ -135,6 +135,15 @@ module nic_responder #(
   localparam int NB  = LW + 1;
   localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
   localparam int RqBeats = 64 / W8;
+  // Receive WQEs kept on chip per QP (prefetched ahead of the Sends that consume them). With one
+  // fetch in flight (a burst of up to RqCache WQEs, ~130 cycles round trip), a QP's Sends are
+  // served at best one per 130 / RqCache cycles: 8 gives ~16, below the responder's own
+  // per-packet pipeline (~18 cycles), so the prefetch stops being the bound. Area: NumQps x 8
+  // x 512 bits = 64 Kbit in one RAM (8 BRAM36 at 72 bits wide, the same count a depth of 1-8
+  // would take: the width sets it).
+  localparam int RqCache  = 8;
+  localparam int RcW      = $clog2(RqCache);
+  localparam int RqBeatW  = $clog2(RqBeats) + 1;
   // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
   localparam int MsgW = 512 + 32 + 64 + 32 + 32;
 
@@ -224,8 +233,7 @@ module nic_responder #(
     R_IDLE,      // take a packet
     R_LOAD,      // its QP's message state is being read
     R_CHECK,     // PSN and opcode sequence
-    R_RQ_AR,     // read the receive WQE
-    R_RQ_DATA,
+    R_RQ_WAIT,   // the receive WQE is posted but not on chip yet: wait for its prefetch
     R_WR_XL,     // check the Write's RETH (whole range)
     R_WR_XL_RSP,
     R_PIECE,     // plan the next piece of the payload
@@ -269,7 +277,6 @@ module nic_responder #(
   logic                   fatal_q, fatal_d;       // the QP goes to ERROR after the NAK
   logic [31:0]            cpl_status_q, cpl_status_d;
   logic                   cpl_due_q, cpl_due_d;   // a receive completes after the ACK
-  logic [2:0]             rq_beat_q, rq_beat_d;     // beat of the receive WQE (<= 8)
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
   logic                   rr_q, rr_d;             // the packet is a response to place
@@ -308,23 +315,14 @@ module nic_responder #(
   assign local_qpn = pkt_q.dqpn >= nic_pkg::QPN_BASE && pkt_q.dqpn - nic_pkg::QPN_BASE < 24'(NumQps);
   logic [23:0]   q_epsn;
   logic [15:0]   q_ci, q_pi;
-  logic [3:0]    q_rq_ld;
-  logic [63:0]   q_rq_base;
   logic [15:0]   q_pd;
   logic [1:0]    q_state;
   assign q_epsn    = epsn_q[24*qpn_q +: 24];
   assign q_ci      = rq_ci_q[16*qpn_q +: 16];
   assign q_pi      = rq_pi_q[qpn_q];
-  assign q_rq_ld   = rq_ld_q[qpn_q];
-  assign q_rq_base = rq_base_q[qpn_q];
   assign q_pd      = pd_q[qpn_q];
   assign q_state   = qp_state_i[2*qpn_q +: 2];
 
-  // the receive ring slot of the consumer index
-  logic [16:0] rq_mask;
-  logic [15:0] rq_slot;
-  assign rq_mask = (17'd1 << q_rq_ld) - 17'd1;
-  assign rq_slot = q_ci & rq_mask[15:0];
 
   // the receive WQE
   nic_pkg::wqe_recv_t rw;
@@ -530,6 +528,233 @@ module nic_responder #(
     end
   end
 
+  // ---- receive-WQE prefetch ----------------------------------------------------------------------
+  // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache).
+  // A QP is marked wanting (pf_want) when something may let it fetch more: an RQ doorbell, a
+  // consumed receive, a fetch that ended. The engine takes one wanting QP at a time (round robin),
+  // plans a burst of the posted WQEs after its cached ones (at most the free slots, inside the
+  // ring and a 4 KiB page) and places them as they arrive. The ring index of the next fetch is
+  // ci + pf_n: a Send consumes only a cached WQE, so ci and pf_n move together while a fetch is in
+  // flight. A QP created, destroyed or flushed forgets its cache, and a fetch in flight for it is
+  // marked stale: its data is dropped, never written into the cache of the QP's next incarnation.
+  // A QP in ERROR never reads its cache (only RTS QPs take Sends) and is not fetched for.
+  typedef enum logic [1:0] {
+    PF_IDLE,    // pick a wanting QP
+    PF_PLAN,    // size its burst
+    PF_AR,      // the burst's read request
+    PF_DATA     // its beats -> WQEs -> cache
+  } pf_state_e;
+
+  pf_state_e            pf_st_q, pf_st_d;
+  logic [NumQps*(RcW+1)-1:0] pf_n_q, pf_n_d;     // cached WQEs per QP
+  logic [NumQps-1:0]    pf_want_q, pf_want_d;
+  logic [QW-1:0]        pf_qpn_q, pf_qpn_d;      // the QP being fetched for
+  logic [QW-1:0]        pf_rr_q, pf_rr_d;        // round robin: the last QP picked
+  logic [15:0]          pf_idx_q, pf_idx_d;      // ring index of the next WQE to arrive
+  logic [63:0]          pf_addr_q, pf_addr_d;
+  logic [7:0]           pf_len_q, pf_len_d;
+  logic [RqBeatW-1:0]   pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
+  logic                 pf_stale_q, pf_stale_d;  // the QP was reset or flushed meanwhile
+  logic [511:0]         pf_asm_q, pf_asm_d;      // the arriving WQE
+  logic                 pf_busy, pf_ar_valid, pf_r_ready;
+  logic                 pf_we;
+  logic [QW+RcW-1:0]    pf_waddr;
+  logic [511:0]         pf_rdata;
+  logic [RcW:0]         q_pf_n;                  // the packet's QP's cached WQEs
+
+  assign pf_busy     = pf_st_q == PF_AR || pf_st_q == PF_DATA;
+  assign pf_ar_valid = pf_st_q == PF_AR;
+  assign pf_r_ready  = pf_st_q == PF_DATA;
+  assign q_pf_n      = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+
+  // the Send path reads its QP's entry [ci] in R_LOAD; forwarding keeps it current while the
+  // engine writes it (R_RQ_WAIT)
+  nic_ram_1r1w #(
+    .Width  (512),
+    .Depth  (NumQps * RqCache),
+    .Forward(1'b1)
+  ) u_rq_cache (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (pf_we),
+    .waddr_i(pf_waddr),
+    .wdata_i(pf_asm_d),
+    .re_i   (state_q == R_LOAD),
+    .raddr_i({qpn_q, q_ci[RcW-1:0]}),
+    .rdata_o(pf_rdata)
+  );
+
+  // round robin over the wanting QPs, starting after the last one picked
+  logic          pf_pick_ok;
+  logic [QW-1:0] pf_pick;
+  always_comb begin
+    pf_pick_ok = 1'b0;
+    pf_pick    = '0;
+    for (int i = 1; i <= NumQps; i++) begin
+      if (!pf_pick_ok && pf_want_q[QW'((32'(pf_rr_q) + i) % NumQps)]) begin
+        pf_pick_ok = 1'b1;
+        pf_pick    = QW'((32'(pf_rr_q) + i) % NumQps);
+      end
+    end
+  end
+
+  // the burst for pf_qpn: the posted WQEs after the cached ones, within the free slots, the ring
+  // and the page
+  logic [15:0] pl_ci, pl_next, pl_posted, pl_slot;
+  logic [16:0] pl_mask, pl_ring_room;
+  logic [RcW:0] pl_n;
+  logic [63:0] pl_addr;
+  logic [6:0]  pl_page_room;
+  logic [16:0] pl_cnt;
+  logic [1:0]  pl_state;
+  always_comb begin
+    pl_ci        = rq_ci_q[16*pf_qpn_q +: 16];
+    pl_n         = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1];
+    pl_state     = qp_state_i[2*pf_qpn_q +: 2];
+    pl_next      = pl_ci + 16'(pl_n);
+    pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
+    pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
+    pl_slot      = pl_next & pl_mask[15:0];
+    pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
+    pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
+    pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
+    pl_cnt       = 17'(RqCache) - 17'(pl_n);
+    if (17'(pl_posted) < pl_cnt) begin
+      pl_cnt = 17'(pl_posted);
+    end
+    if (pl_ring_room < pl_cnt) begin
+      pl_cnt = pl_ring_room;
+    end
+    if (17'(pl_page_room) < pl_cnt) begin
+      pl_cnt = 17'(pl_page_room);
+    end
+    // a doorbell beyond the ring (bad input) posts nothing to fetch
+    if (pl_posted > pl_mask[15:0] + 16'd1
+        || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
+      pl_cnt = '0;
+    end
+  end
+
+  always_comb begin
+    pf_st_d    = pf_st_q;
+    pf_n_d     = pf_n_q;
+    pf_want_d  = pf_want_q;
+    pf_qpn_d   = pf_qpn_q;
+    pf_rr_d    = pf_rr_q;
+    pf_idx_d   = pf_idx_q;
+    pf_addr_d  = pf_addr_q;
+    pf_len_d   = pf_len_q;
+    pf_beat_d  = pf_beat_q;
+    pf_stale_d = pf_stale_q;
+    pf_asm_d   = pf_asm_q;
+    pf_we      = 1'b0;
+    pf_waddr   = {pf_qpn_q, pf_idx_q[RcW-1:0]};
+
+    unique case (pf_st_q)
+      PF_IDLE: begin
+        if (pf_pick_ok) begin
+          pf_qpn_d           = pf_pick;
+          pf_rr_d            = pf_pick;
+          pf_want_d[pf_pick] = 1'b0;
+          pf_st_d            = PF_PLAN;
+        end
+      end
+      PF_PLAN: begin
+        if (pl_cnt == '0) begin
+          pf_st_d = PF_IDLE;
+        end else if (state_q != R_RD_AR && state_q != R_RD_DATA) begin
+          // (a gather's read outstanding owns the R channel: wait for it)
+          pf_idx_d   = pl_next;
+          pf_addr_d  = pl_addr;
+          pf_len_d   = 8'(32'(pl_cnt) * RqBeats - 1);
+          pf_beat_d  = '0;
+          pf_stale_d = 1'b0;
+          pf_st_d    = PF_AR;
+        end
+      end
+      PF_AR: begin
+        if (ar_ready_i) begin
+          pf_st_d = PF_DATA;
+        end
+      end
+      PF_DATA: begin
+        if (r_valid_i) begin
+          pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
+          pf_beat_d = pf_beat_q + RqBeatW'(1);
+          if (32'(pf_beat_q) == RqBeats - 1) begin
+            // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
+            pf_we     = !pf_stale_q;
+            pf_beat_d = '0;
+            pf_idx_d  = pf_idx_q + 16'd1;
+            if (!pf_stale_q) begin
+              pf_n_d[(RcW+1)*pf_qpn_q +: RcW+1] = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1] + 1'b1;
+            end
+          end
+          if (r_last_i) begin
+            pf_want_d[pf_qpn_q] = !pf_stale_q;    // more may be posted beyond the burst
+            pf_st_d             = PF_IDLE;
+          end
+        end
+      end
+      default: begin
+        pf_st_d = PF_IDLE;
+      end
+    endcase
+
+    // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
+    if (state_q == R_CPL && cpl_ready_i) begin
+      if (pf_n_d[(RcW+1)*qpn_q +: RcW+1] != '0) begin
+        pf_n_d[(RcW+1)*qpn_q +: RcW+1] = pf_n_d[(RcW+1)*qpn_q +: RcW+1] - 1'b1;
+      end
+      pf_want_d[qpn_q] = 1'b1;
+    end
+    // a flushed QP (in ERROR) forgets its cache
+    if (state_q == R_FLUSH) begin
+      pf_n_d[(RcW+1)*flush_q +: RcW+1] = '0;
+      pf_want_d[flush_q] = 1'b0;
+      if (pf_qpn_q == flush_q) begin
+        pf_stale_d = 1'b1;
+      end
+    end
+    if (rq_db_hit) begin
+      pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
+    end
+    // QP_CREATE / QP_DESTROY: a new incarnation starts with nothing cached (commands come last)
+    if (cmd_reset) begin
+      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
+      pf_want_d[cmd_qpn] = 1'b0;
+      if (pf_qpn_q == cmd_qpn) begin
+        pf_stale_d = 1'b1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pf_st_q    <= PF_IDLE;
+      pf_n_q     <= '0;
+      pf_want_q  <= '0;
+      pf_qpn_q   <= '0;
+      pf_rr_q    <= '0;
+      pf_stale_q <= 1'b0;
+    end else begin
+      pf_st_q    <= pf_st_d;
+      pf_n_q     <= pf_n_d;
+      pf_want_q  <= pf_want_d;
+      pf_qpn_q   <= pf_qpn_d;
+      pf_rr_q    <= pf_rr_d;
+      pf_stale_q <= pf_stale_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    pf_idx_q  <= pf_idx_d;
+    pf_addr_q <= pf_addr_d;
+    pf_len_q  <= pf_len_d;
+    pf_beat_q <= pf_beat_d;
+    pf_asm_q  <= pf_asm_d;
+  end
+
   // ---- next state ---------------------------------------------------------------------------
   always_comb begin
     state_d      = state_q;
@@ -550,7 +775,6 @@ module nic_responder #(
     fatal_d      = fatal_q;
     cpl_status_d = cpl_status_q;
     cpl_due_d    = cpl_due_q;
-    rq_beat_d    = rq_beat_q;
     flush_d      = flush_q;
     pl_done_d    = pl_done_q;
     epsn_d       = epsn_q;
@@ -589,10 +813,10 @@ module nic_responder #(
     xl_access_o    = (state_q == R_RD_XL || rd_q) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
                    : (pl_wr || state_q == R_WR_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
                    : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
-    ar_valid_o     = 1'b0;
-    ar_addr_o      = q_rq_base + (64'(rq_slot) << 6);
-    ar_len_o       = 8'(RqBeats - 1);
-    r_ready_o      = 1'b0;
+    ar_valid_o     = pf_ar_valid;
+    ar_addr_o      = pf_addr_q;
+    ar_len_o       = pf_len_q;
+    r_ready_o      = pf_r_ready;
     wr_req_valid_o = 1'b0;
     wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
     wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
@@ -712,9 +936,11 @@ module nic_responder #(
               fatal_d   = 1'b0;
               cpl_due_d = 1'b0;
               state_d   = R_ACK;
+            end else if (q_pf_n != '0) begin
+              rwqe_d  = pf_rdata;          // prefetched: read from the cache in R_LOAD
+              state_d = R_PIECE;
             end else begin
-              rq_beat_d = '0;
-              state_d   = R_RQ_AR;
+              state_d = R_RQ_WAIT;
             end
           end else if (is_write && is_first) begin
             wva_d   = pkt_q.reth.va;
@@ -726,20 +952,14 @@ module nic_responder #(
           end
         end
       end
-      R_RQ_AR: begin
-        ar_valid_o = 1'b1;
-        if (ar_ready_i) begin
-          state_d = R_RQ_DATA;
-        end
-      end
-      R_RQ_DATA: begin
-        r_ready_o = 1'b1;
-        if (r_valid_i) begin
-          rwqe_d[DataWidth*32'(rq_beat_q) +: DataWidth] = r_data_i;
-          rq_beat_d = rq_beat_q + 3'd1;
-          if (r_last_i) begin
-            state_d = R_PIECE;
-          end
+      R_RQ_WAIT: begin
+        // the prefetch is on its way (it serves every QP with a posted WQE not on chip); the
+        // cache read of R_LOAD follows writes to the held entry, so its data is current
+        if (q_state != nic_pkg::QP_STATE_RTS || q_ci == q_pi) begin
+          state_d = R_DRAIN;               // the QP failed or was destroyed meanwhile
+        end else if (q_pf_n != '0) begin
+          rwqe_d  = pf_rdata;
+          state_d = R_PIECE;
         end
       end
       R_WR_XL: begin
@@ -1019,10 +1239,14 @@ module nic_responder #(
         end
       end
       R_RD_AR: begin
-        ar_valid_o = 1'b1;
-        ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
-        ar_len_o   = wr_req_len_o;
-        if (ar_ready_i) begin
+        // one DMA read client, one AXI ID: a gather waits for a prefetch in flight, so each
+        // owns the R channel alone while its read is outstanding
+        if (!pf_busy) begin
+          ar_valid_o = 1'b1;
+          ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
+          ar_len_o   = wr_req_len_o;
+        end
+        if (ar_ready_i && !pf_busy) begin
           take_left_d = piece_q;
           rd_beat0_d  = 1'b1;
           state_d     = R_RD_DATA;
@@ -1137,7 +1361,6 @@ module nic_responder #(
     ack_syn_q    <= ack_syn_d;
     ack_psn_q    <= ack_psn_d;
     cpl_status_q <= cpl_status_d;
-    rq_beat_q    <= rq_beat_d;
     acc_q        <= acc_d;
     sacc_q       <= sacc_d;
     take_left_q  <= take_left_d;
@@ -1151,7 +1374,7 @@ module nic_responder #(
   logic unused_misc;
   assign unused_misc = ^{r_resp_i, cmd_args_i[255:216], cmd_args_i[207:196], cmd_args_i[191:184],
                          cmd_args_i[159:120], cmd_args_i[95:0], rd_span[32:24],
-                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6, rq_mask[16]};
+                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 
 `ifndef SYNTHESIS
   a_write_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
@@ -1164,8 +1387,6 @@ module nic_responder #(
     (state_q == R_RD_AR) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
   a_gather_chunk: assert property (@(posedge clk_i) disable iff (rst_i)
     (tx_pl_valid_o) |-> tx_pl_nbytes_o != '0);
-  a_rq_beats: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_RQ_DATA && r_valid_i) |-> 32'(rq_beat_q) < RqBeats);
 `endif
 
 endmodule
