@@ -1377,16 +1377,53 @@ module nic_responder #(
                          pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 
 `ifndef SYNTHESIS
-  a_write_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_WREQ) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_beats_match: assert property (@(posedge clk_i) disable iff (rst_i)
-    (wr_valid_o && last_beat) |-> take_left_q == '0 || !wr_ready_i);
-  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
-  a_gather_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_RD_AR) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_gather_chunk: assert property (@(posedge clk_i) disable iff (rst_i)
-    (tx_pl_valid_o) |-> tx_pl_nbytes_o != '0);
+  // Immediate assertions in a clocked block (as nic_wqe_fetch): they read the values before the
+  // edge, and each is evaluated only in the cycles its condition holds.
+  logic          chk_cpl_held_q;     // the completion offered last cycle was not taken
+  nic_pkg::cqe_t chk_cpl_cqe_q;
+  always_ff @(posedge clk_i) begin
+    chk_cpl_held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    chk_cpl_cqe_q  <= cpl_cqe_o;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (state_q == R_WREQ) begin
+        a_write_in_page: assert (piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      end
+      if (wr_valid_o && last_beat && wr_ready_i) begin
+        a_beats_match: assert (take_left_q == '0);
+      end
+      if (chk_cpl_held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
+      end
+      if (state_q == R_RD_AR) begin
+        a_gather_in_page: assert (piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      end
+      if (tx_pl_valid_o) begin
+        a_gather_chunk: assert (tx_pl_nbytes_o != '0);
+      end
+      // the prefetch and a gather never have reads outstanding together (one AXI ID: the R
+      // beats belong to whichever has), and beats come only when one of them waits for them
+      a_one_reader: assert (!(pf_busy && state_q == R_RD_DATA));
+      if (r_valid_i) begin
+        a_r_expected: assert (pf_st_q == PF_DATA || state_q == R_RD_DATA);
+      end
+      if (pf_st_q == PF_AR) begin
+        // a burst of whole WQEs, inside a 4 KiB page
+        a_pf_burst_in_page: assert (32'(pf_addr_q[11:0]) + (32'(pf_len_q) + 1) * W8 <= 4096
+                                    && (32'(pf_len_q) + 1) % RqBeats == 0);
+      end
+      if (pf_we) begin
+        // a WQE lands only in a free slot of its QP's cache
+        a_pf_no_overflow: assert (32'(pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1]) < RqCache);
+      end
+      if (state_q == R_CHECK && q_pf_n != '0) begin
+        // what is on chip was posted: never more than the posted receives
+        a_pf_within_posted: assert (16'(q_pf_n) <= q_pi - q_ci);
+      end
+    end
+  end
 `endif
 
 endmodule
