@@ -135,13 +135,13 @@ module nic_responder #(
   localparam int NB  = LW + 1;
   localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
   localparam int RqBeats = 64 / W8;
-  // Receive WQEs kept on chip per QP (prefetched ahead of the Sends that consume them). With one
-  // fetch in flight (a burst of up to RqCache WQEs, ~130 cycles round trip), a QP's Sends are
-  // served at best one per 130 / RqCache cycles: 8 gives ~16, below the responder's own
-  // per-packet pipeline (~18 cycles), so the prefetch stops being the bound. Area: NumQps x 8
-  // x 512 bits = 64 Kbit in one RAM (8 BRAM36 at 72 bits wide, the same count a depth of 1-8
-  // would take: the width sets it).
-  localparam int RqCache  = 8;
+  // Receive WQEs kept on chip (or on their way) per QP, prefetched ahead of the Sends that
+  // consume them. A DMA read takes ~130-150 cycles, so a QP's Sends are served at best one per
+  // 150 / RqCache cycles: 16 gives ~10, below the responder's own per-packet pipeline (~18
+  // cycles), so the prefetch is not the bound. Area: NumQps x 16 x 512 bits = 128 Kbit in one
+  // RAM of 256 x 512 bits: 8 BRAM36 (72 bits x 512 deep each), the same count any depth from
+  // 1 to 32 takes at NumQps = 16 (the width sets it); as LUT RAM it would cost ~2.3 k LUTs.
+  localparam int RqCache  = 16;
   localparam int RcW      = $clog2(RqCache);
   localparam int RqBeatW  = $clog2(RqBeats) + 1;
   // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
@@ -529,43 +529,60 @@ module nic_responder #(
   end
 
   // ---- receive-WQE prefetch ----------------------------------------------------------------------
-  // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache).
-  // A QP is marked wanting (pf_want) when something may let it fetch more: an RQ doorbell, a
-  // consumed receive, a fetch that ended. The engine takes one wanting QP at a time (round robin),
-  // plans a burst of the posted WQEs after its cached ones (at most the free slots, inside the
-  // ring and a 4 KiB page) and places them as they arrive. The ring index of the next fetch is
-  // ci + pf_n: a Send consumes only a cached WQE, so ci and pf_n move together while a fetch is in
-  // flight. A QP created, destroyed or flushed forgets its cache, and a fetch in flight for it is
-  // marked stale: its data is dropped, never written into the cache of the QP's next incarnation.
-  // A QP in ERROR never reads its cache (only RTS QPs take Sends) and is not fetched for.
+  // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
+  // and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
+  // it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
+  // wanting QP at a time (round robin) and requests a burst of its posted WQEs after those (at
+  // most its free slots, inside the ring and a 4 KiB page; at least half the cache unless that
+  // is everything posted, so a fast consumer does not split the reads into single WQEs). Up to
+  // PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
+  // descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n +
+  // pf_fl, the ring index of the next request, holds while ci moves. A QP created, destroyed or
+  // flushed forgets its cache, and its bursts in flight are marked stale: their data is dropped,
+  // never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
+  // cache (only RTS QPs take Sends) and is not fetched for.
+  localparam int PfOut = 4;            // bursts in flight (the descriptor FIFO's depth)
+  localparam int PoW   = $clog2(PfOut);
+
   typedef enum logic [1:0] {
     PF_IDLE,    // pick a wanting QP
     PF_PLAN,    // size its burst
-    PF_AR,      // the burst's read request
-    PF_DATA     // its beats -> WQEs -> cache
+    PF_AR       // the burst's read request
   } pf_state_e;
 
-  pf_state_e            pf_st_q, pf_st_d;
+  pf_state_e                 pf_st_q, pf_st_d;
   logic [NumQps*(RcW+1)-1:0] pf_n_q, pf_n_d;     // cached WQEs per QP
-  logic [NumQps-1:0]    pf_want_q, pf_want_d;
-  logic [QW-1:0]        pf_qpn_q, pf_qpn_d;      // the QP being fetched for
-  logic [QW-1:0]        pf_rr_q, pf_rr_d;        // round robin: the last QP picked
-  logic [15:0]          pf_idx_q, pf_idx_d;      // ring index of the next WQE to arrive
-  logic [63:0]          pf_addr_q, pf_addr_d;
-  logic [7:0]           pf_len_q, pf_len_d;
-  logic [RqBeatW-1:0]   pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
-  logic                 pf_stale_q, pf_stale_d;  // the QP was reset or flushed meanwhile
-  logic [511:0]         pf_asm_q, pf_asm_d;      // the arriving WQE
-  logic                 pf_busy, pf_ar_valid, pf_r_ready;
-  logic                 pf_we;
-  logic [QW+RcW-1:0]    pf_waddr;
-  logic [511:0]         pf_rdata;
-  logic [RcW:0]         q_pf_n;                  // the packet's QP's cached WQEs
+  logic [NumQps*(RcW+1)-1:0] pf_fl_q, pf_fl_d;   // WQEs in flight per QP
+  logic [NumQps-1:0]         pf_want_q, pf_want_d;
+  logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
+  logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
+  logic [63:0]               pf_addr_q, pf_addr_d;
+  logic [7:0]                pf_len_q, pf_len_d;
+  logic [15:0]               pf_idx_q, pf_idx_d;
+  // bursts in flight, oldest first: QP, ring index of the next WQE to arrive, stale
+  logic [QW-1:0]             po_qpn_q   [PfOut];
+  logic [15:0]               po_idx_q   [PfOut];
+  logic [PfOut-1:0]          po_stale_q, po_stale_d;
+  logic [PoW-1:0]            po_rd_q, po_rd_d, po_wr_q, po_wr_d;
+  logic [PoW:0]              po_used_q, po_used_d;
+  logic                      po_push, po_pop;
+  logic [15:0]               po_idx_next;        // the head's index after this cycle
+  logic [RqBeatW-1:0]        pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
+  logic [511:0]              pf_asm_q, pf_asm_d;      // the arriving WQE
+  logic                      pf_busy, pf_ar_valid, pf_r_ready;
+  logic                      pf_we;
+  logic [QW+RcW-1:0]         pf_waddr;
+  logic [511:0]              pf_rdata;
+  logic [RcW:0]              q_pf_n;             // the packet's QP's cached WQEs
+  logic [QW-1:0]             po_head_qpn;
+  logic                      po_head_stale;
 
-  assign pf_busy     = pf_st_q == PF_AR || pf_st_q == PF_DATA;
-  assign pf_ar_valid = pf_st_q == PF_AR;
-  assign pf_r_ready  = pf_st_q == PF_DATA;
-  assign q_pf_n      = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+  assign pf_busy       = pf_st_q == PF_AR || po_used_q != '0;
+  assign pf_ar_valid   = pf_st_q == PF_AR;
+  assign pf_r_ready    = po_used_q != '0;
+  assign q_pf_n        = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+  assign po_head_qpn   = po_qpn_q[po_rd_q];
+  assign po_head_stale = po_stale_q[po_rd_q];
 
   // the Send path reads its QP's entry [ci] in R_LOAD; forwarding keeps it current while the
   // engine writes it (R_RQ_WAIT)
@@ -584,7 +601,8 @@ module nic_responder #(
     .rdata_o(pf_rdata)
   );
 
-  // round robin over the wanting QPs, starting after the last one picked
+  // round robin over the wanting QPs, starting after the last one picked (a priority encoder of
+  // one bit per QP)
   logic          pf_pick_ok;
   logic [QW-1:0] pf_pick;
   always_comb begin
@@ -598,27 +616,29 @@ module nic_responder #(
     end
   end
 
-  // the burst for pf_qpn: the posted WQEs after the cached ones, within the free slots, the ring
-  // and the page
-  logic [15:0] pl_ci, pl_next, pl_posted, pl_slot;
-  logic [16:0] pl_mask, pl_ring_room;
-  logic [RcW:0] pl_n;
-  logic [63:0] pl_addr;
-  logic [6:0]  pl_page_room;
-  logic [16:0] pl_cnt;
-  logic [1:0]  pl_state;
+  // the burst for pf_qpn: the posted WQEs after the cached and requested ones, within the free
+  // slots, the ring and the page
+  logic [15:0]  pl_ci, pl_next, pl_posted, pl_slot;
+  logic [16:0]  pl_mask, pl_ring_room;
+  logic [RcW:0] pl_n, pl_fl;
+  logic [63:0]  pl_addr;
+  logic [6:0]   pl_page_room;
+  logic [16:0]  pl_cnt;
+  logic         pl_go;
+  logic [1:0]   pl_state;
   always_comb begin
     pl_ci        = rq_ci_q[16*pf_qpn_q +: 16];
     pl_n         = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1];
+    pl_fl        = pf_fl_q[(RcW+1)*pf_qpn_q +: RcW+1];
     pl_state     = qp_state_i[2*pf_qpn_q +: 2];
-    pl_next      = pl_ci + 16'(pl_n);
+    pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
     pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
     pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
     pl_slot      = pl_next & pl_mask[15:0];
     pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
     pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
     pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
-    pl_cnt       = 17'(RqCache) - 17'(pl_n);
+    pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
     if (17'(pl_posted) < pl_cnt) begin
       pl_cnt = 17'(pl_posted);
     end
@@ -633,26 +653,36 @@ module nic_responder #(
         || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
       pl_cnt = '0;
     end
+    // half the cache at least, unless the burst ends at the ring, the page or what is posted
+    pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
+                             || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
   end
 
   always_comb begin
     pf_st_d    = pf_st_q;
     pf_n_d     = pf_n_q;
+    pf_fl_d    = pf_fl_q;
     pf_want_d  = pf_want_q;
     pf_qpn_d   = pf_qpn_q;
     pf_rr_d    = pf_rr_q;
-    pf_idx_d   = pf_idx_q;
     pf_addr_d  = pf_addr_q;
     pf_len_d   = pf_len_q;
+    pf_idx_d   = pf_idx_q;
     pf_beat_d  = pf_beat_q;
-    pf_stale_d = pf_stale_q;
     pf_asm_d   = pf_asm_q;
+    po_stale_d = po_stale_q;
+    po_rd_d    = po_rd_q;
+    po_wr_d    = po_wr_q;
+    po_push    = 1'b0;
+    po_pop     = 1'b0;
+    po_idx_next = po_idx_q[po_rd_q];
     pf_we      = 1'b0;
-    pf_waddr   = {pf_qpn_q, pf_idx_q[RcW-1:0]};
+    pf_waddr   = {po_head_qpn, po_idx_q[po_rd_q][RcW-1:0]};
 
+    // ---- requests
     unique case (pf_st_q)
       PF_IDLE: begin
-        if (pf_pick_ok) begin
+        if (pf_pick_ok && 32'(po_used_q) < PfOut) begin
           pf_qpn_d           = pf_pick;
           pf_rr_d            = pf_pick;
           pf_want_d[pf_pick] = 1'b0;
@@ -660,46 +690,52 @@ module nic_responder #(
         end
       end
       PF_PLAN: begin
-        if (pl_cnt == '0) begin
+        if (!pl_go) begin
           pf_st_d = PF_IDLE;
         end else if (state_q != R_RD_AR && state_q != R_RD_DATA) begin
           // (a gather's read outstanding owns the R channel: wait for it)
-          pf_idx_d   = pl_next;
-          pf_addr_d  = pl_addr;
-          pf_len_d   = 8'(32'(pl_cnt) * RqBeats - 1);
-          pf_beat_d  = '0;
-          pf_stale_d = 1'b0;
-          pf_st_d    = PF_AR;
+          pf_idx_d  = pl_next;
+          pf_addr_d = pl_addr;
+          pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
+          pf_fl_d[(RcW+1)*pf_qpn_q +: RcW+1] = pl_fl + (RcW+1)'(pl_cnt);
+          pf_st_d   = PF_AR;
         end
       end
       PF_AR: begin
         if (ar_ready_i) begin
-          pf_st_d = PF_DATA;
-        end
-      end
-      PF_DATA: begin
-        if (r_valid_i) begin
-          pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
-          pf_beat_d = pf_beat_q + RqBeatW'(1);
-          if (32'(pf_beat_q) == RqBeats - 1) begin
-            // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
-            pf_we     = !pf_stale_q;
-            pf_beat_d = '0;
-            pf_idx_d  = pf_idx_q + 16'd1;
-            if (!pf_stale_q) begin
-              pf_n_d[(RcW+1)*pf_qpn_q +: RcW+1] = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1] + 1'b1;
-            end
-          end
-          if (r_last_i) begin
-            pf_want_d[pf_qpn_q] = !pf_stale_q;    // more may be posted beyond the burst
-            pf_st_d             = PF_IDLE;
-          end
+          po_push = 1'b1;
+          pf_want_d[pf_qpn_q] = 1'b1;        // more may be posted beyond the burst
+          pf_st_d = PF_IDLE;
         end
       end
       default: begin
         pf_st_d = PF_IDLE;
       end
     endcase
+
+    // ---- data: beats -> WQEs -> the cache of the oldest burst's QP
+    if (po_used_q != '0 && r_valid_i) begin
+      pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
+      pf_beat_d = pf_beat_q + RqBeatW'(1);
+      if (32'(pf_beat_q) == RqBeats - 1) begin
+        // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
+        pf_we       = !po_head_stale;
+        pf_beat_d   = '0;
+        po_idx_next = po_idx_q[po_rd_q] + 16'd1;
+        if (!po_head_stale) begin
+          pf_n_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_n_q[(RcW+1)*po_head_qpn +: RcW+1] + 1'b1;
+          pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] - 1'b1;
+        end
+      end
+      if (r_last_i) begin
+        po_pop  = 1'b1;
+        po_rd_d = (32'(po_rd_q) == PfOut - 1) ? '0 : po_rd_q + 1'b1;
+      end
+    end
+    if (po_push) begin
+      po_wr_d             = (32'(po_wr_q) == PfOut - 1) ? '0 : po_wr_q + 1'b1;
+      po_stale_d[po_wr_q] = 1'b0;
+    end
 
     // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
     if (state_q == R_CPL && cpl_ready_i) begin
@@ -708,50 +744,77 @@ module nic_responder #(
       end
       pf_want_d[qpn_q] = 1'b1;
     end
-    // a flushed QP (in ERROR) forgets its cache
-    if (state_q == R_FLUSH) begin
-      pf_n_d[(RcW+1)*flush_q +: RcW+1] = '0;
-      pf_want_d[flush_q] = 1'b0;
-      if (pf_qpn_q == flush_q) begin
-        pf_stale_d = 1'b1;
-      end
-    end
     if (rq_db_hit) begin
       pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
     end
-    // QP_CREATE / QP_DESTROY: a new incarnation starts with nothing cached (commands come last)
-    if (cmd_reset) begin
-      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
-      pf_want_d[cmd_qpn] = 1'b0;
-      if (pf_qpn_q == cmd_qpn) begin
-        pf_stale_d = 1'b1;
+    // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
+    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
+    for (int k = 0; k < PfOut; k++) begin
+      if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
+        po_stale_d[k] = 1'b1;
       end
     end
+    if (state_q == R_FLUSH) begin
+      pf_n_d[(RcW+1)*flush_q +: RcW+1]  = '0;
+      pf_fl_d[(RcW+1)*flush_q +: RcW+1] = '0;
+      pf_want_d[flush_q] = 1'b0;
+    end
+    if (cmd_reset) begin
+      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1]  = '0;
+      pf_fl_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
+      pf_want_d[cmd_qpn] = 1'b0;
+    end
+    // a burst being requested for that QP right now is stale from the start
+    if (po_push && ((state_q == R_FLUSH && pf_qpn_q == flush_q) || (cmd_reset && pf_qpn_q == cmd_qpn))) begin
+      po_stale_d[po_wr_q] = 1'b1;
+    end
+
+    po_used_d = po_used_q + (PoW+1)'(po_push) - (PoW+1)'(po_pop);
   end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       pf_st_q    <= PF_IDLE;
       pf_n_q     <= '0;
+      pf_fl_q    <= '0;
       pf_want_q  <= '0;
       pf_qpn_q   <= '0;
       pf_rr_q    <= '0;
-      pf_stale_q <= 1'b0;
+      pf_beat_q  <= '0;
+      po_rd_q    <= '0;
+      po_wr_q    <= '0;
+      po_used_q  <= '0;
+      po_stale_q <= '0;
     end else begin
       pf_st_q    <= pf_st_d;
       pf_n_q     <= pf_n_d;
+      pf_fl_q    <= pf_fl_d;
       pf_want_q  <= pf_want_d;
       pf_qpn_q   <= pf_qpn_d;
       pf_rr_q    <= pf_rr_d;
-      pf_stale_q <= pf_stale_d;
+      pf_beat_q  <= pf_beat_d;
+      po_rd_q    <= po_rd_d;
+      po_wr_q    <= po_wr_d;
+      po_used_q  <= po_used_d;
+      po_stale_q <= po_stale_d;
+    end
+  end
+
+  // the descriptors of the bursts in flight (RAM-like: written on request, read while used)
+  always_ff @(posedge clk_i) begin
+    if (po_push) begin
+      po_qpn_q[po_wr_q] <= pf_qpn_q;
+      po_idx_q[po_wr_q] <= pf_idx_q;
+    end
+    if (po_used_q != '0) begin
+      po_idx_q[po_rd_q] <= po_idx_next;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    pf_idx_q  <= pf_idx_d;
     pf_addr_q <= pf_addr_d;
     pf_len_q  <= pf_len_d;
-    pf_beat_q <= pf_beat_d;
+    pf_idx_q  <= pf_idx_d;
     pf_asm_q  <= pf_asm_d;
   end
 
@@ -1407,7 +1470,7 @@ module nic_responder #(
       // beats belong to whichever has), and beats come only when one of them waits for them
       a_one_reader: assert (!(pf_busy && state_q == R_RD_DATA));
       if (r_valid_i) begin
-        a_r_expected: assert (pf_st_q == PF_DATA || state_q == R_RD_DATA);
+        a_r_expected: assert (po_used_q != '0 || state_q == R_RD_DATA);
       end
       if (pf_st_q == PF_AR) begin
         // a burst of whole WQEs, inside a 4 KiB page
@@ -1415,8 +1478,13 @@ module nic_responder #(
                                     && (32'(pf_len_q) + 1) % RqBeats == 0);
       end
       if (pf_we) begin
-        // a WQE lands only in a free slot of its QP's cache
-        a_pf_no_overflow: assert (32'(pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1]) < RqCache);
+        // a WQE lands only in a slot its QP reserved
+        a_pf_reserved: assert (pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1] != '0
+            && 32'(pf_n_q[(RcW+1)*po_head_qpn +: RcW+1])
+               + 32'(pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1]) <= RqCache);
+      end
+      if (pf_st_q == PF_PLAN) begin
+        a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
       end
       if (state_q == R_CHECK && q_pf_n != '0) begin
         // what is on chip was posted: never more than the posted receives
