@@ -135,6 +135,15 @@ module nic_responder #(
   localparam int NB  = LW + 1;
   localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
   localparam int RqBeats = 64 / W8;
+  // Receive WQEs kept on chip (or on their way) per QP, prefetched ahead of the Sends that
+  // consume them. A DMA read takes ~130-150 cycles, so a QP's Sends are served at best one per
+  // 150 / RqCache cycles: 16 gives ~10, below the responder's own per-packet pipeline (~18
+  // cycles), so the prefetch is not the bound. Area: NumQps x 16 x 512 bits = 128 Kbit in one
+  // RAM of 256 x 512 bits: 8 BRAM36 (72 bits x 512 deep each), the same count any depth from
+  // 1 to 32 takes at NumQps = 16 (the width sets it); as LUT RAM it would cost ~2.3 k LUTs.
+  localparam int RqCache  = 16;
+  localparam int RcW      = $clog2(RqCache);
+  localparam int RqBeatW  = $clog2(RqBeats) + 1;
   // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
   localparam int MsgW = 512 + 32 + 64 + 32 + 32;
 
@@ -224,8 +233,7 @@ module nic_responder #(
     R_IDLE,      // take a packet
     R_LOAD,      // its QP's message state is being read
     R_CHECK,     // PSN and opcode sequence
-    R_RQ_AR,     // read the receive WQE
-    R_RQ_DATA,
+    R_RQ_WAIT,   // the receive WQE is posted but not on chip yet: wait for its prefetch
     R_WR_XL,     // check the Write's RETH (whole range)
     R_WR_XL_RSP,
     R_PIECE,     // plan the next piece of the payload
@@ -269,7 +277,6 @@ module nic_responder #(
   logic                   fatal_q, fatal_d;       // the QP goes to ERROR after the NAK
   logic [31:0]            cpl_status_q, cpl_status_d;
   logic                   cpl_due_q, cpl_due_d;   // a receive completes after the ACK
-  logic [2:0]             rq_beat_q, rq_beat_d;     // beat of the receive WQE (<= 8)
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
   logic                   rr_q, rr_d;             // the packet is a response to place
@@ -308,23 +315,14 @@ module nic_responder #(
   assign local_qpn = pkt_q.dqpn >= nic_pkg::QPN_BASE && pkt_q.dqpn - nic_pkg::QPN_BASE < 24'(NumQps);
   logic [23:0]   q_epsn;
   logic [15:0]   q_ci, q_pi;
-  logic [3:0]    q_rq_ld;
-  logic [63:0]   q_rq_base;
   logic [15:0]   q_pd;
   logic [1:0]    q_state;
   assign q_epsn    = epsn_q[24*qpn_q +: 24];
   assign q_ci      = rq_ci_q[16*qpn_q +: 16];
   assign q_pi      = rq_pi_q[qpn_q];
-  assign q_rq_ld   = rq_ld_q[qpn_q];
-  assign q_rq_base = rq_base_q[qpn_q];
   assign q_pd      = pd_q[qpn_q];
   assign q_state   = qp_state_i[2*qpn_q +: 2];
 
-  // the receive ring slot of the consumer index
-  logic [16:0] rq_mask;
-  logic [15:0] rq_slot;
-  assign rq_mask = (17'd1 << q_rq_ld) - 17'd1;
-  assign rq_slot = q_ci & rq_mask[15:0];
 
   // the receive WQE
   nic_pkg::wqe_recv_t rw;
@@ -530,6 +528,296 @@ module nic_responder #(
     end
   end
 
+  // ---- receive-WQE prefetch ----------------------------------------------------------------------
+  // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
+  // and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
+  // it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
+  // wanting QP at a time (round robin) and requests a burst of its posted WQEs after those (at
+  // most its free slots, inside the ring and a 4 KiB page; at least half the cache unless that
+  // is everything posted, so a fast consumer does not split the reads into single WQEs). Up to
+  // PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
+  // descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n +
+  // pf_fl, the ring index of the next request, holds while ci moves. A QP created, destroyed or
+  // flushed forgets its cache, and its bursts in flight are marked stale: their data is dropped,
+  // never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
+  // cache (only RTS QPs take Sends) and is not fetched for.
+  localparam int PfOut = 4;            // bursts in flight (the descriptor FIFO's depth)
+  localparam int PoW   = $clog2(PfOut);
+
+  typedef enum logic [1:0] {
+    PF_IDLE,    // pick a wanting QP
+    PF_PLAN,    // size its burst
+    PF_AR       // the burst's read request
+  } pf_state_e;
+
+  pf_state_e                 pf_st_q, pf_st_d;
+  logic [NumQps*(RcW+1)-1:0] pf_n_q, pf_n_d;     // cached WQEs per QP
+  logic [NumQps*(RcW+1)-1:0] pf_fl_q, pf_fl_d;   // WQEs in flight per QP
+  logic [NumQps-1:0]         pf_want_q, pf_want_d;
+  logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
+  logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
+  logic [63:0]               pf_addr_q, pf_addr_d;
+  logic [7:0]                pf_len_q, pf_len_d;
+  logic [15:0]               pf_idx_q, pf_idx_d;
+  // bursts in flight, oldest first: QP, ring index of the next WQE to arrive, stale
+  logic [QW-1:0]             po_qpn_q   [PfOut];
+  logic [15:0]               po_idx_q   [PfOut];
+  logic [PfOut-1:0]          po_stale_q, po_stale_d;
+  logic [PoW-1:0]            po_rd_q, po_rd_d, po_wr_q, po_wr_d;
+  logic [PoW:0]              po_used_q, po_used_d;
+  logic                      po_push, po_pop;
+  logic [15:0]               po_idx_next;        // the head's index after this cycle
+  logic [RqBeatW-1:0]        pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
+  logic [511:0]              pf_asm_q, pf_asm_d;      // the arriving WQE
+  logic                      pf_busy, pf_ar_valid, pf_r_ready;
+  logic                      pf_we;
+  logic [QW+RcW-1:0]         pf_waddr;
+  logic [511:0]              pf_rdata;
+  logic [RcW:0]              q_pf_n;             // the packet's QP's cached WQEs
+  logic [QW-1:0]             po_head_qpn;
+  logic                      po_head_stale;
+
+  assign pf_busy       = pf_st_q == PF_AR || po_used_q != '0;
+  assign pf_ar_valid   = pf_st_q == PF_AR;
+  assign pf_r_ready    = po_used_q != '0;
+  assign q_pf_n        = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+  assign po_head_qpn   = po_qpn_q[po_rd_q];
+  assign po_head_stale = po_stale_q[po_rd_q];
+
+  // the Send path reads its QP's entry [ci] in R_LOAD; forwarding keeps it current while the
+  // engine writes it (R_RQ_WAIT)
+  nic_ram_1r1w #(
+    .Width  (512),
+    .Depth  (NumQps * RqCache),
+    .Forward(1'b1)
+  ) u_rq_cache (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (pf_we),
+    .waddr_i(pf_waddr),
+    .wdata_i(pf_asm_d),
+    .re_i   (state_q == R_LOAD),
+    .raddr_i({qpn_q, q_ci[RcW-1:0]}),
+    .rdata_o(pf_rdata)
+  );
+
+  // round robin over the wanting QPs, starting after the last one picked (a priority encoder of
+  // one bit per QP)
+  logic          pf_pick_ok;
+  logic [QW-1:0] pf_pick;
+  always_comb begin
+    pf_pick_ok = 1'b0;
+    pf_pick    = '0;
+    for (int i = 1; i <= NumQps; i++) begin
+      if (!pf_pick_ok && pf_want_q[QW'((32'(pf_rr_q) + i) % NumQps)]) begin
+        pf_pick_ok = 1'b1;
+        pf_pick    = QW'((32'(pf_rr_q) + i) % NumQps);
+      end
+    end
+  end
+
+  // the burst for pf_qpn: the posted WQEs after the cached and requested ones, within the free
+  // slots, the ring and the page
+  logic [15:0]  pl_ci, pl_next, pl_posted, pl_slot;
+  logic [16:0]  pl_mask, pl_ring_room;
+  logic [RcW:0] pl_n, pl_fl;
+  logic [63:0]  pl_addr;
+  logic [6:0]   pl_page_room;
+  logic [16:0]  pl_cnt;
+  logic         pl_go;
+  logic [1:0]   pl_state;
+  always_comb begin
+    pl_ci        = rq_ci_q[16*pf_qpn_q +: 16];
+    pl_n         = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1];
+    pl_fl        = pf_fl_q[(RcW+1)*pf_qpn_q +: RcW+1];
+    pl_state     = qp_state_i[2*pf_qpn_q +: 2];
+    pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
+    pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
+    pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
+    pl_slot      = pl_next & pl_mask[15:0];
+    pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
+    pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
+    pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
+    pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
+    if (17'(pl_posted) < pl_cnt) begin
+      pl_cnt = 17'(pl_posted);
+    end
+    if (pl_ring_room < pl_cnt) begin
+      pl_cnt = pl_ring_room;
+    end
+    if (17'(pl_page_room) < pl_cnt) begin
+      pl_cnt = 17'(pl_page_room);
+    end
+    // a doorbell beyond the ring (bad input) posts nothing to fetch
+    if (pl_posted > pl_mask[15:0] + 16'd1
+        || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
+      pl_cnt = '0;
+    end
+    // half the cache at least, unless the burst ends at the ring, the page or what is posted
+    pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
+                             || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
+  end
+
+  always_comb begin
+    pf_st_d    = pf_st_q;
+    pf_n_d     = pf_n_q;
+    pf_fl_d    = pf_fl_q;
+    pf_want_d  = pf_want_q;
+    pf_qpn_d   = pf_qpn_q;
+    pf_rr_d    = pf_rr_q;
+    pf_addr_d  = pf_addr_q;
+    pf_len_d   = pf_len_q;
+    pf_idx_d   = pf_idx_q;
+    pf_beat_d  = pf_beat_q;
+    pf_asm_d   = pf_asm_q;
+    po_stale_d = po_stale_q;
+    po_rd_d    = po_rd_q;
+    po_wr_d    = po_wr_q;
+    po_push    = 1'b0;
+    po_pop     = 1'b0;
+    po_idx_next = po_idx_q[po_rd_q];
+    pf_we      = 1'b0;
+    pf_waddr   = {po_head_qpn, po_idx_q[po_rd_q][RcW-1:0]};
+
+    // ---- requests
+    unique case (pf_st_q)
+      PF_IDLE: begin
+        if (pf_pick_ok && 32'(po_used_q) < PfOut) begin
+          pf_qpn_d           = pf_pick;
+          pf_rr_d            = pf_pick;
+          pf_want_d[pf_pick] = 1'b0;
+          pf_st_d            = PF_PLAN;
+        end
+      end
+      PF_PLAN: begin
+        if (!pl_go) begin
+          pf_st_d = PF_IDLE;
+        end else if (state_q != R_RD_AR && state_q != R_RD_DATA) begin
+          // (a gather's read outstanding owns the R channel: wait for it)
+          pf_idx_d  = pl_next;
+          pf_addr_d = pl_addr;
+          pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
+          pf_fl_d[(RcW+1)*pf_qpn_q +: RcW+1] = pl_fl + (RcW+1)'(pl_cnt);
+          pf_st_d   = PF_AR;
+        end
+      end
+      PF_AR: begin
+        if (ar_ready_i) begin
+          po_push = 1'b1;
+          pf_want_d[pf_qpn_q] = 1'b1;        // more may be posted beyond the burst
+          pf_st_d = PF_IDLE;
+        end
+      end
+      default: begin
+        pf_st_d = PF_IDLE;
+      end
+    endcase
+
+    // ---- data: beats -> WQEs -> the cache of the oldest burst's QP
+    if (po_used_q != '0 && r_valid_i) begin
+      pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
+      pf_beat_d = pf_beat_q + RqBeatW'(1);
+      if (32'(pf_beat_q) == RqBeats - 1) begin
+        // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
+        pf_we       = !po_head_stale;
+        pf_beat_d   = '0;
+        po_idx_next = po_idx_q[po_rd_q] + 16'd1;
+        if (!po_head_stale) begin
+          pf_n_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_n_q[(RcW+1)*po_head_qpn +: RcW+1] + 1'b1;
+          pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] - 1'b1;
+        end
+      end
+      if (r_last_i) begin
+        po_pop  = 1'b1;
+        po_rd_d = (32'(po_rd_q) == PfOut - 1) ? '0 : po_rd_q + 1'b1;
+      end
+    end
+    if (po_push) begin
+      po_wr_d             = (32'(po_wr_q) == PfOut - 1) ? '0 : po_wr_q + 1'b1;
+      po_stale_d[po_wr_q] = 1'b0;
+    end
+
+    // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
+    if (state_q == R_CPL && cpl_ready_i) begin
+      if (pf_n_d[(RcW+1)*qpn_q +: RcW+1] != '0) begin
+        pf_n_d[(RcW+1)*qpn_q +: RcW+1] = pf_n_d[(RcW+1)*qpn_q +: RcW+1] - 1'b1;
+      end
+      pf_want_d[qpn_q] = 1'b1;
+    end
+    if (rq_db_hit) begin
+      pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
+    end
+    // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
+    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
+    for (int k = 0; k < PfOut; k++) begin
+      if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
+        po_stale_d[k] = 1'b1;
+      end
+    end
+    if (state_q == R_FLUSH) begin
+      pf_n_d[(RcW+1)*flush_q +: RcW+1]  = '0;
+      pf_fl_d[(RcW+1)*flush_q +: RcW+1] = '0;
+      pf_want_d[flush_q] = 1'b0;
+    end
+    if (cmd_reset) begin
+      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1]  = '0;
+      pf_fl_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
+      pf_want_d[cmd_qpn] = 1'b0;
+    end
+    // a burst being requested for that QP right now is stale from the start
+    if (po_push && ((state_q == R_FLUSH && pf_qpn_q == flush_q) || (cmd_reset && pf_qpn_q == cmd_qpn))) begin
+      po_stale_d[po_wr_q] = 1'b1;
+    end
+
+    po_used_d = po_used_q + (PoW+1)'(po_push) - (PoW+1)'(po_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pf_st_q    <= PF_IDLE;
+      pf_n_q     <= '0;
+      pf_fl_q    <= '0;
+      pf_want_q  <= '0;
+      pf_qpn_q   <= '0;
+      pf_rr_q    <= '0;
+      pf_beat_q  <= '0;
+      po_rd_q    <= '0;
+      po_wr_q    <= '0;
+      po_used_q  <= '0;
+      po_stale_q <= '0;
+    end else begin
+      pf_st_q    <= pf_st_d;
+      pf_n_q     <= pf_n_d;
+      pf_fl_q    <= pf_fl_d;
+      pf_want_q  <= pf_want_d;
+      pf_qpn_q   <= pf_qpn_d;
+      pf_rr_q    <= pf_rr_d;
+      pf_beat_q  <= pf_beat_d;
+      po_rd_q    <= po_rd_d;
+      po_wr_q    <= po_wr_d;
+      po_used_q  <= po_used_d;
+      po_stale_q <= po_stale_d;
+    end
+  end
+
+  // the descriptors of the bursts in flight (RAM-like: written on request, read while used)
+  always_ff @(posedge clk_i) begin
+    if (po_push) begin
+      po_qpn_q[po_wr_q] <= pf_qpn_q;
+      po_idx_q[po_wr_q] <= pf_idx_q;
+    end
+    if (po_used_q != '0) begin
+      po_idx_q[po_rd_q] <= po_idx_next;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    pf_addr_q <= pf_addr_d;
+    pf_len_q  <= pf_len_d;
+    pf_idx_q  <= pf_idx_d;
+    pf_asm_q  <= pf_asm_d;
+  end
+
   // ---- next state ---------------------------------------------------------------------------
   always_comb begin
     state_d      = state_q;
@@ -550,7 +838,6 @@ module nic_responder #(
     fatal_d      = fatal_q;
     cpl_status_d = cpl_status_q;
     cpl_due_d    = cpl_due_q;
-    rq_beat_d    = rq_beat_q;
     flush_d      = flush_q;
     pl_done_d    = pl_done_q;
     epsn_d       = epsn_q;
@@ -589,10 +876,10 @@ module nic_responder #(
     xl_access_o    = (state_q == R_RD_XL || rd_q) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
                    : (pl_wr || state_q == R_WR_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
                    : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
-    ar_valid_o     = 1'b0;
-    ar_addr_o      = q_rq_base + (64'(rq_slot) << 6);
-    ar_len_o       = 8'(RqBeats - 1);
-    r_ready_o      = 1'b0;
+    ar_valid_o     = pf_ar_valid;
+    ar_addr_o      = pf_addr_q;
+    ar_len_o       = pf_len_q;
+    r_ready_o      = pf_r_ready;
     wr_req_valid_o = 1'b0;
     wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
     wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
@@ -712,9 +999,11 @@ module nic_responder #(
               fatal_d   = 1'b0;
               cpl_due_d = 1'b0;
               state_d   = R_ACK;
+            end else if (q_pf_n != '0) begin
+              rwqe_d  = pf_rdata;          // prefetched: read from the cache in R_LOAD
+              state_d = R_PIECE;
             end else begin
-              rq_beat_d = '0;
-              state_d   = R_RQ_AR;
+              state_d = R_RQ_WAIT;
             end
           end else if (is_write && is_first) begin
             wva_d   = pkt_q.reth.va;
@@ -726,20 +1015,14 @@ module nic_responder #(
           end
         end
       end
-      R_RQ_AR: begin
-        ar_valid_o = 1'b1;
-        if (ar_ready_i) begin
-          state_d = R_RQ_DATA;
-        end
-      end
-      R_RQ_DATA: begin
-        r_ready_o = 1'b1;
-        if (r_valid_i) begin
-          rwqe_d[DataWidth*32'(rq_beat_q) +: DataWidth] = r_data_i;
-          rq_beat_d = rq_beat_q + 3'd1;
-          if (r_last_i) begin
-            state_d = R_PIECE;
-          end
+      R_RQ_WAIT: begin
+        // the prefetch is on its way (it serves every QP with a posted WQE not on chip); the
+        // cache read of R_LOAD follows writes to the held entry, so its data is current
+        if (q_state != nic_pkg::QP_STATE_RTS || q_ci == q_pi) begin
+          state_d = R_DRAIN;               // the QP failed or was destroyed meanwhile
+        end else if (q_pf_n != '0) begin
+          rwqe_d  = pf_rdata;
+          state_d = R_PIECE;
         end
       end
       R_WR_XL: begin
@@ -1019,10 +1302,14 @@ module nic_responder #(
         end
       end
       R_RD_AR: begin
-        ar_valid_o = 1'b1;
-        ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
-        ar_len_o   = wr_req_len_o;
-        if (ar_ready_i) begin
+        // one DMA read client, one AXI ID: a gather waits for a prefetch in flight, so each
+        // owns the R channel alone while its read is outstanding
+        if (!pf_busy) begin
+          ar_valid_o = 1'b1;
+          ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
+          ar_len_o   = wr_req_len_o;
+        end
+        if (ar_ready_i && !pf_busy) begin
           take_left_d = piece_q;
           rd_beat0_d  = 1'b1;
           state_d     = R_RD_DATA;
@@ -1137,7 +1424,6 @@ module nic_responder #(
     ack_syn_q    <= ack_syn_d;
     ack_psn_q    <= ack_psn_d;
     cpl_status_q <= cpl_status_d;
-    rq_beat_q    <= rq_beat_d;
     acc_q        <= acc_d;
     sacc_q       <= sacc_d;
     take_left_q  <= take_left_d;
@@ -1151,21 +1437,61 @@ module nic_responder #(
   logic unused_misc;
   assign unused_misc = ^{r_resp_i, cmd_args_i[255:216], cmd_args_i[207:196], cmd_args_i[191:184],
                          cmd_args_i[159:120], cmd_args_i[95:0], rd_span[32:24],
-                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6, rq_mask[16]};
+                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 
 `ifndef SYNTHESIS
-  a_write_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_WREQ) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_beats_match: assert property (@(posedge clk_i) disable iff (rst_i)
-    (wr_valid_o && last_beat) |-> take_left_q == '0 || !wr_ready_i);
-  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
-  a_gather_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_RD_AR) |-> piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_gather_chunk: assert property (@(posedge clk_i) disable iff (rst_i)
-    (tx_pl_valid_o) |-> tx_pl_nbytes_o != '0);
-  a_rq_beats: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == R_RQ_DATA && r_valid_i) |-> 32'(rq_beat_q) < RqBeats);
+  // Immediate assertions in a clocked block (as nic_wqe_fetch): they read the values before the
+  // edge, and each is evaluated only in the cycles its condition holds.
+  logic          chk_cpl_held_q;     // the completion offered last cycle was not taken
+  nic_pkg::cqe_t chk_cpl_cqe_q;
+  always_ff @(posedge clk_i) begin
+    chk_cpl_held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    chk_cpl_cqe_q  <= cpl_cqe_o;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (state_q == R_WREQ) begin
+        a_write_in_page: assert (piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      end
+      if (wr_valid_o && last_beat && wr_ready_i) begin
+        a_beats_match: assert (take_left_q == '0);
+      end
+      if (chk_cpl_held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
+      end
+      if (state_q == R_RD_AR) begin
+        a_gather_in_page: assert (piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      end
+      if (tx_pl_valid_o) begin
+        a_gather_chunk: assert (tx_pl_nbytes_o != '0);
+      end
+      // the prefetch and a gather never have reads outstanding together (one AXI ID: the R
+      // beats belong to whichever has), and beats come only when one of them waits for them
+      a_one_reader: assert (!(pf_busy && state_q == R_RD_DATA));
+      if (r_valid_i) begin
+        a_r_expected: assert (po_used_q != '0 || state_q == R_RD_DATA);
+      end
+      if (pf_st_q == PF_AR) begin
+        // a burst of whole WQEs, inside a 4 KiB page
+        a_pf_burst_in_page: assert (32'(pf_addr_q[11:0]) + (32'(pf_len_q) + 1) * W8 <= 4096
+                                    && (32'(pf_len_q) + 1) % RqBeats == 0);
+      end
+      if (pf_we) begin
+        // a WQE lands only in a slot its QP reserved
+        a_pf_reserved: assert (pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1] != '0
+            && 32'(pf_n_q[(RcW+1)*po_head_qpn +: RcW+1])
+               + 32'(pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1]) <= RqCache);
+      end
+      if (pf_st_q == PF_PLAN) begin
+        a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
+      end
+      if (state_q == R_CHECK && q_pf_n != '0) begin
+        // what is on chip was posted: never more than the posted receives
+        a_pf_within_posted: assert (16'(q_pf_n) <= q_pi - q_ci);
+      end
+    end
+  end
 `endif
 
 endmodule
