@@ -270,7 +270,7 @@ module nic_requester #(
   assign rctx_tail  = rd_tail_q[(RW+1)*rctx_q +: RW+1];
 
   nic_ram_1r1w #(
-    .Width  ($bits(nic_roce_pkg::read_ctx_t)),
+    .Width  (nic_roce_pkg::READ_CTX_BITS),
     .Depth  (NumQps * MaxReads),
     .Forward(1'b1)
   ) u_rctx (
@@ -1408,6 +1408,10 @@ module nic_requester #(
                          wqe_qpn_i, o_inl_shifted[383:DataWidth]};
 
 `ifndef SYNTHESIS
+  // the package's width constant matches the struct (Verilator checks it; Yosys cannot)
+  if (nic_roce_pkg::READ_CTX_BITS != $bits(nic_roce_pkg::read_ctx_t)) begin : gen_bad_ctx_bits
+    $fatal(1, "nic_requester: nic_roce_pkg::READ_CTX_BITS differs from read_ctx_t's width");
+  end
   a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
     32'(in_count) <= OutDepth);
   a_reads_in_range: assert property (@(posedge clk_i) disable iff (rst_i)

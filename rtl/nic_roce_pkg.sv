@@ -162,6 +162,8 @@ package nic_roce_pkg;
     logic [127:0] sge0;
     logic [127:0] sge1;
   } read_ctx_t;
+  // its width, for RAM parameters (Yosys 0.23 rejects $bits of a package type)
+  localparam int READ_CTX_BITS = 24 + 32 + 2 + 128 + 128;
 
   // ---- functions --------------------------------------------------------------------------------
   // Bytes of extension headers after the BTH: RETH 16, AETH or IETH 4.
