@@ -1173,14 +1173,17 @@ module nic_requester #(
   assign ack_q        = ack_qpn_i[QW-1:0];
   assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[24*ack_q +: 24] == ack_psn_i;
 
-  // the RNR timers: one QP looked at a cycle; the scan stays on an expired one until it replays
+  // the RNR timers: one QP looked at a cycle while any waits; the scan stays on an expired one
+  // until it replays
   logic [23:0] scan_due;
   always_comb begin
     now_us_d = now_us_q + (us_tick_i ? 24'd1 : 24'd0);
     scan_due = rnr_due_q[scan_q];
     rnr_go   = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;
     scan_d   = scan_q;
-    if (!rnr_go) begin
+    // it moves only while some QP waits: an idle requester stays at a fixed point, which the
+    // simulation's quiescence skip relies on (docs/sim-speed.md)
+    if (!rnr_go && rnr_wait_q != '0) begin
       scan_d = (32'(scan_q) == NumQps - 1) ? '0 : scan_q + QW'(1);
     end
   end
