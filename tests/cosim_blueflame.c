@@ -17,17 +17,12 @@
 #include "cosim.h"
 #include "nic_hw.h"
 #include "nicsim.h"
+#include "nicsim_raw.h"
 
 #define BAD_OPCODE    0xee /* no such WQE opcode: it completes INVALID_PARAMETER */
 #define SQ_LOG_DEPTH  4
 #define CQ_LOG_DEPTH  4
 #define SETTLE_CYCLES 3000 /* a doorbell's trip + a fetch round trip + the CQE, with margin */
-
-static unsigned width(void)
-{
-	const char *e = getenv("NDK_SIM_WIDTH");
-	return e && atoi(e) == 256 ? 256 : 64;
-}
 
 struct raw {
 	struct nicsim *w;
@@ -52,18 +47,7 @@ static void cmd(struct raw *r, const uint32_t *args, unsigned nargs, uint32_t op
 /* one NIC, CQ 0 and QP 0 (send ring of 16 WQEs) created by commands */
 static void raw_open(struct raw *r)
 {
-	struct nicsim_config c = {
-		.nics = 1,
-		.data_width = width(),
-		.clock_mhz = 250,
-		.mmio_write_ns = 300,
-		.mmio_read_ns = 1000,
-		.dma_read_ns = 500,
-		.dma_write_ns = 300,
-		.pcie_mbps = 7000,
-		.host_memory_bytes = 1 << 24,
-		.cycle_limit = 10000000,
-	};
+	struct nicsim_config c = raw_config(1);
 	void *va;
 	memset(r, 0, sizeof(*r));
 	cr_assert_eq(nicsim_create(&c, &r->w), 0);

@@ -9,27 +9,11 @@
 
 #include "nic_hw.h"
 #include "nicsim.h"
-
-static unsigned width(void)
-{
-	const char *e = getenv("NDK_SIM_WIDTH");
-	return e && atoi(e) == 256 ? 256 : 64;
-}
+#include "nicsim_raw.h"
 
 static struct nicsim *make_world(void)
 {
-	struct nicsim_config c = {
-		.nics = 1,
-		.data_width = width(),
-		.clock_mhz = 250,
-		.mmio_write_ns = 300,
-		.mmio_read_ns = 1000,
-		.dma_read_ns = 500,
-		.dma_write_ns = 300,
-		.pcie_mbps = 7000,
-		.host_memory_bytes = 1 << 24,
-		.cycle_limit = 10000000,
-	};
+	struct nicsim_config c = raw_config(1);
 	struct nicsim *w;
 	cr_assert_eq(nicsim_create(&c, &w), 0);
 	return w;
@@ -41,7 +25,7 @@ Test(bar0, id_block_comes_first_and_names_the_device)
 	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC);
 	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_VERSION) >> 16, NIC_VERSION_MAJOR);
 	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_IDS), NIC_DEVICE_ID << 16 | NIC_VENDOR_ID);
-	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_CAP_DATA_WIDTH), width());
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_CAP_DATA_WIDTH), raw_width());
 	cr_expect_neq(nicsim_mmio_read32(w, 0, NIC_REG_CAP_QUEUES), 0);
 	nicsim_destroy(w);
 }
@@ -49,18 +33,9 @@ Test(bar0, id_block_comes_first_and_names_the_device)
 /* docs/transport.md: the world gives NIC i the MAC 02:00:00:00:00:(i+1) and 10.0.0.(i+1) */
 Test(bar0, each_port_reports_the_identity_the_platform_gave_it)
 {
-	struct nicsim_config c = {
-		.nics = 3,
-		.data_width = width(),
-		.clock_mhz = 250,
-		.mmio_write_ns = 300,
-		.mmio_read_ns = 1000,
-		.dma_read_ns = 500,
-		.dma_write_ns = 300,
-		.pcie_mbps = 7000,
-		.host_memory_bytes = 1 << 20,
-		.cycle_limit = 1000000,
-	};
+	struct nicsim_config c = raw_config(3);
+	c.host_memory_bytes = 1 << 20;
+	c.cycle_limit = 1000000;
 	struct nicsim *w;
 	cr_assert_eq(nicsim_create(&c, &w), 0);
 	for (unsigned i = 0; i < 3; i++) {

@@ -19,20 +19,15 @@
 
 #include "ndk_internal.h"
 #include "nicsim.h"
+#include "nicsim_raw.h"
 #include "pcap_check.h"
 #include "roce_ref.h"
 
 #define CLOCK_MHZ 250
 
-static unsigned width(void)
-{
-	const char *e = getenv("NDK_SIM_WIDTH");
-	return e && atoi(e) == 256 ? 256 : 64;
-}
-
 static unsigned bus_bytes(void)
 {
-	return width() / 8;
+	return raw_width() / 8;
 }
 
 static uint64_t div_up(uint64_t a, uint64_t b)
@@ -49,21 +44,13 @@ static uint64_t serialized(uint64_t c, size_t len, uint32_t link_mbps)
 static struct nicsim_config config(unsigned nics, uint32_t link_mbps, uint32_t link_ns,
 				   const char *pcap)
 {
-	struct nicsim_config c = {
-		.nics = nics,
-		.data_width = width(),
-		.clock_mhz = CLOCK_MHZ,
-		.mmio_write_ns = 300,
-		.mmio_read_ns = 1000,
-		.dma_read_ns = 500,
-		.dma_write_ns = 300,
-		.pcie_mbps = 7000,
-		.link_ns = link_ns,
-		.host_memory_bytes = 1 << 20,
-		.cycle_limit = 50000000,
-		.link_mbps = link_mbps,
-		.pcap_path = pcap,
-	};
+	struct nicsim_config c = raw_config(nics);
+	cr_assert_eq(c.clock_mhz, CLOCK_MHZ);
+	c.link_ns = link_ns;
+	c.host_memory_bytes = 1 << 20;
+	c.cycle_limit = 50000000;
+	c.link_mbps = link_mbps;
+	c.pcap_path = pcap;
 	return c;
 }
 
@@ -694,7 +681,7 @@ Test(network_link, injected_frame_goes_between_streamed_frames)
 
 static void tmp_path(char *buf, size_t n, const char *name)
 {
-	snprintf(buf, n, "/tmp/ndk_net_%s_%d_w%u.pcap", name, (int)getpid(), width());
+	snprintf(buf, n, "/tmp/ndk_net_%s_%d_w%u.pcap", name, (int)getpid(), raw_width());
 }
 
 static void read_capture(const char *path, struct pcap_capture *cap)
