@@ -24,7 +24,7 @@ module nic_core #(
   parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution, 1..65535
   parameter int LogMaxSqDepth = 12,  // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
   parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
-  parameter int MaxReads = 8         // Reads a QP may have outstanding (ORD, IRD): 2..128, a power of two
+  parameter int MaxReads = 32        // Reads a QP may have outstanding (ORD, IRD): 2..128, a power of two
 ) (
   input  logic clk_i, input logic rst_i,
   // Time base: a one-cycle pulse every microsecond, from the platform (a board top divides its

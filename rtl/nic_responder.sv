@@ -9,7 +9,11 @@
 //     Read request: R_Key, range and remote-read right checked by the MR table, then the
 //     responses (READ_RESPONSE_FIRST / MIDDLE / LAST / ONLY, at most the path MTU each, AETH with
 //     the MSN on FIRST / LAST / ONLY) go out with their payload gathered by DMA reads, page by
-//     page; Reads are served one at a time, in order, and nothing else is received meanwhile;
+//     page. An accepted Read joins the read-response queue and the dispatcher goes on with the
+//     next packet; the queue's engine (below) plans the responses' pieces, translates them and
+//     keeps up to GfDepth DMA reads in flight, and a sender streams the returning beats out
+//     behind each response's header. An ACK / NAK of a QP waits until that QP's queued Reads
+//     are answered, so every response goes out in PSN order;
 //   - read responses for this side's Reads: placed into the Read's sink SGEs (nic_requester's
 //     read context) with the same placement engine as a Send's receive SGEs; each placed response
 //     acknowledges its PSN to nic_requester (ack_*), the last one also ends the Read's placement
@@ -251,12 +255,7 @@ module nic_responder #(
     R_RR_CTX,    // a Read's first response: its read context arrives
     R_RD_XL,     // a Read request: check its RETH (whole range, remote read)
     R_RD_XL_RSP,
-    R_RD_START,  // accepted: its PSNs and MSN are taken
-    R_RD_PKT,    // offer the next response's descriptor
-    R_RD_PIECE,  // plan the next piece of its payload
-    R_RD_AR,     // DMA read of the piece
-    R_RD_DATA,   // its beats -> payload chunks
-    R_RD_ZERO    // the region went away mid-response: zeros to the packet's end, then a NAK
+    R_RD_START   // accepted: its PSNs and MSN are taken, it joins the read-response queue
   } state_e;
 
   state_e                 state_q, state_d;
@@ -280,11 +279,6 @@ module nic_responder #(
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
   logic                   rr_q, rr_d;             // the packet is a response to place
-  logic                   rd_q, rd_d;             // the packet is a Read request being served
-  logic [23:0]            rsp_psn_q, rsp_psn_d;   // the PSN of the next response
-  logic                   rd_first_q, rd_first_d; // the next response is the Read's first
-  logic                   rd_end_q, rd_end_d;     // the response going out is the Read's last
-  logic                   rd_beat0_q, rd_beat0_d; // the piece's first DMA beat is next
 
   // the packet in hand
   logic [7:0]  op;
@@ -343,7 +337,7 @@ module nic_responder #(
   end
 
   // the next piece: inside the SGE (Send, read response), the packet, a page and a burst; a
-  // Write's placement and a Read's gather run through a region by VA and R_Key (wva, wkey)
+  // Write's placement runs through a region by VA and R_Key (wva, wkey)
   logic        by_rkey;
   logic [63:0] piece_va;
   logic [31:0] piece_token;
@@ -351,7 +345,7 @@ module nic_responder #(
   logic        piece_priv;
   logic        pl_wr;                   // the placement is a Write's (else a receive's or a
   assign pl_wr   = msg_wr_q[qpn_q] && !rr_q;   // read response's: by SGE, local write)
-  assign by_rkey = pl_wr || rd_q;
+  assign by_rkey = pl_wr;
   always_comb begin
     if (by_rkey) begin
       piece_va    = wva_q;
@@ -415,45 +409,14 @@ module nic_responder #(
   assign wr_data_o  = acc_q[DataWidth-1:0];
   assign wr_strb_o  = sacc_q[W8-1:0];
 
-  // ---- a Read's responses ----------------------------------------------------------------------
+  // ---- a Read request: how many PSNs its responses take ----------------------------------------
   logic [4:0]  rd_lmtu;
-  logic [12:0] rd_mtu;
   logic [32:0] rd_span;
   logic [23:0] rd_npkts;                // responses: ceil(length / MTU), at least one
-  logic [12:0] rd_pkt_len;              // the next response's payload
-  logic        rd_pkt_end;              // ... and whether it is the last
-  logic [7:0]  rd_opcode;
   always_comb begin
-    rd_lmtu    = {1'b0, log_mtu_q[qpn_q]};
-    rd_mtu     = 13'd1 << rd_lmtu;
-    rd_span    = (33'(wleft_q) + 33'(rd_mtu) - 33'd1) >> rd_lmtu;
-    rd_npkts   = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
-    rd_pkt_end = wleft_q <= 32'(rd_mtu);
-    rd_pkt_len = rd_pkt_end ? 13'(wleft_q) : rd_mtu;
-    rd_opcode  = (rd_first_q && rd_pkt_end) ? nic_roce_pkg::OP_READ_RESP_ONLY
-               : rd_first_q ? nic_roce_pkg::OP_READ_RESP_FIRST
-               : rd_pkt_end ? nic_roce_pkg::OP_READ_RESP_LAST : nic_roce_pkg::OP_READ_RESP_MIDDLE;
-  end
-
-  // the gather: DMA beats of the piece -> payload chunks (the first beat from the piece's lane)
-  logic [LW-1:0]        g_lane0;
-  logic [NB-1:0]        g_n;
-  always_comb begin
-    g_lane0 = rd_beat0_q ? phys_q[LW-1:0] : '0;
-    g_n     = NB'(W8) - NB'(g_lane0);
-    if (13'(g_n) > take_left_q) begin
-      g_n = NB'(take_left_q);
-    end
-    tx_pl_valid_o  = 1'b0;
-    tx_pl_data_o   = r_data_i >> (8 * 32'(g_lane0));
-    tx_pl_nbytes_o = g_n;
-    if (state_q == R_RD_DATA) begin
-      tx_pl_valid_o = r_valid_i;
-    end else if (state_q == R_RD_ZERO) begin
-      tx_pl_valid_o  = 1'b1;
-      tx_pl_data_o   = '0;
-      tx_pl_nbytes_o = (pleft_q >= 13'(W8)) ? NB'(W8) : NB'(pleft_q);
-    end
+    rd_lmtu  = {1'b0, log_mtu_q[qpn_q]};
+    rd_span  = (33'(wleft_q) + (33'd1 << rd_lmtu) - 33'd1) >> rd_lmtu;
+    rd_npkts = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
   end
 
   // a Read's context as a receive WQE, so its responses are placed like a Send's payload
@@ -467,24 +430,19 @@ module nic_responder #(
     rr_wqe.sge1   = rctx_i.sge1;
   end
 
-  // ---- ACK / NAK or read response packet, and the completion ---------------------------------
+  // ---- the dispatcher's ACK / NAK, and the completion --------------------------------------------
+  nic_roce_pkg::tx_pkt_t ack_pkt;
   always_comb begin
-    tx_pkt_o           = '0;
-    tx_pkt_o.dst_mac   = pkt_q.src_mac;
-    tx_pkt_o.dst_ip    = pkt_q.src_ip;
-    tx_pkt_o.opcode    = nic_roce_pkg::OP_ACK;
-    tx_pkt_o.dqpn      = peer_qpn_q[qpn_q];
-    tx_pkt_o.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
-    tx_pkt_o.psn       = ack_psn_q;
-    tx_pkt_o.aeth.syndrome = ack_syn_q;
-    tx_pkt_o.aeth.msn  = msn_q[24*qpn_q +: 24];
-    tx_pkt_o.pay_len   = '0;
-    if (state_q == R_RD_PKT) begin
-      tx_pkt_o.opcode        = rd_opcode;
-      tx_pkt_o.psn           = rsp_psn_q;
-      tx_pkt_o.aeth.syndrome = nic_roce_pkg::AETH_ACK;
-      tx_pkt_o.pay_len       = rd_pkt_len;
-    end
+    ack_pkt               = '0;
+    ack_pkt.dst_mac       = pkt_q.src_mac;
+    ack_pkt.dst_ip        = pkt_q.src_ip;
+    ack_pkt.opcode        = nic_roce_pkg::OP_ACK;
+    ack_pkt.dqpn          = peer_qpn_q[qpn_q];
+    ack_pkt.sqpn          = nic_pkg::QPN_BASE + 24'(qpn_q);
+    ack_pkt.psn           = ack_psn_q;
+    ack_pkt.aeth.syndrome = ack_syn_q;
+    ack_pkt.aeth.msn      = msn_q[24*qpn_q +: 24];
+    ack_pkt.pay_len       = '0;
   end
 
   nic_pkg::cqe_t cqe;
@@ -528,6 +486,13 @@ module nic_responder #(
     end
   end
 
+  // shared by the dispatcher (next state, below), the prefetch and the read-response engine
+  logic m_xl_req, m_xl_gnt, m_xl_rsp;     // the dispatcher's translation request, grant, answer
+  logic m_tx_valid, m_tx_ok, m_qp_err;    // its ACK / NAK offered, allowed; its QP to ERROR
+  logic rdq_push, rdq_full;               // a Read accepted into the read-response queue
+  logic ord_head_pf;                      // the R beats are the prefetch's
+  logic g_ar_valid;                       // the read-response gather requests a DMA read
+
   // ---- receive-WQE prefetch ----------------------------------------------------------------------
   // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
   // and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
@@ -569,7 +534,7 @@ module nic_responder #(
   logic [15:0]               po_idx_next;        // the head's index after this cycle
   logic [RqBeatW-1:0]        pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
   logic [511:0]              pf_asm_q, pf_asm_d;      // the arriving WQE
-  logic                      pf_busy, pf_ar_valid, pf_r_ready;
+  logic                      pf_ar_valid;
   logic                      pf_we;
   logic [QW+RcW-1:0]         pf_waddr;
   logic [511:0]              pf_rdata;
@@ -577,9 +542,7 @@ module nic_responder #(
   logic [QW-1:0]             po_head_qpn;
   logic                      po_head_stale;
 
-  assign pf_busy       = pf_st_q == PF_AR || po_used_q != '0;
   assign pf_ar_valid   = pf_st_q == PF_AR;
-  assign pf_r_ready    = po_used_q != '0;
   assign q_pf_n        = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
   assign po_head_qpn   = po_qpn_q[po_rd_q];
   assign po_head_stale = po_stale_q[po_rd_q];
@@ -692,8 +655,7 @@ module nic_responder #(
       PF_PLAN: begin
         if (!pl_go) begin
           pf_st_d = PF_IDLE;
-        end else if (state_q != R_RD_AR && state_q != R_RD_DATA) begin
-          // (a gather's read outstanding owns the R channel: wait for it)
+        end else begin
           pf_idx_d  = pl_next;
           pf_addr_d = pl_addr;
           pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
@@ -702,7 +664,8 @@ module nic_responder #(
         end
       end
       PF_AR: begin
-        if (ar_ready_i) begin
+        // (a gather's request goes first: the prefetch is ahead of its Sends)
+        if (ar_ready_i && !g_ar_valid) begin
           po_push = 1'b1;
           pf_want_d[pf_qpn_q] = 1'b1;        // more may be posted beyond the burst
           pf_st_d = PF_IDLE;
@@ -714,7 +677,7 @@ module nic_responder #(
     endcase
 
     // ---- data: beats -> WQEs -> the cache of the oldest burst's QP
-    if (po_used_q != '0 && r_valid_i) begin
+    if (ord_head_pf && r_valid_i) begin
       pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
       pf_beat_d = pf_beat_q + RqBeatW'(1);
       if (32'(pf_beat_q) == RqBeats - 1) begin
@@ -818,6 +781,579 @@ module nic_responder #(
     pf_asm_q  <= pf_asm_d;
   end
 
+  // ---- read responses: the queue, the planner, the sender ------------------------------------------
+  // An accepted Read (R_RD_START) joins the read-response queue: RdqDepth Reads of any QPs, in
+  // arrival order. The planner walks the oldest Read not yet planned, response by response and,
+  // inside a response, piece by piece (a piece ends at the response, a 4 KiB page and a burst):
+  // each piece is translated (R_Key, range, remote read: the region may have gone since the
+  // request's check), its DMA read is requested and its descriptor joins the gather FIFO. So up
+  // to GfDepth reads are in flight: one takes ~130-150 cycles and a piece ~5 cycles to plan. The
+  // sender takes the FIFO's head: a response's header, then the piece's beats from the R
+  // channel, shifted to lane 0, straight into the payload stream.
+  // A piece whose translation fails ends its Read: zeros to the end of a response already
+  // started (its header promised the length), then a NAK "remote access error" with the Read's
+  // PSN, and the QP goes to ERROR; the QP's later queued Reads are dropped (rd_dead), as is a
+  // Read whose QP is no longer RTS when the planner reaches it. A Read's queue slot is freed
+  // when its last piece has gone out, so "a Read of QP q is queued" (rdq_has_q) covers every
+  // response still to be sent: the dispatcher's ACK / NAK for q waits for it, which keeps q's
+  // responses and acknowledgements in PSN order.
+  // The DMA read client is shared with the receive-WQE prefetch. One AXI ID returns bursts in
+  // request order, so a FIFO of one bit per burst in flight (ord, 1: a gather's) says whose the
+  // R beats are. A gather's beats land in the gather buffer (two pages), where its read reserved
+  // room when it was requested: the R channel never waits for the transmit port. (It must not:
+  // the requester's payload reads share the bus, and a packet of the requester's that nic_roce_tx
+  // has begun would wait for them, while the sender's next header waits for that packet.)
+  localparam int RdqDepth = 16;        // Reads accepted and not yet answered
+  localparam int RdqW     = $clog2(RdqDepth);
+  localparam int GfDepth  = 16;        // pieces planned and not yet sent
+  localparam int GfW      = $clog2(GfDepth);
+  localparam int OrdDepth = 32;        // bursts in flight: >= PfOut + GfDepth
+  localparam int OrdW     = $clog2(OrdDepth);
+  localparam int GbBeats  = 8192 / W8;  // the gather buffer: two pages of beats
+  localparam int GbW      = $clog2(GbBeats);
+
+  // what a gather FIFO entry sends
+  localparam logic [1:0] GK_DMA   = 2'd0;   // payload read by DMA
+  localparam logic [1:0] GK_EMPTY = 2'd1;   // a zero-length Read's response: the header only
+  localparam logic [1:0] GK_FAIL  = 2'd2;   // the Read failed: zeros to the response's end, a NAK
+  localparam logic [1:0] GK_SKIP  = 2'd3;   // the Read is dropped: nothing goes out
+
+  function automatic logic [12:0] rsp_len(input logic [31:0] left, input logic [3:0] lmtu);
+    rsp_len = (left <= (32'd1 << lmtu)) ? 13'(left) : 13'(32'd1 << lmtu);
+  endfunction
+
+  // -- the queue (RAM-like fields: written on push, read while the Read is queued)
+  logic [QW-1:0] rdq_qpn  [RdqDepth];
+  logic [63:0]   rdq_va   [RdqDepth];
+  logic [31:0]   rdq_key  [RdqDepth];
+  logic [31:0]   rdq_len  [RdqDepth];
+  logic [23:0]   rdq_psn  [RdqDepth];    // the request's PSN: the first response's
+  logic [23:0]   rdq_msn  [RdqDepth];    // the MSN its responses carry
+  logic [23:0]   rdq_peer [RdqDepth];
+  logic [47:0]   rdq_mac  [RdqDepth];
+  logic [31:0]   rdq_ip   [RdqDepth];
+  logic [RdqW:0] rdq_wr_q, rdq_pl_q, rdq_rd_q;   // next push, next to plan, next to free
+  logic          rdq_pop, rdq_plan_next;
+  logic [RdqW:0] rdq_used;
+  logic          rdq_has_q;              // a Read of the dispatcher's QP is queued
+  assign rdq_used = rdq_wr_q - rdq_rd_q;
+  assign rdq_full = rdq_used == (RdqW+1)'(RdqDepth);
+
+  always_comb begin
+    rdq_has_q = 1'b0;
+    for (int i = 0; i < RdqDepth; i++) begin
+      if ((RdqW+1)'(RdqW'(i) - rdq_rd_q[RdqW-1:0]) < rdq_used && rdq_qpn[i] == qpn_q) begin
+        rdq_has_q = 1'b1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rdq_push) begin
+      rdq_qpn[rdq_wr_q[RdqW-1:0]]  <= qpn_q;
+      rdq_va[rdq_wr_q[RdqW-1:0]]   <= wva_q;
+      rdq_key[rdq_wr_q[RdqW-1:0]]  <= wkey_q;
+      rdq_len[rdq_wr_q[RdqW-1:0]]  <= wleft_q;
+      rdq_psn[rdq_wr_q[RdqW-1:0]]  <= pkt_q.psn;
+      rdq_msn[rdq_wr_q[RdqW-1:0]]  <= msn_q[24*qpn_q +: 24] + 24'd1;
+      rdq_peer[rdq_wr_q[RdqW-1:0]] <= peer_qpn_q[qpn_q];
+      rdq_mac[rdq_wr_q[RdqW-1:0]]  <= pkt_q.src_mac;
+      rdq_ip[rdq_wr_q[RdqW-1:0]]   <= pkt_q.src_ip;
+    end
+  end
+
+  // -- the gather FIFO
+  logic [1:0]    gf_kind  [GfDepth];
+  logic [RdqW-1:0] gf_slot [GfDepth];    // the Read's queue slot
+  logic          gf_hdr   [GfDepth];     // a response's header goes before the piece
+  logic [7:0]    gf_opc   [GfDepth];     // ... its opcode, PSN and payload length
+  logic [23:0]   gf_psn   [GfDepth];
+  logic [12:0]   gf_plen  [GfDepth];
+  logic [LW-1:0] gf_lane0 [GfDepth];     // the piece's first byte in its first DMA beat
+  logic [12:0]   gf_len   [GfDepth];     // the piece's bytes (GK_FAIL: the zeros)
+  logic          gf_plast [GfDepth];     // the piece ends its response
+  logic          gf_rlast [GfDepth];     // ... and its Read
+  logic [GfW:0]  gf_wr_q, gf_rd_q;
+  logic [GfW:0]  gf_used;
+  logic          gf_room, gf_push, gf_pop;
+  logic [1:0]    gfi_kind;               // the entry pushed
+  logic          gfi_hdr, gfi_plast, gfi_rlast;
+  logic [7:0]    gfi_opc;
+  logic [12:0]   gfi_plen, gfi_len;
+  assign gf_used = gf_wr_q - gf_rd_q;
+  assign gf_room = gf_used != (GfW+1)'(GfDepth);
+
+
+  // -- the planner
+  typedef enum logic [1:0] {
+    PN_IDLE,     // take the next queued Read
+    PN_PIECE,    // size the next piece, translate it
+    PN_XL_RSP,   // its translation
+    PN_AR        // its DMA read request
+  } pn_state_e;
+
+  pn_state_e         pn_st_q, pn_st_d;
+  logic [QW-1:0]     pn_qpn_q, pn_qpn_d;
+  logic [63:0]       pn_va_q, pn_va_d;        // the next byte to plan
+  logic [31:0]       pn_key_q, pn_key_d;
+  logic [31:0]       pn_left_q, pn_left_d;    // the Read's bytes not yet planned
+  logic [12:0]       pn_plen_q, pn_plen_d;    // the response's payload
+  logic [12:0]       pn_pleft_q, pn_pleft_d;  // ... not yet planned
+  logic [23:0]       pn_psn_q, pn_psn_d;      // the response's PSN
+  logic              pn_first_q, pn_first_d;  // it is the Read's first
+  logic [12:0]       pn_piece_q, pn_piece_d;
+  logic [63:0]       pn_phys_q, pn_phys_d;
+  logic [NumQps-1:0] rd_dead_q, rd_dead_d;    // a Read of the QP failed: drop its later ones
+  logic [RdqW-1:0]   pn_s;                    // the queue slot of the next Read to plan
+  logic [QW-1:0]     pn_nq;                   // ... its QP
+  logic [12:0]       pn_piece_len;
+  logic              pn_rsp_end;              // the response reaches the Read's end
+  logic              e_xl_req, e_xl_gnt, e_xl_rsp;
+  logic [7:0]        g_ar_len;
+  logic              ord_push_g;
+  assign pn_s       = rdq_pl_q[RdqW-1:0];
+  assign pn_nq      = rdq_qpn[pn_s];
+  assign pn_rsp_end = pn_left_q == 32'(pn_pleft_q);
+  assign g_ar_len   = 8'((32'(pn_phys_q[LW-1:0]) + 32'(pn_piece_q) + W8 - 1) / W8 - 1);
+  // the read is requested when the gather buffer has room for all its beats
+  assign g_ar_valid = pn_st_q == PN_AR
+                      && 32'(gb_resv_q) + 32'(g_ar_len) + 1 <= GbBeats;
+  assign e_xl_req   = pn_st_q == PN_PIECE && gf_room;
+
+  always_comb begin
+    pn_piece_len = pn_pleft_q;
+    if (13'd4096 - {1'b0, pn_va_q[11:0]} < pn_piece_len) begin
+      pn_piece_len = 13'd4096 - {1'b0, pn_va_q[11:0]};
+    end
+    if (13'(MaxBurstBytes) - 13'(pn_va_q[LW-1:0]) < pn_piece_len) begin
+      pn_piece_len = 13'(MaxBurstBytes) - 13'(pn_va_q[LW-1:0]);
+    end
+  end
+
+  always_comb begin
+    pn_st_d       = pn_st_q;
+    pn_qpn_d      = pn_qpn_q;
+    pn_va_d       = pn_va_q;
+    pn_key_d      = pn_key_q;
+    pn_left_d     = pn_left_q;
+    pn_plen_d     = pn_plen_q;
+    pn_pleft_d    = pn_pleft_q;
+    pn_psn_d      = pn_psn_q;
+    pn_first_d    = pn_first_q;
+    pn_piece_d    = pn_piece_q;
+    pn_phys_d     = pn_phys_q;
+    rd_dead_d     = rd_dead_q;
+    rdq_plan_next = 1'b0;
+    gf_push       = 1'b0;
+    ord_push_g    = 1'b0;
+    gfi_kind      = GK_DMA;
+    gfi_hdr       = pn_pleft_q == pn_plen_q;
+    gfi_opc       = (pn_first_q && pn_rsp_end) ? nic_roce_pkg::OP_READ_RESP_ONLY
+                  : pn_first_q ? nic_roce_pkg::OP_READ_RESP_FIRST
+                  : pn_rsp_end ? nic_roce_pkg::OP_READ_RESP_LAST : nic_roce_pkg::OP_READ_RESP_MIDDLE;
+    gfi_plen      = pn_plen_q;
+    gfi_len       = pn_piece_q;
+    gfi_plast     = pn_piece_q == pn_pleft_q;
+    gfi_rlast     = 32'(pn_piece_q) == pn_left_q;
+
+    unique case (pn_st_q)
+      PN_IDLE: begin
+        if (rdq_pl_q != rdq_wr_q && gf_room) begin
+          pn_qpn_d   = pn_nq;
+          pn_va_d    = rdq_va[pn_s];
+          pn_key_d   = rdq_key[pn_s];
+          pn_left_d  = rdq_len[pn_s];
+          pn_psn_d   = rdq_psn[pn_s];
+          pn_first_d = 1'b1;
+          pn_plen_d  = rsp_len(rdq_len[pn_s], log_mtu_q[pn_nq]);
+          pn_pleft_d = pn_plen_d;
+          if (qp_state_i[2*pn_nq +: 2] != nic_pkg::QP_STATE_RTS || rd_dead_q[pn_nq]) begin
+            gf_push       = 1'b1;
+            gfi_kind      = GK_SKIP;
+            gfi_rlast     = 1'b1;
+            rdq_plan_next = 1'b1;
+          end else if (rdq_len[pn_s] == 32'd0) begin
+            // a zero-length Read: one READ_RESPONSE_ONLY without payload
+            gf_push       = 1'b1;
+            gfi_kind      = GK_EMPTY;
+            gfi_hdr       = 1'b1;
+            gfi_opc       = nic_roce_pkg::OP_READ_RESP_ONLY;
+            gfi_plen      = '0;
+            gfi_len       = '0;
+            gfi_plast     = 1'b1;
+            gfi_rlast     = 1'b1;
+            rdq_plan_next = 1'b1;
+          end else begin
+            pn_st_d = PN_PIECE;
+          end
+        end
+      end
+      PN_PIECE: begin
+        pn_piece_d = pn_piece_len;
+        if (e_xl_gnt) begin
+          pn_st_d = PN_XL_RSP;
+        end
+      end
+      PN_XL_RSP: begin
+        if (e_xl_rsp) begin
+          if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
+            // the region went away (or changed) since the request's check: the Read ends here
+            gf_push       = 1'b1;
+            gfi_kind      = GK_FAIL;
+            gfi_hdr       = 1'b0;
+            gfi_len       = (pn_pleft_q == pn_plen_q) ? 13'd0 : pn_pleft_q;
+            gfi_rlast     = 1'b1;
+            rd_dead_d[pn_qpn_q] = 1'b1;
+            rdq_plan_next = 1'b1;
+            pn_st_d       = PN_IDLE;
+          end else begin
+            pn_phys_d = {xl_pfn_i, xl_page_off_i};
+            pn_st_d   = PN_AR;
+          end
+        end
+      end
+      PN_AR: begin
+        // the gather goes before the prefetch on the AR port (see pf PF_AR)
+        if (g_ar_valid && ar_ready_i) begin
+          gf_push    = 1'b1;
+          ord_push_g = 1'b1;
+          pn_va_d    = pn_va_q + 64'(pn_piece_q);
+          pn_left_d  = pn_left_q - 32'(pn_piece_q);
+          pn_pleft_d = pn_pleft_q - pn_piece_q;
+          if (gfi_plast) begin
+            // the response is planned: the next one
+            pn_psn_d   = pn_psn_q + 24'd1;
+            pn_first_d = 1'b0;
+            pn_plen_d  = rsp_len(pn_left_d, log_mtu_q[pn_qpn_q]);
+            pn_pleft_d = pn_plen_d;
+          end
+          if (gfi_rlast) begin
+            rdq_plan_next = 1'b1;
+            pn_st_d       = PN_IDLE;
+          end else begin
+            pn_st_d = PN_PIECE;
+          end
+        end
+      end
+      default: begin
+        pn_st_d = PN_IDLE;
+      end
+    endcase
+
+    if (cmd_connect) begin
+      rd_dead_d[cmd_qpn] = 1'b0;
+    end
+    if (cmd_reset) begin
+      rd_dead_d[cmd_qpn] = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pn_st_q   <= PN_IDLE;
+      rd_dead_q <= '0;
+    end else begin
+      pn_st_q   <= pn_st_d;
+      rd_dead_q <= rd_dead_d;
+    end
+  end
+
+  // working registers of the Read being planned: loaded in PN_IDLE before use
+  always_ff @(posedge clk_i) begin
+    pn_qpn_q   <= pn_qpn_d;
+    pn_va_q    <= pn_va_d;
+    pn_key_q   <= pn_key_d;
+    pn_left_q  <= pn_left_d;
+    pn_plen_q  <= pn_plen_d;
+    pn_pleft_q <= pn_pleft_d;
+    pn_psn_q   <= pn_psn_d;
+    pn_first_q <= pn_first_d;
+    pn_piece_q <= pn_piece_d;
+    pn_phys_q  <= pn_phys_d;
+  end
+
+  // the gather FIFO's entries (RAM-like: written on push, read while queued)
+  always_ff @(posedge clk_i) begin
+    if (gf_push) begin
+      gf_kind[gf_wr_q[GfW-1:0]]  <= gfi_kind;
+      gf_slot[gf_wr_q[GfW-1:0]]  <= rdq_pl_q[RdqW-1:0];
+      gf_hdr[gf_wr_q[GfW-1:0]]   <= gfi_hdr;
+      gf_opc[gf_wr_q[GfW-1:0]]   <= gfi_opc;
+      gf_psn[gf_wr_q[GfW-1:0]]   <= (pn_st_q == PN_IDLE) ? rdq_psn[rdq_pl_q[RdqW-1:0]] : pn_psn_q;
+      gf_plen[gf_wr_q[GfW-1:0]]  <= gfi_plen;
+      gf_lane0[gf_wr_q[GfW-1:0]] <= pn_phys_q[LW-1:0];
+      gf_len[gf_wr_q[GfW-1:0]]   <= gfi_len;
+      gf_plast[gf_wr_q[GfW-1:0]] <= gfi_plast;
+      gf_rlast[gf_wr_q[GfW-1:0]] <= gfi_rlast;
+    end
+  end
+  // -- the R channel's owner per burst
+  logic [OrdDepth-1:0] ord_q;
+  logic [OrdW:0]       ord_wr_q, ord_rd_q;
+  logic [OrdW:0]       ord_used;
+  logic                ord_head_g, ord_pop;
+  assign ord_used    = ord_wr_q - ord_rd_q;
+  assign ord_head_pf = ord_used != '0 && !ord_q[ord_rd_q[OrdW-1:0]];
+  assign ord_head_g  = ord_used != '0 && ord_q[ord_rd_q[OrdW-1:0]];
+  assign r_ready_o   = ord_head_pf || ord_head_g;
+  assign ord_pop     = r_valid_i && r_ready_o && r_last_i;
+
+  assign ar_valid_o  = g_ar_valid || pf_ar_valid;
+  assign ar_addr_o   = g_ar_valid ? {pn_phys_q[63:LW], {LW{1'b0}}} : pf_addr_q;
+  assign ar_len_o    = g_ar_valid ? g_ar_len : pf_len_q;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ord_wr_q <= '0;
+      ord_rd_q <= '0;
+    end else begin
+      ord_wr_q <= ord_wr_q + (OrdW+1)'(ord_push_g || po_push);
+      ord_rd_q <= ord_rd_q + (OrdW+1)'(ord_pop);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (ord_push_g || po_push) begin
+      ord_q[ord_wr_q[OrdW-1:0]] <= ord_push_g;
+    end
+  end
+
+  // -- the gather buffer: a ring of beats, as they arrived (the sender shifts the first one)
+  logic [GbW-1:0]       gb_wr_q, gb_rd_q, gb_rd_d;
+  logic [GbW:0]         gb_resv_q;         // beats reserved by requested reads, not yet sent
+  logic [GbW:0]         gb_avail_q;        // beats arrived, not yet sent
+  logic                 gb_we, gb_take;
+  logic [DataWidth-1:0] gb_rdata;          // the beat at gb_rd_q (from the cycle after it lands)
+  assign gb_we   = r_valid_i && ord_head_g;
+  assign gb_rd_d = gb_rd_q + GbW'(gb_take);
+
+  nic_ram_1r1w #(
+    .Width  (DataWidth),
+    .Depth  (GbBeats),
+    .Forward(1'b1)
+  ) u_gather_buf (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (gb_we),
+    .waddr_i(gb_wr_q),
+    .wdata_i(r_data_i),
+    .re_i   (1'b1),
+    .raddr_i(gb_rd_d),
+    .rdata_o(gb_rdata)
+  );
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      gb_wr_q    <= '0;
+      gb_rd_q    <= '0;
+      gb_resv_q  <= '0;
+      gb_avail_q <= '0;
+    end else begin
+      gb_wr_q    <= gb_wr_q + GbW'(gb_we);
+      gb_rd_q    <= gb_rd_d;
+      gb_resv_q  <= gb_resv_q + ((g_ar_valid && ar_ready_i) ? (GbW+1)'(g_ar_len) + 1'b1 : '0)
+                    - (GbW+1)'(gb_take);
+      gb_avail_q <= gb_avail_q + (GbW+1)'(gb_we) - (GbW+1)'(gb_take);
+    end
+  end
+
+  // -- the sender: the gather FIFO's head
+  logic [GfW-1:0]  gh;                    // the head's index
+  logic [RdqW-1:0] gh_slot;
+  logic            sd_hdr_q, sd_hdr_d;    // the head's header is out
+  logic            sd_in_pkt_q, sd_in_pkt_d;  // a response's header is out, not all its payload
+  logic [12:0]     sd_done_q, sd_done_d;  // the head's bytes sent
+  logic [12:0]     sd_rest;               // ... still to send
+  logic [LW-1:0]   sd_lane0;              // the beat's first byte
+  logic            e_tx_valid, e_tx_nak, e_qp_err;
+  nic_roce_pkg::tx_pkt_t e_pkt;
+  assign gh      = gf_rd_q[GfW-1:0];
+  assign gh_slot = gf_slot[gh];
+  assign sd_rest = gf_len[gh] - sd_done_q;
+  assign sd_lane0 = (sd_done_q == '0) ? gf_lane0[gh] : '0;
+
+  // what the head offers (apart from the ready inputs, which only the update below reads)
+  logic sd_dma_body;                      // the head streams its DMA beats
+  always_comb begin
+    e_tx_valid     = 1'b0;
+    e_tx_nak       = 1'b0;
+    sd_dma_body    = 1'b0;
+    tx_pl_valid_o  = 1'b0;
+    tx_pl_data_o   = gb_rdata >> (8 * 32'(sd_lane0));
+    tx_pl_nbytes_o = NB'(W8) - NB'(sd_lane0);
+    if (13'(tx_pl_nbytes_o) > sd_rest) begin
+      tx_pl_nbytes_o = NB'(sd_rest);
+    end
+    if (gf_used != '0) begin
+      unique case (gf_kind[gh])
+        GK_SKIP: begin
+        end
+        GK_EMPTY: begin
+          e_tx_valid = 1'b1;
+        end
+        GK_DMA: begin
+          if (gf_hdr[gh] && !sd_hdr_q) begin
+            e_tx_valid = 1'b1;
+          end else begin
+            sd_dma_body   = 1'b1;
+            tx_pl_valid_o = gb_avail_q != '0;
+          end
+        end
+        default: begin   // GK_FAIL: zeros to the response's end, then the NAK
+          if (sd_rest != '0) begin
+            tx_pl_valid_o  = 1'b1;
+            tx_pl_data_o   = '0;
+            tx_pl_nbytes_o = (sd_rest >= 13'(W8)) ? NB'(W8) : NB'(sd_rest);
+          end else begin
+            e_tx_valid = 1'b1;
+            e_tx_nak   = 1'b1;
+          end
+        end
+      endcase
+    end
+  end
+  assign gb_take = sd_dma_body && tx_pl_valid_o && tx_pl_ready_i;
+
+  always_comb begin
+    sd_hdr_d    = sd_hdr_q;
+    sd_in_pkt_d = sd_in_pkt_q;
+    sd_done_d   = sd_done_q;
+    gf_pop      = 1'b0;
+    rdq_pop     = 1'b0;
+    e_qp_err    = 1'b0;
+    if (gf_used != '0) begin
+      unique case (gf_kind[gh])
+        GK_SKIP: begin
+          gf_pop  = 1'b1;
+          rdq_pop = 1'b1;
+        end
+        GK_EMPTY: begin
+          if (tx_ready_i) begin
+            gf_pop  = 1'b1;
+            rdq_pop = 1'b1;
+          end
+        end
+        GK_DMA: begin
+          if (e_tx_valid && tx_ready_i) begin
+            sd_hdr_d    = 1'b1;
+            sd_in_pkt_d = 1'b1;
+          end else if (tx_pl_valid_o && tx_pl_ready_i) begin
+            sd_done_d = sd_done_q + 13'(tx_pl_nbytes_o);
+            if (13'(tx_pl_nbytes_o) == sd_rest) begin
+              gf_pop    = 1'b1;
+              rdq_pop   = gf_rlast[gh];
+              sd_hdr_d  = 1'b0;
+              sd_done_d = '0;
+              if (gf_plast[gh]) begin
+                sd_in_pkt_d = 1'b0;
+              end
+            end
+          end
+        end
+        default: begin
+          if (tx_pl_valid_o && tx_pl_ready_i) begin
+            sd_done_d = sd_done_q + 13'(tx_pl_nbytes_o);
+          end else if (e_tx_valid && tx_ready_i) begin
+            e_qp_err    = 1'b1;
+            gf_pop      = 1'b1;
+            rdq_pop     = 1'b1;
+            sd_hdr_d    = 1'b0;
+            sd_in_pkt_d = 1'b0;
+            sd_done_d   = '0;
+          end
+        end
+      endcase
+    end
+  end
+
+  // the header or the NAK the sender offers
+  always_comb begin
+    e_pkt               = '0;
+    e_pkt.dst_mac       = rdq_mac[gh_slot];
+    e_pkt.dst_ip        = rdq_ip[gh_slot];
+    e_pkt.dqpn          = rdq_peer[gh_slot];
+    e_pkt.sqpn          = nic_pkg::QPN_BASE + 24'(rdq_qpn[gh_slot]);
+    e_pkt.aeth.msn      = rdq_msn[gh_slot];
+    if (e_tx_nak) begin
+      e_pkt.opcode        = nic_roce_pkg::OP_ACK;
+      e_pkt.psn           = rdq_psn[gh_slot];
+      e_pkt.aeth.syndrome = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
+    end else begin
+      e_pkt.opcode        = gf_opc[gh];
+      e_pkt.psn           = gf_psn[gh];
+      e_pkt.aeth.syndrome = nic_roce_pkg::AETH_ACK;
+      e_pkt.pay_len       = gf_plen[gh];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rdq_wr_q    <= '0;
+      rdq_pl_q    <= '0;
+      rdq_rd_q    <= '0;
+      gf_wr_q     <= '0;
+      gf_rd_q     <= '0;
+      sd_hdr_q    <= 1'b0;
+      sd_in_pkt_q <= 1'b0;
+      sd_done_q   <= '0;
+    end else begin
+      rdq_wr_q    <= rdq_wr_q + (RdqW+1)'(rdq_push);
+      rdq_pl_q    <= rdq_pl_q + (RdqW+1)'(rdq_plan_next);
+      rdq_rd_q    <= rdq_rd_q + (RdqW+1)'(rdq_pop);
+      gf_wr_q     <= gf_wr_q + (GfW+1)'(gf_push);
+      gf_rd_q     <= gf_rd_q + (GfW+1)'(gf_pop);
+      sd_hdr_q    <= sd_hdr_d;
+      sd_in_pkt_q <= sd_in_pkt_d;
+      sd_done_q   <= sd_done_d;
+    end
+  end
+
+  // -- the MR table's translation port: the dispatcher first; each answer comes two cycles after
+  // its grant, to whoever was granted
+  logic [1:0] xl_eng_q;                   // the grant one / two cycles ago was the planner's
+  assign m_xl_gnt = m_xl_req && xl_gnt_i;
+  assign e_xl_gnt = e_xl_req && !m_xl_req && xl_gnt_i;
+  assign m_xl_rsp = xl_rsp_valid_i && !xl_eng_q[1];
+  assign e_xl_rsp = xl_rsp_valid_i && xl_eng_q[1];
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      xl_eng_q <= '0;
+    end else begin
+      xl_eng_q <= {xl_eng_q[0], e_xl_gnt};
+    end
+  end
+
+  always_comb begin
+    xl_req_o = m_xl_req || e_xl_req;
+    if (m_xl_req) begin
+      xl_token_o  = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey
+                  : (state_q == R_INV) ? pkt_q.ieth_rkey : piece_token;
+      xl_inv_o    = state_q == R_INV;
+      xl_va_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.va : piece_va;
+      xl_len_o    = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.dma_len
+                                                                : 32'(piece_q);
+      xl_pd_o     = q_pd;
+      xl_access_o = (state_q == R_RD_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
+                  : (pl_wr || state_q == R_WR_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
+                  : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
+    end else begin
+      xl_token_o  = pn_key_q;
+      xl_inv_o    = 1'b0;
+      xl_va_o     = pn_va_q;
+      xl_len_o    = 32'(pn_piece_len);
+      xl_pd_o     = pd_q[pn_qpn_q];
+      xl_access_o = nic_pkg::FLAG_ALLOW_REMOTE_READ;
+    end
+  end
+
+  // -- the transmit port: the sender's packets, and between them the dispatcher's ACK / NAK
+  assign m_tx_ok      = !e_tx_valid && !sd_in_pkt_q && !rdq_has_q;
+  // the ACK / NAK goes after this QP's queued Reads are answered, between the sender's packets
+  assign m_tx_valid   = state_q == R_ACK && !rr_q && m_tx_ok;
+  assign tx_valid_o   = e_tx_valid || m_tx_valid;
+  assign tx_pkt_o     = e_tx_valid ? e_pkt : ack_pkt;
+  assign qp_err_o     = m_qp_err || e_qp_err;
+  assign qp_err_qpn_o = e_qp_err ? 8'(rdq_qpn[gh_slot]) : 8'(qpn_q);
+
   // ---- next state ---------------------------------------------------------------------------
   always_comb begin
     state_d      = state_q;
@@ -852,11 +1388,6 @@ module nic_responder #(
     cnt_d        = cnt_q;
     take_left_d  = take_left_q;
     rr_d         = rr_q;
-    rd_d         = rd_q;
-    rsp_psn_d    = rsp_psn_q;
-    rd_first_d   = rd_first_q;
-    rd_end_d     = rd_end_q;
-    rd_beat0_d   = rd_beat0_q;
     rr_in_d      = rr_in_q;
 
     pkt_ready_o    = 1'b0;
@@ -865,25 +1396,11 @@ module nic_responder #(
     ack_qpn_o      = 8'(pkt_q.dqpn - nic_pkg::QPN_BASE);
     ack_psn_o      = pkt_q.psn;
     ack_syndrome_o = pkt_q.aeth.syndrome;
-    xl_req_o       = 1'b0;
-    xl_token_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey
-                   : (state_q == R_INV) ? pkt_q.ieth_rkey : piece_token;
-    xl_inv_o       = state_q == R_INV;
-    xl_va_o        = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.va : piece_va;
-    xl_len_o       = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.dma_len
-                                                                 : 32'(piece_q);
-    xl_pd_o        = q_pd;
-    xl_access_o    = (state_q == R_RD_XL || rd_q) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
-                   : (pl_wr || state_q == R_WR_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_WRITE
-                   : nic_pkg::FLAG_ALLOW_LOCAL_WRITE;
-    ar_valid_o     = pf_ar_valid;
-    ar_addr_o      = pf_addr_q;
-    ar_len_o       = pf_len_q;
-    r_ready_o      = pf_r_ready;
+    m_xl_req       = 1'b0;
     wr_req_valid_o = 1'b0;
     wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
     wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
-    tx_valid_o     = 1'b0;
+    rdq_push       = 1'b0;
     ms_re          = 1'b0;
     ms_raddr       = {rr_q, qpn_q};
     ms_we          = 1'b0;
@@ -893,8 +1410,7 @@ module nic_responder #(
     rdone_o        = 1'b0;
     rdone_qpn_o    = 8'(qpn_q);
     ms_wdata       = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
-    qp_err_o       = 1'b0;
-    qp_err_qpn_o   = 8'(qpn_q);
+    m_qp_err       = 1'b0;
 
     unique case (state_q)
       R_IDLE: begin
@@ -909,7 +1425,6 @@ module nic_responder #(
           // a read response's placement state is in the QP's second slot
           rr_d        = pkt_i.opcode >= nic_roce_pkg::OP_READ_RESP_FIRST
                         && pkt_i.opcode <= nic_roce_pkg::OP_READ_RESP_ONLY;
-          rd_d        = 1'b0;
           ms_re       = 1'b1;
           ms_raddr    = {rr_d, QW'(pkt_i.dqpn - nic_pkg::QPN_BASE)};
           state_d     = R_LOAD;
@@ -967,9 +1482,8 @@ module nic_responder #(
             nak_d[qpn_q] = 1'b1;
           end
         end else if (is_rreq && !in_msg_q[qpn_q] && ird_q[qpn_q] != 8'd0) begin
-          // a Read request: served now, before the next packet is taken (so one at a time)
+          // a Read request: checked here, answered by the read-response engine
           nak_d[qpn_q] = 1'b0;
-          rd_d     = 1'b1;
           wva_d    = pkt_q.reth.va;
           wkey_d   = pkt_q.reth.rkey;
           wleft_d  = pkt_q.reth.dma_len;
@@ -1026,13 +1540,13 @@ module nic_responder #(
         end
       end
       R_WR_XL: begin
-        xl_req_o = 1'b1;
-        if (xl_gnt_i) begin
+        m_xl_req = 1'b1;
+        if (m_xl_gnt) begin
           state_d = R_WR_XL_RSP;
         end
       end
       R_WR_XL_RSP: begin
-        if (xl_rsp_valid_i) begin
+        if (m_xl_rsp) begin
           if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
             ack_syn_d = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
             fatal_d   = 1'b1;
@@ -1083,36 +1597,36 @@ module nic_responder #(
         end
       end
       R_XL: begin
-        xl_req_o = 1'b1;
-        if (xl_gnt_i) begin
+        m_xl_req = 1'b1;
+        if (m_xl_gnt) begin
           state_d = R_XL_RSP;
         end
       end
       R_XL_RSP: begin
-        if (xl_rsp_valid_i) begin
+        if (m_xl_rsp) begin
           if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
             // a receive or Read sink SGE the QP may not write, or a Write / Read region gone
             // since its check (a Read's response is already on its way: zeros complete it)
-            ack_syn_d    = (pl_wr || rr_q || rd_q) ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
-                                                   : nic_roce_pkg::AETH_NAK_REMOTE_OP;
+            ack_syn_d    = (pl_wr || rr_q) ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
+                                           : nic_roce_pkg::AETH_NAK_REMOTE_OP;
             fatal_d      = 1'b1;
-            cpl_due_d    = !pl_wr && !rr_q && !rd_q;
+            cpl_due_d    = !pl_wr && !rr_q;
             cpl_status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
-            state_d      = rd_q ? R_RD_ZERO : R_ACK;
+            state_d      = R_ACK;
           end else begin
             phys_d  = {xl_pfn_i, xl_page_off_i};
-            state_d = rd_q ? R_RD_AR : R_WREQ;
+            state_d = R_WREQ;
           end
         end
       end
       R_INV: begin
-        xl_req_o = 1'b1;
-        if (xl_gnt_i) begin
+        m_xl_req = 1'b1;
+        if (m_xl_gnt) begin
           state_d = R_INV_RSP;
         end
       end
       R_INV_RSP: begin
-        if (xl_rsp_valid_i) begin
+        if (m_xl_rsp) begin
           if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
             // not a token this QP may invalidate (unknown, not VALID, another key or PD): the
             // connection is aborted, as NDK requires; the receive reports the violation
@@ -1212,12 +1726,10 @@ module nic_responder #(
           ack_syndrome_o = ack_syn_q;
           rr_in_d[qpn_q] = 1'b0;
           state_d        = R_DRAIN;
-        end else begin
-          tx_valid_o = 1'b1;
         end
-        if (tx_ready_i && !rr_q) begin
+        if (m_tx_valid && tx_ready_i) begin
           if (fatal_q) begin
-            qp_err_o        = 1'b1;
+            m_qp_err        = 1'b1;
             in_msg_d[qpn_q] = 1'b0;
           end
           state_d = cpl_due_q ? R_CPL : R_DRAIN;
@@ -1258,13 +1770,13 @@ module nic_responder #(
         end
       end
       R_RD_XL: begin
-        xl_req_o = 1'b1;
-        if (xl_gnt_i) begin
+        m_xl_req = 1'b1;
+        if (m_xl_gnt) begin
           state_d = R_RD_XL_RSP;
         end
       end
       R_RD_XL_RSP: begin
-        if (xl_rsp_valid_i) begin
+        if (m_xl_rsp) begin
           if (xl_status_i != nic_pkg::STATUS_SUCCESS) begin
             ack_syn_d = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
             fatal_d   = 1'b1;
@@ -1275,66 +1787,13 @@ module nic_responder #(
         end
       end
       R_RD_START: begin
-        // the Read is accepted: it takes one PSN per response and is one message
-        epsn_d[24*qpn_q +: 24] = q_epsn + rd_npkts;
-        msn_d[24*qpn_q +: 24]  = msn_q[24*qpn_q +: 24] + 24'd1;
-        rsp_psn_d  = pkt_q.psn;
-        rd_first_d = 1'b1;
-        state_d    = R_RD_PKT;
-      end
-      R_RD_PKT: begin
-        tx_valid_o = 1'b1;
-        if (tx_ready_i) begin
-          pleft_d    = rd_pkt_len;
-          rd_first_d = 1'b0;
-          rd_end_d   = rd_pkt_end;
-          state_d    = R_RD_PIECE;
-        end
-      end
-      R_RD_PIECE: begin
-        if (pleft_q == '0) begin
-          // the response is out
-          rsp_psn_d = rsp_psn_q + 24'd1;
-          state_d   = rd_end_q ? R_DRAIN : R_RD_PKT;
-        end else begin
-          piece_d = piece_len;
-          state_d = R_XL;
-        end
-      end
-      R_RD_AR: begin
-        // one DMA read client, one AXI ID: a gather waits for a prefetch in flight, so each
-        // owns the R channel alone while its read is outstanding
-        if (!pf_busy) begin
-          ar_valid_o = 1'b1;
-          ar_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
-          ar_len_o   = wr_req_len_o;
-        end
-        if (ar_ready_i && !pf_busy) begin
-          take_left_d = piece_q;
-          rd_beat0_d  = 1'b1;
-          state_d     = R_RD_DATA;
-        end
-      end
-      R_RD_DATA: begin
-        r_ready_o = tx_pl_ready_i;
-        if (r_valid_i && tx_pl_ready_i) begin
-          rd_beat0_d  = 1'b0;
-          take_left_d = take_left_q - 13'(g_n);
-          if (r_last_i) begin
-            pleft_d = pleft_q - piece_q;
-            wva_d   = wva_q + 64'(piece_q);
-            wleft_d = wleft_q - 32'(piece_q);
-            state_d = R_RD_PIECE;
-          end
-        end
-      end
-      R_RD_ZERO: begin
-        // the response's header is out: its length must follow
-        if (tx_pl_ready_i) begin
-          pleft_d = pleft_q - 13'(tx_pl_nbytes_o);
-          if (pleft_q <= 13'(W8)) begin
-            state_d = R_ACK;
-          end
+        // the Read is accepted: it takes one PSN per response and is one message; its
+        // responses are the read-response engine's (the queue has room for it)
+        if (!rdq_full) begin
+          rdq_push = 1'b1;
+          epsn_d[24*qpn_q +: 24] = q_epsn + rd_npkts;
+          msn_d[24*qpn_q +: 24]  = msn_q[24*qpn_q +: 24] + 24'd1;
+          state_d                = R_DRAIN;
         end
       end
       R_FLUSH: begin
@@ -1379,7 +1838,6 @@ module nic_responder #(
       nak_q    <= '0;
       rr_in_q  <= '0;
       rr_q     <= 1'b0;
-      rd_q     <= 1'b0;
       rd_off_q <= '0;
       cnt_q    <= '0;
       qpn_q    <= '0;
@@ -1397,7 +1855,6 @@ module nic_responder #(
       nak_q    <= nak_d;
       rr_in_q  <= rr_in_d;
       rr_q     <= rr_d;
-      rd_q     <= rd_d;
       rd_off_q <= rd_off_d;
       cnt_q    <= cnt_d;
       qpn_q    <= qpn_d;
@@ -1427,10 +1884,6 @@ module nic_responder #(
     acc_q        <= acc_d;
     sacc_q       <= sacc_d;
     take_left_q  <= take_left_d;
-    rsp_psn_q    <= rsp_psn_d;
-    rd_first_q   <= rd_first_d;
-    rd_end_q     <= rd_end_d;
-    rd_beat0_q   <= rd_beat0_d;
   end
 
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
@@ -1460,18 +1913,27 @@ module nic_responder #(
       if (chk_cpl_held_q) begin
         a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
       end
-      if (state_q == R_RD_AR) begin
-        a_gather_in_page: assert (piece_q != '0 && 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      if (pn_st_q == PN_AR) begin
+        a_gather_in_page: assert (pn_piece_q != '0 && 32'(pn_phys_q[11:0]) + 32'(pn_piece_q) <= 4096);
       end
       if (tx_pl_valid_o) begin
         a_gather_chunk: assert (tx_pl_nbytes_o != '0);
       end
-      // the prefetch and a gather never have reads outstanding together (one AXI ID: the R
-      // beats belong to whichever has), and beats come only when one of them waits for them
-      a_one_reader: assert (!(pf_busy && state_q == R_RD_DATA));
+      // beats come only for a burst in flight; a gather's last beat ends its piece exactly
       if (r_valid_i) begin
-        a_r_expected: assert (po_used_q != '0 || state_q == R_RD_DATA);
+        a_r_expected: assert (ord_used != '0);
       end
+      if (gb_take) begin
+        // a piece's beats: the last one ends it
+        a_gather_beat: assert (gf_kind[gh] == GK_DMA && tx_pl_nbytes_o != '0
+                               && 32'(sd_done_q) + 32'(tx_pl_nbytes_o) <= 32'(gf_len[gh]));
+      end
+      a_gather_buf: assert (gb_avail_q <= gb_resv_q && 32'(gb_resv_q) <= GbBeats);
+      if (ord_push_g || po_push) begin
+        a_ord_room: assert (32'(ord_used) < OrdDepth);
+      end
+      a_gf_bounds: assert (32'(gf_used) <= GfDepth && 32'(rdq_used) <= RdqDepth
+                           && (rdq_pl_q - rdq_rd_q) <= rdq_used);
       if (pf_st_q == PF_AR) begin
         // a burst of whole WQEs, inside a 4 KiB page
         a_pf_burst_in_page: assert (32'(pf_addr_q[11:0]) + (32'(pf_len_q) + 1) * W8 <= 4096

@@ -977,7 +977,7 @@ Test(transport, reads_both_ways_and_a_send_interleave_on_one_qp_pair)
 	pair_close(&p);
 }
 
-/* The core advertises Reads (CAP_TRANSPORT.read) and its read limit (READ_LIMIT: 8 per QP in
+/* The core advertises Reads (CAP_TRANSPORT.read) and its read limit (READ_LIMIT: 32 per QP in
  * each direction); ndk_connect_qp takes limits up to it and refuses one above. */
 Test(transport, the_adapter_reports_reads_and_their_limit)
 {
@@ -989,8 +989,8 @@ Test(transport, the_adapter_reports_reads_and_their_limit)
 	cr_assert_eq(ndk_sim_open_adapter(sim, 0, &ad), NDK_STATUS_SUCCESS);
 	struct ndk_adapter_info info;
 	cr_assert_eq(ndk_query_adapter_info(ad, &info), NDK_STATUS_SUCCESS);
-	cr_expect_eq(info.max_inbound_read_limit, 8);
-	cr_expect_eq(info.max_outbound_read_limit, 8);
+	cr_expect_eq(info.max_inbound_read_limit, 32);
+	cr_expect_eq(info.max_outbound_read_limit, 32);
 	cr_expect_eq(info.max_read_request_sge, 2);
 	struct ndk_pd *pd;
 	struct ndk_cq *cq;
@@ -1006,9 +1006,9 @@ Test(transport, the_adapter_reports_reads_and_their_limit)
 	cr_assert_eq(ndk_create_qp(pd, &a, &qp), NDK_STATUS_SUCCESS);
 	struct ndk_qp_address self;
 	cr_assert_eq(ndk_get_qp_address(qp, &self), NDK_STATUS_SUCCESS);
-	cr_expect_eq(ndk_connect_qp(qp, &self, 9, 8), NDK_STATUS_INVALID_PARAMETER);
-	cr_expect_eq(ndk_connect_qp(qp, &self, 8, 9), NDK_STATUS_INVALID_PARAMETER);
-	cr_expect_eq(ndk_connect_qp(qp, &self, 8, 8), NDK_STATUS_SUCCESS);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 33, 32), NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 32, 33), NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_connect_qp(qp, &self, 32, 32), NDK_STATUS_SUCCESS);
 	ndk_close_qp(qp);
 	ndk_close_cq(cq);
 	ndk_close_pd(pd);
