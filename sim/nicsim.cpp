@@ -344,7 +344,6 @@ struct nicsim_nic {
 	Inputs driven{};
 	bool quiet = false;
 	bool snap_valid = false;    // a snapshot was taken after the last eval, inputs unchanged
-	bool head_valid = false;    // the head of the state was recorded after the last eval
 	unsigned probe_wait = 0;    // cycles before the next snapshot
 	unsigned probe_backoff = 1; // doubles after each probe that finds the model still busy
 	bool evaluated = false;	    // in this cycle (world_cycle)
@@ -739,8 +738,10 @@ void probe_failed(nicsim_nic *n)
 // next cycle with the same inputs.
 void probe_quiet(nicsim_nic *n, bool same)
 {
-	const bool head_valid = n->head_valid;
-	n->head_valid = false;
+	// the head of the state (the model's narrow signals), compared with and recorded after
+	// every eval: did this cycle leave it unchanged?
+	const bool head_same = n->model->same_head();
+	n->model->record_head();
 	if (!same) { // new inputs: a fixed point needs two evals with the same ones
 		if (n->snap_valid)
 			probe_failed(n);
@@ -766,14 +767,11 @@ void probe_quiet(nicsim_nic *n, bool same)
 	// necessary condition, not a decision: the state compare still decides.
 	if (!same_outputs(n->out, n->out_before))
 		return;
-	// Likewise for the head of the state (the model's narrow signals): a copy of the whole
-	// state is taken only once a cycle left those unchanged. Most probes of a busy model stop
-	// here, at the cost of a 1 KiB copy instead of the whole state's.
-	if (!head_valid || !n->model->same_head()) {
-		n->model->record_head();
-		n->head_valid = true;
+	// Likewise for the head of the state: a copy of the whole state is taken only once a
+	// cycle left the narrow signals unchanged. Most probes of a busy model stop here, at the
+	// cost of a 1 KiB compare and copy per eval instead of a copy of the whole state.
+	if (!head_same)
 		return;
-	}
 	n->model->snapshot();
 	n->snap_valid = true;
 }
