@@ -1415,20 +1415,29 @@ module nic_requester #(
   if (nic_roce_pkg::READ_CTX_BITS != $bits(nic_roce_pkg::read_ctx_t)) begin : gen_bad_ctx_bits
     $fatal(1, "nic_requester: nic_roce_pkg::READ_CTX_BITS differs from read_ctx_t's width");
   end
-  a_count_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    32'(in_count) <= OutDepth);
-  a_reads_in_range: assert property (@(posedge clk_i) disable iff (rst_i)
-    32'(in_rd_out) <= MaxReads);
-  a_piece_nonempty: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == S_AR) |-> piece_q != '0 && 32'(ar_len_o) < 256);
-  a_piece_in_page: assert property (@(posedge clk_i) disable iff (rst_i)
-    (state_q == S_AR) |-> 32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
-  a_cpl_stable: assert property (@(posedge clk_i) disable iff (rst_i)
-    (cpl_valid_o && !cpl_ready_i) |=> cpl_valid_o && $stable(cpl_cqe_o));
+  // The completion offered and not taken, kept only in the cycles that happens (a_cpl_stable).
+  logic          chk_cpl_held_q;
+  nic_pkg::cqe_t chk_cpl_cqe_q;
+  always_ff @(posedge clk_i) begin
+    chk_cpl_held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    if (cpl_valid_o && !cpl_ready_i) begin
+      chk_cpl_cqe_q <= cpl_cqe_o;
+    end
+  end
 
   // Immediate assertions (operands read before the edge, consequents only when they apply).
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
+      a_count_in_range: assert (32'(in_count) <= OutDepth);
+      a_reads_in_range: assert (32'(in_rd_out) <= MaxReads);
+      if (state_q == S_AR) begin
+        a_piece_nonempty: assert (piece_q != '0 && 32'(ar_len_o) < 256);
+        a_piece_in_page: assert (32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+      end
+      // an offered completion stays offered, unchanged, until taken
+      if (chk_cpl_held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
+      end
       // a replayed WQE takes exactly the PSNs it took the first time
       if (state_q == S_RECORD && rp_q && status_q == nic_pkg::STATUS_SUCCESS) begin
         a_replay_psns_as_recorded: assert (psn_q - 24'd1 == rp_last_q);

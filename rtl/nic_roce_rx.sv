@@ -92,10 +92,10 @@ module nic_roce_rx #(
   } state_e;
 
   state_e            state_q, state_d;
-  logic [CapB-1:0]   cap_q, cap_d;           // the first NCap beats, byte 0 in the top bits
+  logic [CapB-1:0]   cap_q;                  // the first NCap beats, byte 0 in the top bits
   logic [15:0]       len_q, len_d;           // frame bytes so far (saturating)
   logic [15:0]       beat_q, beat_d;         // beats so far (saturating)
-  logic [DataWidth-1:0] prev_q, prev_d;      // the previous beat (ICRC and realignment)
+  logic [DataWidth-1:0] prev_q;              // the previous beat (ICRC and realignment)
   logic [LW:0]       prev_n_q, prev_n_d;     // its byte count
   logic              prev_v_q, prev_v_d;
   logic [31:0]       crc_q, crc_d;           // ICRC register over the bytes before prev
@@ -106,7 +106,7 @@ module nic_roce_rx #(
   logic [AW:0]       rel_q, rel_d;           // RAM words before this are free
   logic              too_long_q, too_long_d;
   logic              flush_q, flush_d;       // a last realigned word is due in S_CHECK
-  logic [DataWidth-1:0] flush_word_q, flush_word_d;
+  logic [DataWidth-1:0] flush_word_q;
   logic [31:0]       drops_q, drops_d;
 
   // descriptor FIFO (flops: a few small entries)
@@ -311,10 +311,8 @@ module nic_roce_rx #(
   // ---- next state ---------------------------------------------------------------------------
   always_comb begin
     state_d      = state_q;
-    cap_d        = cap_q;
     len_d        = len_q;
     beat_d       = beat_q;
-    prev_d       = prev_q;
     prev_n_d     = prev_n_q;
     prev_v_d     = prev_v_q;
     crc_d        = crc_q;
@@ -324,7 +322,6 @@ module nic_roce_rx #(
     fstart_d     = fstart_q;
     too_long_d   = too_long_q;
     flush_d      = flush_q;
-    flush_word_d = flush_word_q;
     drops_d      = drops_q;
     wr_we        = 1'b0;
     wr_addr      = wptr_q[AW-1:0];
@@ -334,18 +331,12 @@ module nic_roce_rx #(
     unique case (state_q)
       S_FRAME: begin
         if (beat_fire) begin
-          // header capture
-          if (32'(beat_q) < NCap) begin
-            for (int j = 0; j < W8; j++) begin
-              cap_d[CapB - 1 - DataWidth * 32'(beat_q) - 8 * j -: 8] = rx_tdata_i[8*j +: 8];
-            end
-          end
+          // header capture: cap_q, below
           op_d   = op_now;
           len_d  = (len_q > 16'hFFFF - 16'(W8)) ? 16'hFFFF : len_q + 16'(cur_n);
           beat_d = (beat_q == 16'hFFFF) ? beat_q : beat_q + 16'd1;
           // ICRC one beat behind
           crc_d    = crc_mid;
-          prev_d   = rx_tdata_i;
           prev_n_d = cur_n;
           prev_v_d = 1'b1;
           // payload words
@@ -363,7 +354,6 @@ module nic_roce_rx #(
             // the payload's tail still in this beat, past the last merged word
             flush_d      = rot != '0 && beat_q >= hbeat
                            && 32'(len_q) + 32'(cur_n) > 32'(hlen_now) + W8 * 32'(beats_past);
-            flush_word_d = rx_tdata_i >> (8 * 32'(rot));
           end
         end
       end
@@ -397,13 +387,37 @@ module nic_roce_rx #(
           op_d       = '0;
           too_long_d = 1'b0;
           fstart_d   = wptr_d;           // after this frame, or its own start when dropped
-          cap_d      = '0;
         end
       end
       default: begin
         state_d = S_FRAME;
       end
     endcase
+  end
+
+  // The wide registers of the write side, loaded only in the cycles that change them: a beat
+  // taken (the header capture of the first NCap beats, the previous beat, the flush word of
+  // the last one), and the return to S_FRAME after a frame (the capture cleared).
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      cap_q        <= '0;
+      prev_q       <= '0;
+      flush_word_q <= '0;
+    end else if (state_q == S_FRAME) begin
+      if (beat_fire) begin
+        if (32'(beat_q) < NCap) begin
+          for (int j = 0; j < W8; j++) begin
+            cap_q[CapB - 1 - DataWidth * 32'(beat_q) - 8 * j -: 8] <= rx_tdata_i[8*j +: 8];
+          end
+        end
+        prev_q <= rx_tdata_i;
+        if (rx_tlast_i) begin
+          flush_word_q <= rx_tdata_i >> (8 * 32'(rot));
+        end
+      end
+    end else if ((state_q == S_CHECK || state_q == S_BLOCK) && state_d == S_FRAME) begin
+      cap_q <= '0;
+    end
   end
 
   // ---- read side: descriptors, then payload words -----------------------------------------------
@@ -543,10 +557,8 @@ module nic_roce_rx #(
       rv_last_q    <= 1'b0;
     end else begin
       state_q      <= state_d;
-      cap_q        <= cap_d;
       len_q        <= len_d;
       beat_q       <= beat_d;
-      prev_q       <= prev_d;
       prev_n_q     <= prev_n_d;
       prev_v_q     <= prev_v_d;
       crc_q        <= crc_d;
@@ -557,7 +569,6 @@ module nic_roce_rx #(
       rel_q        <= rel_d;
       too_long_q   <= too_long_d;
       flush_q      <= flush_d;
-      flush_word_q <= flush_word_d;
       drops_q      <= drops_d;
       fifo_count_q <= fifo_count_d;
       fifo_head_q  <= fifo_head_d;
@@ -577,6 +588,11 @@ module nic_roce_rx #(
   // The header buffer's last two bytes lie past the longest header (70 bytes).
   logic unused_hdr_tail;
   assign unused_hdr_tail = ^hdr[15:0];
+  // the capture's bytes past the header buffer (a beat wider than its tail) are never read
+  if (CapB > HB) begin : gen_cap_tail
+    logic unused_cap_tail;
+    assign unused_cap_tail = ^cap_q[CapB-HB-1:0];
+  end
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see

@@ -53,12 +53,11 @@ module nic_roce_tx #(
   end
 
   // ---- the packer ---------------------------------------------------------------------------
-  logic [2*DataWidth-1:0] acc_q, acc_d;    // bytes not yet sent, lane 0 first
+  logic [2*DataWidth-1:0] acc_q;           // bytes not yet sent, lane 0 first
   logic [CB-1:0]          cnt_q, cnt_d;    // how many
   logic                   end_q, end_d;    // the frame's last piece is in: flush with tlast
   logic                   out_valid, out_last, out_fire;
   logic [CB-1:0]          cnt_after;
-  logic [2*DataWidth-1:0] acc_after;
   logic                   in_valid, in_ready, in_end, in_fire;
   logic [DataWidth-1:0]   in_data;
   logic [NB-1:0]          in_n;
@@ -81,19 +80,15 @@ module nic_roce_tx #(
     out_last  = end_q && cnt_q <= CB'(W8);
     out_fire  = out_valid && tx_tready_i;
     cnt_after = cnt_q;
-    acc_after = acc_q;
     if (out_fire) begin
       cnt_after = out_last ? '0 : cnt_q - CB'(W8);
-      acc_after = out_last ? '0 : (acc_q >> DataWidth);
     end
     in_ready = !end_q && cnt_after <= CB'(W8);
     in_fire  = in_valid && in_ready;
 
-    acc_d = acc_after;
     cnt_d = cnt_after;
     end_d = end_q;
     if (in_fire) begin
-      acc_d = acc_after | ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after));
       cnt_d = cnt_after + CB'(in_n);
       end_d = in_end;
     end
@@ -116,7 +111,7 @@ module nic_roce_tx #(
   } state_e;
 
   state_e        state_q, state_d;
-  logic [HB-1:0] hdr_q, hdr_d;       // the headers not yet packed, first byte in the top bits
+  logic [HB-1:0] hdr_q;              // the headers not yet packed, first byte in the top bits
   logic [6:0]    hpos_q, hpos_d;     // frame position of hdr_q's top byte
   logic [6:0]    hlen_q, hlen_d;     // header bytes: 54 + extension
   logic [12:0]   left_q, left_d;     // payload bytes still to come
@@ -240,7 +235,6 @@ module nic_roce_tx #(
 
   always_comb begin
     state_d = state_q;
-    hdr_d   = hdr_q;
     hpos_d  = hpos_q;
     hlen_d  = hlen_q;
     left_d  = left_q;
@@ -250,7 +244,6 @@ module nic_roce_tx #(
       S_IDLE: begin
         if (pkt_valid_i) begin
           state_d = S_HDR;
-          hdr_d   = {base, ext, 16'd0};
           hpos_d  = '0;
           hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
           left_d  = pkt_i.pay_len;
@@ -260,7 +253,6 @@ module nic_roce_tx #(
       end
       S_HDR: begin
         if (in_fire) begin
-          hdr_d  = hdr_q << DataWidth;
           hpos_d = hpos_q + 7'(W8);
           crc_d  = crc_next;
           if (32'(hpos_q) + W8 >= 32'(hlen_q)) begin
@@ -301,7 +293,11 @@ module nic_roce_tx #(
       crc_q   <= '0;
     end else begin
       state_q <= state_d;
-      acc_q   <= acc_d;
+      // the packer's bytes change only with a beat out or a piece in (wide: loaded only then)
+      if (out_fire || in_fire) begin
+        acc_q <= (out_fire ? (out_last ? '0 : (acc_q >> DataWidth)) : acc_q)
+               | (in_fire ? ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after)) : '0);
+      end
       cnt_q   <= cnt_d;
       end_q   <= end_d;
       hpos_q  <= hpos_d;
@@ -312,9 +308,14 @@ module nic_roce_tx #(
     end
   end
 
-  // The header shift register is loaded before any use: it needs no reset.
+  // The header shift register is loaded before any use: it needs no reset. Loaded (wide) only
+  // when a packet is taken or a header chunk goes into the packer.
   always_ff @(posedge clk_i) begin
-    hdr_q <= hdr_d;
+    if (state_q == S_IDLE && pkt_valid_i) begin
+      hdr_q <= {base, ext, 16'd0};
+    end else if (state_q == S_HDR && in_fire) begin
+      hdr_q <= hdr_q << DataWidth;
+    end
   end
 
 `ifndef SYNTHESIS

@@ -405,8 +405,11 @@ module nic_transport #(
 
 `ifndef SYNTHESIS
   // The translation answer comes exactly two cycles after its request (nic_mr_table's pipeline).
-  a_xl_answer_in_time: assert property (@(posedge clk_i) disable iff (rst_i)
-    xl_valid_i == xl_live_q[1]);
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      a_xl_answer_in_time: assert (xl_valid_i == xl_live_q[1]);
+    end
+  end
 `endif
 
 endmodule
