@@ -279,6 +279,8 @@ module nic_responder #(
   logic [QW-1:0]          flush_q, flush_d;       // the QP whose receives are cancelled
   logic                   pl_done_q, pl_done_d;   // the packet's last payload word was taken
   logic                   rr_q, rr_d;             // the packet is a response to place
+  logic                   ph_ok_q, ph_ok_d;       // phys holds the translation of wva (a Write's
+                                                  // range check gave it): no translation needed
 
   // the packet in hand
   logic [7:0]  op;
@@ -1355,6 +1357,10 @@ module nic_responder #(
   assign qp_err_qpn_o = e_qp_err ? 8'(rdq_qpn[gh_slot]) : 8'(qpn_q);
 
   // ---- next state ---------------------------------------------------------------------------
+  // where a packet ends: its payload all taken (placed), nothing is left to drop
+  state_e pkt_end;
+  assign pkt_end = (pkt_q.pay_len == '0 || pl_done_q) ? R_IDLE : R_DRAIN;
+
   always_comb begin
     state_d      = state_q;
     pkt_d        = pkt_q;
@@ -1388,6 +1394,7 @@ module nic_responder #(
     cnt_d        = cnt_q;
     take_left_d  = take_left_q;
     rr_d         = rr_q;
+    ph_ok_d      = ph_ok_q;
     rr_in_d      = rr_in_q;
 
     pkt_ready_o    = 1'b0;
@@ -1421,6 +1428,7 @@ module nic_responder #(
           pkt_ready_o = 1'b1;
           pkt_d       = pkt_i;
           pl_done_d   = 1'b0;
+          ph_ok_d     = 1'b0;
           qpn_d       = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
           // a read response's placement state is in the QP's second slot
           rr_d        = pkt_i.opcode >= nic_roce_pkg::OP_READ_RESP_FIRST
@@ -1442,7 +1450,7 @@ module nic_responder #(
         if (is_ack) begin
           // ACK / NAK: the requester's
           ack_valid_o = local_qpn;
-          state_d     = R_DRAIN;
+          state_d     = pkt_end;
         end else if (!local_qpn || q_state != nic_pkg::QP_STATE_RTS) begin
           state_d = R_DRAIN;
         end else if (is_rresp) begin
@@ -1553,11 +1561,15 @@ module nic_responder #(
             cpl_due_d = 1'b0;
             state_d   = R_ACK;
           end else begin
+            // the check translated the first byte's page too
+            phys_d  = {xl_pfn_i, xl_page_off_i};
+            ph_ok_d = 1'b1;
             state_d = R_PIECE;
           end
         end
       end
       R_PIECE: begin
+        ph_ok_d = 1'b0;
         if (!pl_wr && rw.opcode != nic_pkg::WQE_OP_RECV) begin
           // not a receive WQE where one should be: the ring is corrupt
           ack_syn_d    = nic_roce_pkg::AETH_NAK_REMOTE_OP;
@@ -1592,7 +1604,7 @@ module nic_responder #(
               state_d = R_WREQ;
             end
           end else begin
-            state_d = R_XL;
+            state_d = (pl_wr && ph_ok_q) ? R_WREQ : R_XL;
           end
         end
       end
@@ -1677,7 +1689,8 @@ module nic_responder #(
           poff_d  = poff_q + 32'(piece_q);
           wva_d   = wva_q + 64'(piece_q);
           wleft_d = wleft_q - 32'(piece_q);
-          state_d = R_PIECE;
+          // the packet's last piece: straight on (R_PIECE has nothing more to check)
+          state_d = (pleft_q != piece_q) ? R_PIECE : (is_inv && is_last) ? R_INV : R_DONE;
         end
       end
       R_DONE: begin
@@ -1695,7 +1708,7 @@ module nic_responder #(
             rdone_o        = rr_last;
             ms_we          = !rr_last;
             ms_wdata       = {rwqe_q, poff_q, wva_q, {8'd0, pkt_q.psn + 24'd1}, wleft_q};
-            state_d        = R_DRAIN;
+            state_d        = pkt_end;
           end
         end else begin
         // the packet is placed
@@ -1708,12 +1721,12 @@ module nic_responder #(
         if (is_last) begin
           in_msg_d[qpn_q]       = 1'b0;
           msn_d[24*qpn_q +: 24] = msn_q[24*qpn_q +: 24] + 24'd1;
-          state_d = pkt_q.ackreq ? R_ACK : (is_send ? R_CPL : R_DRAIN);
+          state_d = pkt_q.ackreq ? R_ACK : (is_send ? R_CPL : pkt_end);
         end else begin
           in_msg_d[qpn_q] = 1'b1;
           ms_we           = 1'b1;
           ms_wdata        = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
-          state_d         = pkt_q.ackreq ? R_ACK : R_DRAIN;
+          state_d         = pkt_q.ackreq ? R_ACK : pkt_end;
         end
         end
       end
@@ -1732,13 +1745,13 @@ module nic_responder #(
             m_qp_err        = 1'b1;
             in_msg_d[qpn_q] = 1'b0;
           end
-          state_d = cpl_due_q ? R_CPL : R_DRAIN;
+          state_d = cpl_due_q ? R_CPL : pkt_end;
         end
       end
       R_CPL: begin
         if (cpl_ready_i) begin
           rq_ci_d[16*qpn_q +: 16] = q_ci + 16'd1;
-          state_d = R_DRAIN;
+          state_d = pkt_end;
         end
       end
       R_DRAIN: begin
@@ -1793,7 +1806,7 @@ module nic_responder #(
           rdq_push = 1'b1;
           epsn_d[24*qpn_q +: 24] = q_epsn + rd_npkts;
           msn_d[24*qpn_q +: 24]  = msn_q[24*qpn_q +: 24] + 24'd1;
-          state_d                = R_DRAIN;
+          state_d                = pkt_end;
         end
       end
       R_FLUSH: begin
@@ -1838,6 +1851,7 @@ module nic_responder #(
       nak_q    <= '0;
       rr_in_q  <= '0;
       rr_q     <= 1'b0;
+      ph_ok_q  <= 1'b0;
       rd_off_q <= '0;
       cnt_q    <= '0;
       qpn_q    <= '0;
@@ -1855,6 +1869,7 @@ module nic_responder #(
       nak_q    <= nak_d;
       rr_in_q  <= rr_in_d;
       rr_q     <= rr_d;
+      ph_ok_q  <= ph_ok_d;
       rd_off_q <= rd_off_d;
       cnt_q    <= cnt_d;
       qpn_q    <= qpn_d;
