@@ -529,10 +529,8 @@ module nic_roce_rx #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q      <= S_FRAME;
-      cap_q        <= '0;
       len_q        <= '0;
       beat_q       <= '0;
-      prev_q       <= '0;
       prev_n_q     <= '0;
       prev_v_q     <= 1'b0;
       crc_q        <= nic_roce_pkg::ICRC_SEED;
@@ -543,7 +541,6 @@ module nic_roce_rx #(
       rel_q        <= '0;
       too_long_q   <= 1'b0;
       flush_q      <= 1'b0;
-      flush_word_q <= '0;
       drops_q      <= '0;
       fifo_count_q <= '0;
       fifo_head_q  <= '0;
