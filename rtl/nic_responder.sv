@@ -492,6 +492,7 @@ module nic_responder #(
   logic m_xl_req, m_xl_gnt, m_xl_rsp;     // the dispatcher's translation request, grant, answer
   logic m_tx_valid, m_tx_ok, m_qp_err;    // its ACK / NAK offered, allowed; its QP to ERROR
   logic rdq_push, rdq_full;               // a Read accepted into the read-response queue
+  logic rdq_push_ack;                     // ... or an ACK / NAK that goes after the QP's Reads
   logic ord_head_pf;                      // the R beats are the prefetch's
   logic g_ar_valid;                       // the read-response gather requests a DMA read
 
@@ -796,9 +797,11 @@ module nic_responder #(
   // started (its header promised the length), then a NAK "remote access error" with the Read's
   // PSN, and the QP goes to ERROR; the QP's later queued Reads are dropped (rd_dead), as is a
   // Read whose QP is no longer RTS when the planner reaches it. A Read's queue slot is freed
-  // when its last piece has gone out, so "a Read of QP q is queued" (rdq_has_q) covers every
-  // response still to be sent: the dispatcher's ACK / NAK for q waits for it, which keeps q's
-  // responses and acknowledgements in PSN order.
+  // when its last piece has gone out, so "QP q has an entry queued" (rdq_has_q) covers every
+  // response still to be sent. An ACK / NAK of the dispatcher's for such a QP joins the queue
+  // behind them (an entry of its own, sent as it is) and the dispatcher goes on, so q's responses
+  // and acknowledgements leave in PSN order without holding up the receive path; only a fatal
+  // NAK (the QP goes to ERROR with it) waits for the queue instead.
   // The DMA read client is shared with the receive-WQE prefetch. One AXI ID returns bursts in
   // request order, so a FIFO of one bit per burst in flight (ord, 1: a gather's) says whose the
   // R beats are. A gather's beats land in the gather buffer (two pages), where its read reserved
@@ -815,10 +818,11 @@ module nic_responder #(
   localparam int GbW      = $clog2(GbBeats);
 
   // what a gather FIFO entry sends
-  localparam logic [1:0] GK_DMA   = 2'd0;   // payload read by DMA
-  localparam logic [1:0] GK_EMPTY = 2'd1;   // a zero-length Read's response: the header only
-  localparam logic [1:0] GK_FAIL  = 2'd2;   // the Read failed: zeros to the response's end, a NAK
-  localparam logic [1:0] GK_SKIP  = 2'd3;   // the Read is dropped: nothing goes out
+  localparam logic [2:0] GK_DMA   = 3'd0;   // payload read by DMA
+  localparam logic [2:0] GK_EMPTY = 3'd1;   // a zero-length Read's response: the header only
+  localparam logic [2:0] GK_FAIL  = 3'd2;   // the Read failed: zeros to the response's end, a NAK
+  localparam logic [2:0] GK_SKIP  = 3'd3;   // the Read is dropped: nothing goes out
+  localparam logic [2:0] GK_ACK   = 3'd4;   // a queued ACK / NAK of the dispatcher's
 
   function automatic logic [12:0] rsp_len(input logic [31:0] left, input logic [3:0] lmtu);
     rsp_len = (left <= (32'd1 << lmtu)) ? 13'(left) : 13'(32'd1 << lmtu);
@@ -834,6 +838,8 @@ module nic_responder #(
   logic [23:0]   rdq_peer [RdqDepth];
   logic [47:0]   rdq_mac  [RdqDepth];
   logic [31:0]   rdq_ip   [RdqDepth];
+  logic          rdq_ack  [RdqDepth];    // the entry is an ACK / NAK (rdq_psn, rdq_syn), no Read
+  logic [7:0]    rdq_syn  [RdqDepth];
   logic [RdqW:0] rdq_wr_q, rdq_pl_q, rdq_rd_q;   // next push, next to plan, next to free
   logic          rdq_pop, rdq_plan_next;
   logic [RdqW:0] rdq_used;
@@ -851,13 +857,16 @@ module nic_responder #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (rdq_push) begin
+    if (rdq_push || rdq_push_ack) begin
+      rdq_ack[rdq_wr_q[RdqW-1:0]]  <= rdq_push_ack;
+      rdq_syn[rdq_wr_q[RdqW-1:0]]  <= ack_syn_q;
       rdq_qpn[rdq_wr_q[RdqW-1:0]]  <= qpn_q;
       rdq_va[rdq_wr_q[RdqW-1:0]]   <= wva_q;
       rdq_key[rdq_wr_q[RdqW-1:0]]  <= wkey_q;
       rdq_len[rdq_wr_q[RdqW-1:0]]  <= wleft_q;
-      rdq_psn[rdq_wr_q[RdqW-1:0]]  <= pkt_q.psn;
-      rdq_msn[rdq_wr_q[RdqW-1:0]]  <= msn_q[24*qpn_q +: 24] + 24'd1;
+      // a Read's MSN is taken in the cycle of the push; an ACK's was taken before
+      rdq_psn[rdq_wr_q[RdqW-1:0]]  <= rdq_push_ack ? ack_psn_q : pkt_q.psn;
+      rdq_msn[rdq_wr_q[RdqW-1:0]]  <= msn_q[24*qpn_q +: 24] + 24'(rdq_push);
       rdq_peer[rdq_wr_q[RdqW-1:0]] <= peer_qpn_q[qpn_q];
       rdq_mac[rdq_wr_q[RdqW-1:0]]  <= pkt_q.src_mac;
       rdq_ip[rdq_wr_q[RdqW-1:0]]   <= pkt_q.src_ip;
@@ -865,7 +874,7 @@ module nic_responder #(
   end
 
   // -- the gather FIFO
-  logic [1:0]    gf_kind  [GfDepth];
+  logic [2:0]    gf_kind  [GfDepth];
   logic [RdqW-1:0] gf_slot [GfDepth];    // the Read's queue slot
   logic          gf_hdr   [GfDepth];     // a response's header goes before the piece
   logic [7:0]    gf_opc   [GfDepth];     // ... its opcode, PSN and payload length
@@ -878,7 +887,7 @@ module nic_responder #(
   logic [GfW:0]  gf_wr_q, gf_rd_q;
   logic [GfW:0]  gf_used;
   logic          gf_room, gf_push, gf_pop;
-  logic [1:0]    gfi_kind;               // the entry pushed
+  logic [2:0]    gfi_kind;               // the entry pushed
   logic          gfi_hdr, gfi_plast, gfi_rlast;
   logic [7:0]    gfi_opc;
   logic [12:0]   gfi_plen, gfi_len;
@@ -969,7 +978,13 @@ module nic_responder #(
           pn_first_d = 1'b1;
           pn_plen_d  = rsp_len(rdq_len[pn_s], log_mtu_q[pn_nq]);
           pn_pleft_d = pn_plen_d;
-          if (qp_state_i[2*pn_nq +: 2] != nic_pkg::QP_STATE_RTS || rd_dead_q[pn_nq]) begin
+          if (rdq_ack[pn_s]) begin
+            // an ACK / NAK queued behind the QP's Reads: it goes out as it is
+            gf_push       = 1'b1;
+            gfi_kind      = GK_ACK;
+            gfi_rlast     = 1'b1;
+            rdq_plan_next = 1'b1;
+          end else if (qp_state_i[2*pn_nq +: 2] != nic_pkg::QP_STATE_RTS || rd_dead_q[pn_nq]) begin
             gf_push       = 1'b1;
             gfi_kind      = GK_SKIP;
             gfi_rlast     = 1'b1;
@@ -1166,7 +1181,7 @@ module nic_responder #(
   logic [12:0]     sd_done_q, sd_done_d;  // the head's bytes sent
   logic [12:0]     sd_rest;               // ... still to send
   logic [LW-1:0]   sd_lane0;              // the beat's first byte
-  logic            e_tx_valid, e_tx_nak, e_qp_err;
+  logic            e_tx_valid, e_tx_nak, e_tx_ack, e_qp_err;
   nic_roce_pkg::tx_pkt_t e_pkt;
   assign gh      = gf_rd_q[GfW-1:0];
   assign gh_slot = gf_slot[gh];
@@ -1178,6 +1193,7 @@ module nic_responder #(
   always_comb begin
     e_tx_valid     = 1'b0;
     e_tx_nak       = 1'b0;
+    e_tx_ack       = 1'b0;
     sd_dma_body    = 1'b0;
     tx_pl_valid_o  = 1'b0;
     tx_pl_data_o   = gb_rdata >> (8 * 32'(sd_lane0));
@@ -1191,6 +1207,10 @@ module nic_responder #(
         end
         GK_EMPTY: begin
           e_tx_valid = 1'b1;
+        end
+        GK_ACK: begin
+          e_tx_valid = 1'b1;
+          e_tx_ack   = 1'b1;
         end
         GK_DMA: begin
           if (gf_hdr[gh] && !sd_hdr_q) begin
@@ -1228,7 +1248,7 @@ module nic_responder #(
           gf_pop  = 1'b1;
           rdq_pop = 1'b1;
         end
-        GK_EMPTY: begin
+        GK_EMPTY, GK_ACK: begin
           if (tx_ready_i) begin
             gf_pop  = 1'b1;
             rdq_pop = 1'b1;
@@ -1275,10 +1295,10 @@ module nic_responder #(
     e_pkt.dqpn          = rdq_peer[gh_slot];
     e_pkt.sqpn          = nic_pkg::QPN_BASE + 24'(rdq_qpn[gh_slot]);
     e_pkt.aeth.msn      = rdq_msn[gh_slot];
-    if (e_tx_nak) begin
+    if (e_tx_nak || e_tx_ack) begin
       e_pkt.opcode        = nic_roce_pkg::OP_ACK;
       e_pkt.psn           = rdq_psn[gh_slot];
-      e_pkt.aeth.syndrome = nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
+      e_pkt.aeth.syndrome = e_tx_ack ? rdq_syn[gh_slot] : nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
     end else begin
       e_pkt.opcode        = gf_opc[gh];
       e_pkt.psn           = gf_psn[gh];
@@ -1298,7 +1318,7 @@ module nic_responder #(
       sd_in_pkt_q <= 1'b0;
       sd_done_q   <= '0;
     end else begin
-      rdq_wr_q    <= rdq_wr_q + (RdqW+1)'(rdq_push);
+      rdq_wr_q    <= rdq_wr_q + (RdqW+1)'(rdq_push || rdq_push_ack);
       rdq_pl_q    <= rdq_pl_q + (RdqW+1)'(rdq_plan_next);
       rdq_rd_q    <= rdq_rd_q + (RdqW+1)'(rdq_pop);
       gf_wr_q     <= gf_wr_q + (GfW+1)'(gf_push);
@@ -1408,6 +1428,7 @@ module nic_responder #(
     wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
     wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
     rdq_push       = 1'b0;
+    rdq_push_ack   = 1'b0;
     ms_re          = 1'b0;
     ms_raddr       = {rr_q, qpn_q};
     ms_we          = 1'b0;
@@ -1746,6 +1767,11 @@ module nic_responder #(
             in_msg_d[qpn_q] = 1'b0;
           end
           state_d = cpl_due_q ? R_CPL : pkt_end;
+        end else if (!rr_q && !fatal_q && rdq_has_q && !rdq_full) begin
+          // Reads of this QP are still being answered: the ACK / NAK joins the read-response
+          // queue behind them and the dispatcher goes on (a fatal NAK waits, it ends the QP)
+          rdq_push_ack = 1'b1;
+          state_d      = cpl_due_q ? R_CPL : pkt_end;
         end
       end
       R_CPL: begin

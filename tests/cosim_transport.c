@@ -977,6 +977,51 @@ Test(transport, reads_both_ways_and_a_send_interleave_on_one_qp_pair)
 	pair_close(&p);
 }
 
+/* B's responder answers Reads from its read-response queue and goes on receiving: A reads 30000
+ * bytes from B (30 responses at MTU 1024) and then sends B 64 bytes on the same QP. B's receive
+ * completes while most of the Read's responses are still to come (a responder that served the
+ * Read before taking the next packet would complete it only after the last response). A's Send
+ * completes after its Read: B's ACK of the Send waits for the Read's responses (PSN order). */
+Test(transport, a_responder_receives_while_it_answers_a_read)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region rb;
+	region_on(&p, b, &rb, 8, NDK_OP_FLAG_ALLOW_REMOTE_READ, 11);
+	const uint32_t rlen = 30000, slen = 64;
+	fill(rb.buf.va, rlen, 4);
+	fill((uint8_t *)a->buf.va + 40000, slen, 5);
+	struct response_watch rc = { 0 };
+	nicsim_set_frame_handler(p.sim->world, on_response_frame, &rc);
+	struct ndk_sge brcv = sge_of(b, 0, 4096), ars = sge_of(a, 0, rlen),
+		       ass = sge_of(a, 40000, slen);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &brcv, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(2), &ars, 1, (uint64_t)(uintptr_t)rb.buf.va,
+			       ndk_get_remote_token_from_mr(rb.mr), NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(a->qp, CTX(3), &ass, 1, 0), NDK_STATUS_SUCCESS);
+	struct ndk_result_ex r;
+	poll_side(&p, b, &r, 200000);
+	int at_receive = rc.responses;
+	cr_expect_eq(r.request_context, CTX(1));
+	cr_expect_eq(r.status, NDK_STATUS_SUCCESS);
+	cr_expect_eq(r.bytes_transferred, slen);
+	cr_expect_lt(at_receive, 15, "B's receive completed after %d of the Read's 30 responses",
+		     at_receive);
+	cr_log_info("B's receive completed after %d of 30 responses", at_receive);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(2), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(3), 0);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	cr_expect_eq(rc.responses, 30);
+	cr_expect(memcmp(a->buf.va, rb.buf.va, rlen) == 0, "A's Read");
+	cr_expect(memcmp(b->buf.va, (uint8_t *)a->buf.va + 40000, slen) == 0, "A's Send");
+	region_off(&p, b, &rb);
+	pair_close(&p);
+}
+
 /* The core advertises Reads (CAP_TRANSPORT.read) and its read limit (READ_LIMIT: 32 per QP in
  * each direction); ndk_connect_qp takes limits up to it and refuses one above. */
 Test(transport, the_adapter_reports_reads_and_their_limit)
