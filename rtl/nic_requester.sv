@@ -1173,11 +1173,15 @@ module nic_requester #(
   assign ack_q        = ack_qpn_i[QW-1:0];
   assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[24*ack_q +: 24] == ack_psn_i;
 
+  // the clock runs only while some QP waits (or one starts to): due times are relative to it,
+  // and a tick that finds no waiting QP then changes no state, so a quiescent NIC stays at its
+  // fixed point through it (docs/sim-speed.md)
+  assign now_us_d = now_us_q + ((us_tick_i && (rnr_wait_q != '0 || rnr_arm)) ? 24'd1 : 24'd0);
+
   // the RNR timers: one QP looked at a cycle while any waits; the scan stays on an expired one
   // until it replays
   logic [23:0] scan_due;
   always_comb begin
-    now_us_d = now_us_q + (us_tick_i ? 24'd1 : 24'd0);
     scan_due = rnr_due_q[scan_q];
     rnr_go   = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;
     scan_d   = scan_q;

@@ -346,8 +346,15 @@ struct nicsim_nic {
 	bool snap_valid = false;    // a snapshot was taken after the last eval, inputs unchanged
 	unsigned probe_wait = 0;    // cycles before the next snapshot
 	unsigned probe_backoff = 1; // doubles after each probe that finds the model still busy
-	bool evaluated = false;	    // in this cycle (world_cycle)
-	bool same = false;	    // ... with the inputs of the cycle before
+	// The snapshot holds a verified fixed point for the inputs snap_in (set when a probe found
+	// one, cleared when another snapshot replaces it). A NIC woken from it by a passing input
+	// change, typically the microsecond tick, that leaves its state unchanged is back at it as
+	// soon as snap_in is driven again: the next rewake evals compare with it.
+	bool snap_fixed = false;
+	Inputs snap_in{};
+	unsigned rewake = 0;
+	bool evaluated = false; // in this cycle (world_cycle)
+	bool same = false;	// ... with the inputs of the cycle before
 
 	std::map<uint64_t, Region> regions;
 	uint64_t next_logical = kHostBase;
@@ -742,6 +749,19 @@ void probe_quiet(nicsim_nic *n, bool same)
 	// every eval: did this cycle leave it unchanged?
 	const bool head_same = n->model->same_head();
 	n->model->record_head();
+	if (n->rewake) {
+		n->rewake--;
+		// the fixed point's inputs again and its state again: back at the fixed point, with no
+		// snapshot to take (a state that differs mostly differs early, so memcmp stops soon)
+		if (n->snap_fixed && same_inputs(n->driven, n->snap_in) &&
+		    n->model->same_as_snapshot()) {
+			n->quiet = true;
+			n->snap_valid = false;
+			n->probe_backoff = 1;
+			n->rewake = 0;
+			return;
+		}
+	}
 	if (!same) { // new inputs: a fixed point needs two evals with the same ones
 		if (n->snap_valid)
 			probe_failed(n);
@@ -753,6 +773,8 @@ void probe_quiet(nicsim_nic *n, bool same)
 		if (n->model->same_as_snapshot()) {
 			n->quiet = true;
 			n->probe_backoff = 1;
+			n->snap_fixed = true;
+			n->snap_in = n->driven;
 		} else {
 			probe_failed(n);
 		}
@@ -774,6 +796,7 @@ void probe_quiet(nicsim_nic *n, bool same)
 		return;
 	n->model->snapshot();
 	n->snap_valid = true;
+	n->snap_fixed = false;
 }
 
 void world_cycle(nicsim *w)
@@ -813,6 +836,9 @@ void world_cycle(nicsim *w)
 				continue; // still at its fixed point: nothing to evaluate
 			// new inputs: the edges skipped meanwhile changed no state (fixed point)
 			n->quiet = false;
+			// a microsecond tick is gone again after two evals (its own, and the cycle after
+			// it, which registers its end)
+			n->rewake = 2;
 		}
 		n->model->drive(n->in);
 		n->model->edge(true);
