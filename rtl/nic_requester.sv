@@ -52,7 +52,7 @@
 module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
-  parameter int OutDepth  = 32,   // outstanding WQEs per QP: a power of two >= 2
+  parameter int OutDepth  = 64,   // outstanding WQEs per QP: a power of two >= 2
   parameter int MaxReads  = 8     // outstanding Reads per QP (the largest ORD): a power of two >= 2
 ) (
   input  logic                          clk_i,
@@ -366,6 +366,7 @@ module nic_requester #(
   logic [23:0]    psn_q, psn_d;             // PSN of the current packet
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
   logic [63:0]    phys_q, phys_d;           // the piece's logical address
+  logic           phys0_q, phys0_d;         // phys_q holds SGE 0's start, from its range check
   logic [12:0]    piece_q, piece_d;         // the piece's length
   logic           rp_q, rp_d;               // the WQE in hand is a replay (after an RNR NAK)
   logic [OW-1:0]  rp_slot_q, rp_slot_d;     // the outstanding entry being replayed
@@ -507,8 +508,8 @@ module nic_requester #(
   // PktDepth packet descriptors (each with its inline data), PieceDepth pieces whose DMA reads
   // are in flight (nic_dma_rd returns one client's data in request order, so the pieces' data
   // arrives in queue order).
-  localparam int PktDepth   = 8;
-  localparam int PieceDepth = 8;
+  localparam int PktDepth   = 16;
+  localparam int PieceDepth = 16;
   localparam int PkW = $clog2(PktDepth);
   localparam int PcW = $clog2(PieceDepth);
 
@@ -764,6 +765,7 @@ module nic_requester #(
     psn_d        = psn_q;
     sge_off_d    = sge_off_q;
     phys_d       = phys_q;
+    phys0_d      = phys0_q;
     piece_d      = piece_q;
     rp_d         = rp_q;
     rp_slot_d    = rp_slot_q;
@@ -903,6 +905,7 @@ module nic_requester #(
             status_d = nic_pkg::STATUS_INVALID_PARAMETER;
             state_d  = S_RECORD;
           end else begin
+            phys0_d = 1'b0;
             state_d = S_CHECK;
           end
         end
@@ -945,6 +948,24 @@ module nic_requester #(
             sum_d   = sum_q + cur_sge.length;
             sge_d   = sge_q + 2'd1;
             state_d = S_CHECK;
+            // the range check translated the SGE's first byte: SGE 0's is where the payload's
+            // first piece starts, which then needs no translation of its own
+            if (sge_q == 2'd0) begin
+              phys_d  = {xl_pfn_i, xl_page_off_i};
+              phys0_d = 1'b1;
+            end
+            // the last SGE: the lengths must add up to the message (as S_CHECK does once
+            // every SGE is checked, a cycle sooner)
+            if (3'(sge_q) + 3'd1 == 3'(nsge)) begin
+              if (sum_q + cur_sge.length != msg_len) begin
+                status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+                state_d  = S_RECORD;
+              end else begin
+                sge_d     = '0;
+                sge_off_d = '0;
+                state_d   = S_PKT;
+              end
+            end
           end
         end
       end
@@ -967,9 +988,12 @@ module nic_requester #(
           sge_off_d = '0;
         end else begin
           piece_d      = piece_len;
+          phys0_d      = 1'b0;
           if (priv_token) begin
             phys_d  = piece_va;
             state_d = S_AR;
+          end else if (phys0_q && sge_q == 2'd0 && sge_off_q == '0) begin
+            state_d = S_AR;   // phys_q: the range check's translation of this very address
           end else begin
             state_d = S_XL;
           end
@@ -995,6 +1019,12 @@ module nic_requester #(
           pkt_left_d = pkt_left_q - piece_q;
           sge_off_d  = sge_off_q + 32'(piece_q);
           state_d    = S_PIECE;
+          if (pkt_left_q == piece_q) begin
+            // the packet's last piece: the packet is out (S_PIECE's first case, a cycle sooner)
+            msg_off_d = msg_off_q + 32'(pkt_len);
+            psn_d     = psn_q + (is_read ? rd_npkts : 24'd1);
+            state_d   = pkt_last ? S_RECORD : S_PKT;
+          end
         end
       end
       S_RECORD: begin
@@ -1396,6 +1426,7 @@ module nic_requester #(
     psn_q        <= psn_d;
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
+    phys0_q      <= phys0_d;
     piece_q      <= piece_d;
     cqe_q        <= cqe_d;
     rp_slot_q    <= rp_slot_d;
