@@ -72,7 +72,9 @@ vmk       = $(VDIR)/w$(1)/$(call vprefix,$(1)).mk
 varchive  = $(VDIR)/w$(1)/$(call vprefix,$(1))__ALL.a
 vcommand  = $(VERILATOR) $(strip $(VERILATOR_FLAGS)) --top-module nic_sim_top \
 	--prefix $(call vprefix,$(1)) --Mdir $(VDIR)/w$(1) -GDataWidth=$(1) $(RTL_FILES) $(SIM_TOP)
+vwords    = $(VDIR)/w$(1)/$(call vprefix,$(1))_ram_words.h
 MODEL_MKS := $(foreach w,$(WIDTHS),$(call vmk,$(w)))
+MODEL_WORDS := $(foreach w,$(WIDTHS),$(call vwords,$(w)))
 MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 
 # The model's generated makefile builds its archive. OPT_FAST is Verilator's own knob for the
@@ -93,6 +95,10 @@ $(call vmk,$(1)): $(RTL_FILES) $(SIM_TOP) $(VDIR)/w$(1).cmd
 	@mkdir -p $$(@D)
 	$(call vcommand,$(1))
 	@touch $$@
+
+# The RAM words the quiescence probe leaves out of its state comparison (tools/genramwords.py).
+$(call vwords,$(1)): $(call vmk,$(1)) tools/genramwords.py
+	$(PYTHON) tools/genramwords.py $(VDIR)/w$(1)/$(call vprefix,$(1))___024root.h $$@
 
 $(call varchive,$(1)): $(call vmk,$(1))
 	+$(MAKE) --no-print-directory -C $(VDIR)/w$(1) -f $(call vprefix,$(1)).mk \
@@ -131,7 +137,7 @@ $(OBJ)/host/src/%.o: host/src/%.c
 	$(CC) $(NDK_CFLAGS) $(HOST_CPPFLAGS) -c $< -o $@
 
 # The harness includes the generated model headers: verilate first.
-$(OBJ)/sim/%.o: sim/%.cpp $(MODEL_MKS)
+$(OBJ)/sim/%.o: sim/%.cpp $(MODEL_MKS) $(MODEL_WORDS)
 	@mkdir -p $(@D)
 	$(CXX) $(HARNESS_CXXFLAGS) -c $< -o $@
 

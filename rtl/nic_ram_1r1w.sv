@@ -43,6 +43,19 @@ module nic_ram_1r1w #(
     end
   end
 
+`ifndef SYNTHESIS
+  // Simulation only: flips with every write. The harness's quiescence probe compares it instead
+  // of the words (sim/nicsim.cpp, "RAM words"): a cycle that left it unchanged wrote nothing, so
+  // it left mem_q unchanged. Public, so that Verilator keeps it although nothing reads it
+  // (tools/genramwords.py checks that it is there).
+  logic sim_wr_flip_q /*verilator public_flat_rd*/;
+  always_ff @(posedge clk_i) begin
+    if (we_i) begin
+      sim_wr_flip_q <= !sim_wr_flip_q;
+    end
+  end
+`endif
+
   if (Forward) begin : gen_forward
     logic [AddrW-1:0] held_q, held_d;       // the address whose word rdata_o shows
     logic             fwd_q, fwd_d;         // a write to it came after (or with) the read
