@@ -63,9 +63,9 @@ VERILATOR_FLAGS += --cc           # emit C++ (the harness owns the model, no --e
 # VERILATOR_ROOT, asked once and only when a recipe needs it (help, clean, lint never do).
 VERILATOR_ROOT_DIR = $(eval VERILATOR_ROOT_DIR := $$(shell $(VERILATOR) -getenv VERILATOR_ROOT))$(VERILATOR_ROOT_DIR)
 
-# The Verilated top is nic_sim_top, nic_core with its inputs registered on the falling clock edge
-# (generated from rtl/nic_core.sv by tools/gensimtop.py, which says why): the model then
-# evaluates the core's input-dependent logic twice per cycle instead of three times.
+# The Verilated top is nic_sim_top, nic_core with its inputs registered at the rising clock edge
+# together with the core's own registers (generated from rtl/nic_core.sv by tools/gensimtop.py,
+# which says why): the model then evaluates the core's combinational logic once per cycle.
 SIM_TOP   := $(VDIR)/nic_sim_top.sv
 vprefix   = Vnic_core_w$(1)
 vmk       = $(VDIR)/w$(1)/$(call vprefix,$(1)).mk
