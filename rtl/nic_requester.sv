@@ -362,7 +362,9 @@ module nic_requester #(
   } state_e;
 
   state_e         state_q, state_d;
-  logic [511:0]   wqe_q, wqe_d;
+  logic [511:0]   wqe_q;
+  logic           wqe_load;                 // wqe_q takes a new WQE
+  logic           wqe_beat;                 // ... or a beat of a replayed one (rp_beat_q)
   logic [QW-1:0]  qpn_q, qpn_d;
   logic [15:0]    idx_q, idx_d;
   logic [31:0]    status_q, status_d;       // SUCCESS while the WQE is fine
@@ -399,9 +401,9 @@ module nic_requester #(
   logic [4:0]         lmtu;
   logic [12:0]        mtu;
 
+  assign ws = wqe_q;
+  assign wr = wqe_q;
   always_comb begin
-    ws          = wqe_q;
-    wr          = wqe_q;
     op          = ws.opcode;
     is_write    = op == nic_pkg::WQE_OP_WRITE;
     is_read     = op == nic_pkg::WQE_OP_READ;
@@ -449,20 +451,23 @@ module nic_requester #(
                  : pkt_last ? nic_roce_pkg::OP_SEND_LAST : nic_roce_pkg::OP_SEND_MIDDLE;
     end
 
+    // the descriptor, only in the cycles it can be queued (S_PKT)
     plan_pkt           = '0;
-    plan_pkt.dst_mac   = peer_mac_q[qpn_q];
-    plan_pkt.dst_ip    = peer_ip_q[qpn_q];
-    plan_pkt.opcode    = pkt_opcode;
-    plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
-    plan_pkt.ackreq    = pkt_last;
-    plan_pkt.dqpn      = peer_qpn_q[qpn_q];
-    plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
-    plan_pkt.psn       = psn_q;
-    plan_pkt.reth.va   = wr.remote_va;
-    plan_pkt.reth.rkey = wr.remote_token;
-    plan_pkt.reth.dma_len = msg_len;
-    plan_pkt.ieth_rkey = ws.inv_token;
-    plan_pkt.pay_len   = pkt_len;
+    if (state_q == S_PKT) begin
+      plan_pkt.dst_mac   = peer_mac_q[qpn_q];
+      plan_pkt.dst_ip    = peer_ip_q[qpn_q];
+      plan_pkt.opcode    = pkt_opcode;
+      plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+      plan_pkt.ackreq    = pkt_last;
+      plan_pkt.dqpn      = peer_qpn_q[qpn_q];
+      plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
+      plan_pkt.psn       = psn_q;
+      plan_pkt.reth.va   = wr.remote_va;
+      plan_pkt.reth.rkey = wr.remote_token;
+      plan_pkt.reth.dma_len = msg_len;
+      plan_pkt.ieth_rkey = ws.inv_token;
+      plan_pkt.pay_len   = pkt_len;
+    end
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
@@ -507,9 +512,6 @@ module nic_requester #(
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
 
-  // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
-  logic [383:0] plan_inl;
-  assign plan_inl = is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
 
   // ---- the sender's queues: the intake plans packets and pieces (translation, DMA read
   // request) ahead while earlier payload streams to nic_roce_tx --------------------------------
@@ -538,7 +540,8 @@ module nic_requester #(
   always_ff @(posedge clk_i) begin
     if (pq_push) begin
       pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= plan_pkt;
-      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= plan_inl;
+      // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
+      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
       pq_isinl_mem[pq_wp_q[PkW-1:0]] <= inline_data && plan_pkt.pay_len != '0;
     end
     if (pc_push) begin
@@ -633,7 +636,6 @@ module nic_requester #(
 
   always_comb begin
     o_pkt       = pq_pkt_mem[pq_rp_q[PkW-1:0]];
-    o_inl       = pq_inl_mem[pq_rp_q[PkW-1:0]];
     o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
     o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
     o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
@@ -643,8 +645,18 @@ module nic_requester #(
     if (13'(chunk_n) > o_cur_left) begin
       chunk_n = NB'(o_cur_left);
     end
-    chunk_data    = dq_data >> (8 * 32'(lane0));
-    o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+    // the payload's bytes, only in the state that sends them (nic_roce_tx looks at them only
+    // while it takes this packet's payload)
+    chunk_data    = '0;
+    o_inl         = '0;
+    o_inl_shifted = '0;
+    if (ostate_q == O_DATA) begin
+      chunk_data = dq_data >> (8 * 32'(lane0));
+    end
+    if (ostate_q == O_INLINE) begin
+      o_inl         = pq_inl_mem[pq_rp_q[PkW-1:0]];
+      o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+    end
   end
 
   // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
@@ -762,7 +774,8 @@ module nic_requester #(
 
   always_comb begin
     state_d      = state_q;
-    wqe_d        = wqe_q;
+    wqe_load     = 1'b0;
+    wqe_beat     = 1'b0;
     qpn_d        = qpn_q;
     idx_d        = idx_q;
     status_d     = status_q;
@@ -820,7 +833,7 @@ module nic_requester #(
           // a new WQE of a QP waiting for its RNR timer waits too (it holds the intake)
           wqe_ready_o = !rnr_wait_q[wq];
           if (wqe_valid_i && !rnr_wait_q[wq]) begin
-            wqe_d     = wqe_data_i;
+            wqe_load  = 1'b1;
             qpn_d     = wq;
             idx_d     = wqe_idx_i;
             rp_d      = 1'b0;
@@ -867,7 +880,7 @@ module nic_requester #(
       S_RP_DATA: begin
         dq_take = dq_v_q;
         if (dq_v_q) begin
-          wqe_d[DataWidth*32'(rp_beat_q) +: DataWidth] = dq_data;
+          wqe_beat  = 1'b1;
           rp_beat_d = rp_beat_q + 3'd1;
           if (dq_last) begin
             status_d  = nic_pkg::STATUS_SUCCESS;
@@ -1061,6 +1074,7 @@ module nic_requester #(
   cstate_e        cstate_q, cstate_d;
   logic [QW-1:0]  cq_q, cq_d;                 // the QP being completed
   nic_pkg::cqe_t  cqe_q, cqe_d;
+  logic           cqe_load;                   // cqe_q takes cqe_d
   logic           pick_found;
   logic [QW-1:0]  pick_q;
   logic           c_pop;                      // the head entry is done this cycle
@@ -1070,10 +1084,12 @@ module nic_requester #(
   always_comb begin
     pick_found = 1'b0;
     pick_q     = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      if (!pick_found && work_q[q]) begin
-        pick_found = 1'b1;
-        pick_q     = QW'(q);
+    if (cstate_q == C_IDLE && work_q != '0) begin
+      for (int q = 0; q < NumQps; q++) begin
+        if (!pick_found && work_q[q]) begin
+          pick_found = 1'b1;
+          pick_q     = QW'(q);
+        end
       end
     end
   end
@@ -1115,7 +1131,8 @@ module nic_requester #(
   always_comb begin
     cstate_d  = cstate_q;
     cq_d      = cq_q;
-    cqe_d     = cqe_q;
+    cqe_d     = '0;
+    cqe_load  = 1'b0;
     c_pop     = 1'b0;
     c_no_work = 1'b0;
     ent_re    = 1'b0;
@@ -1137,7 +1154,7 @@ module nic_requester #(
           c_no_work = 1'b1;
           cstate_d  = C_IDLE;
         end else begin
-          cqe_d           = '0;
+          cqe_load        = 1'b1;
           cqe_d.status    = c_status;
           cqe_d.wqe_index = e_idx;
           cqe_d.qpn       = 16'(cq_q);
@@ -1427,7 +1444,12 @@ module nic_requester #(
 
   // Working registers of the WQE in hand: loaded before use.
   always_ff @(posedge clk_i) begin
-    wqe_q        <= wqe_d;
+    if (wqe_load) begin
+      wqe_q <= wqe_data_i;
+    end
+    if (wqe_beat) begin
+      wqe_q[DataWidth*32'(rp_beat_q) +: DataWidth] <= dq_data;
+    end
     idx_q        <= idx_d;
     status_q     <= status_d;
     sge_q        <= sge_d;
@@ -1438,7 +1460,9 @@ module nic_requester #(
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
     piece_q      <= piece_d;
-    cqe_q        <= cqe_d;
+    if (cqe_load) begin
+      cqe_q <= cqe_d;
+    end
     rp_slot_q    <= rp_slot_d;
     rp_left_q    <= rp_left_d;
     rp_last_q    <= rp_last_d;
