@@ -412,8 +412,13 @@ module nic_requester #(
     msg_len     = ws.length;
     nsge        = ws.nsge[1:0];
     inline_data = (wflags & nic_pkg::FLAG_INLINE) != 16'd0;
-    cur_sge     = is_rdma ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
-                           : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
+    // the SGE, in the states that check or gather it (the translation port's fields matter only
+    // with a request: nic_mr_table takes them with xl_valid)
+    cur_sge     = '0;
+    if (state_q == S_CHECK || state_q == S_CHECK_RSP || state_q == S_PIECE || state_q == S_XL) begin
+      cur_sge = is_rdma ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
+                        : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
+    end
     wq          = QW'(wqe_qpn_i);
     lmtu        = {1'b0, log_mtu_q[qpn_q]};
     mtu         = 13'd1 << lmtu;
@@ -497,17 +502,22 @@ module nic_requester #(
   logic [12:0] piece_len;
   logic        priv_token;
   always_comb begin
-    piece_va   = cur_sge.address + 64'(sge_off_q);
-    sge_left   = cur_sge.length - sge_off_q;
-    piece_len  = pkt_left_q;
-    if (sge_left < 32'(piece_len)) begin
-      piece_len = 13'(sge_left);
-    end
-    if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
-      piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
-    end
-    if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
-      piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+    piece_va   = '0;
+    sge_left   = '0;
+    piece_len  = '0;
+    if (state_q == S_PIECE || state_q == S_XL) begin
+      piece_va   = cur_sge.address + 64'(sge_off_q);
+      sge_left   = cur_sge.length - sge_off_q;
+      piece_len  = pkt_left_q;
+      if (sge_left < 32'(piece_len)) begin
+        piece_len = 13'(sge_left);
+      end
+      if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
+        piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
+      end
+      if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
+        piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+      end
     end
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
@@ -635,7 +645,12 @@ module nic_requester #(
   logic                  o_beat;                 // a DMA beat goes to nic_roce_tx this cycle
 
   always_comb begin
-    o_pkt       = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    // the head descriptor while it is offered (nic_roce_tx looks at it only then) or its inline
+    // bytes are sent
+    o_pkt       = '0;
+    if ((ostate_q == O_IDLE && !pq_empty) || ostate_q == O_INLINE) begin
+      o_pkt = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    end
     o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
     o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
     o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
@@ -1054,11 +1069,13 @@ module nic_requester #(
     rctx_we           = rd_issue;
     rctx_waddr        = {qpn_q, in_rd_tail[RW-1:0]};
     rctx_wdata        = '0;
-    rctx_wdata.psn    = psn_q;
-    rctx_wdata.length = msg_len;
-    rctx_wdata.nsge   = nsge;
-    rctx_wdata.sge0   = wr.sge0;
-    rctx_wdata.sge1   = wr.sge1;
+    if (rd_issue) begin
+      rctx_wdata.psn    = psn_q;
+      rctx_wdata.length = msg_len;
+      rctx_wdata.nsge   = nsge;
+      rctx_wdata.sge0   = wr.sge0;
+      rctx_wdata.sge1   = wr.sge1;
+    end
   end
 
   assign busy_intake = (state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0;
