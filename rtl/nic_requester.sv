@@ -1515,9 +1515,14 @@ module nic_requester #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       a_count_in_range: assert (32'(in_count) <= OutDepth);
-      // the non-empty bit of a QP agrees with its count (the intake's and the completer's QP)
-      a_count_nz: assert ((!cnt_nz_q[qpn_q] || count_q[qpn_q] != '0)
-                          && (!cnt_nz_q[cq_q] || count_q[cq_q] != '0));
+      // the non-empty bit of a QP agrees with its count, where the count is used (the intake's
+      // room check, the completer's decision)
+      if (state_q == S_SPACE) begin
+        a_count_nz_intake: assert (!cnt_nz_q[qpn_q] || count_q[qpn_q] != '0);
+      end
+      if (cstate_q == C_DECIDE) begin
+        a_count_nz_completer: assert (!cnt_nz_q[cq_q] || count_q[cq_q] != '0);
+      end
       a_reads_in_range: assert (32'(in_rd_out) <= MaxReads);
       if (state_q == S_AR) begin
         a_piece_nonempty: assert (piece_q != '0 && 32'(ar_len_o) < 256);
