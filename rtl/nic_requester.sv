@@ -198,19 +198,26 @@ module nic_requester #(
   logic [31:0]          peer_ip_q  [NumQps];
   logic [23:0]          peer_qpn_q [NumQps];
   logic [3:0]           log_mtu_q  [NumQps];
-  logic [NumQps*24-1:0] next_psn_q, next_psn_d;
-  logic [NumQps*24-1:0] acked_psn_q, acked_psn_d;
+  // Per-QP values in tables written at the QP an event names (no whole-vector next = current
+  // copies). Those that a reset or a QP command zeroes keep a valid bit per QP: a value reads as 0
+  // while its bit is clear, exactly as a zeroed register would.
+  logic [23:0]          next_psn_q [NumQps];       // valid where next_psn_v
+  logic [NumQps-1:0]    next_psn_v_q, next_psn_v_d;
+  logic [23:0]          acked_psn_q [NumQps];      // meaningful where acked_v
   logic [NumQps-1:0]    acked_v_q, acked_v_d;      // acked_psn holds an ACK
   logic [NumQps-1:0]    nak_v_q, nak_v_d;          // a NAK arrived: nak_psn, nak_status
-  logic [NumQps*24-1:0] nak_psn_q, nak_psn_d;
-  logic [NumQps*32-1:0] nak_status_q, nak_status_d;
-  logic [NumQps*OW-1:0] head_q, head_d;
-  logic [NumQps*(OW+1)-1:0] count_q, count_d;
+  logic [23:0]          nak_psn_q [NumQps];
+  logic [31:0]          nak_status_q [NumQps];
+  logic [OW-1:0]        head_q [NumQps];           // valid where head_v
+  logic [NumQps-1:0]    head_v_q, head_v_d;
+  logic [OW:0]          count_q [NumQps];          // valid where cnt_nz: the count is not 0
+  logic [NumQps-1:0]    cnt_nz_q, cnt_nz_d;
   logic [NumQps-1:0]    work_q, work_d;            // the completer should look at the QP
   // the read ring: Reads issued (tail), placed by nic_responder (place), completed (head)
-  logic [NumQps*(RW+1)-1:0] rd_tail_q, rd_tail_d;
-  logic [NumQps*(RW+1)-1:0] rd_place_q, rd_place_d;
-  logic [NumQps*(RW+1)-1:0] rd_head_q, rd_head_d;
+  logic [RW:0]          rd_tail_q  [NumQps];       // each valid where its _v bit is set
+  logic [RW:0]          rd_place_q [NumQps];
+  logic [RW:0]          rd_head_q  [NumQps];
+  logic [NumQps-1:0]    rd_tail_v_q, rd_tail_v_d, rd_place_v_q, rd_place_v_d, rd_head_v_q, rd_head_v_d;
   logic [7:0]           ord_q      [NumQps];       // the QP's outbound read limit (ORD)
   logic [51:0]          sq_base_q  [NumQps];       // SQ ring base [63:12]: a replay re-reads WQEs
   logic [3:0]           sq_ld_q    [NumQps];       // SQ ring depth, log2
@@ -221,8 +228,8 @@ module nic_requester #(
   logic [23:0]          now_us_q, now_us_d;
   logic [NumQps-1:0]    rnr_wait_q, rnr_wait_d;
   logic [NumQps-1:0]    rnr_open_q, rnr_open_d;
-  logic [NumQps*24-1:0] rnr_psn_q, rnr_psn_d;
-  logic [NumQps*3-1:0]  rnr_cnt_q, rnr_cnt_d;
+  logic [23:0]          rnr_psn_q  [NumQps];       // meaningful where rnr_open or rnr_wait
+  logic [2:0]           rnr_cnt_q  [NumQps];
   logic [23:0]          rnr_due_q  [NumQps];
   logic                 rnr_arm;                   // an RNR NAK schedules a retry this cycle
   logic [QW-1:0]        scan_q, scan_d;            // the QP whose timer is looked at (one a cycle)
@@ -266,8 +273,8 @@ module nic_requester #(
   logic                     rctx_avail_q;
 
   assign rctx_q     = QW'(rctx_qpn_i);
-  assign rctx_place = rd_place_q[(RW+1)*rctx_q +: RW+1];
-  assign rctx_tail  = rd_tail_q[(RW+1)*rctx_q +: RW+1];
+  assign rctx_place = rd_place_v_q[rctx_q] ? rd_place_q[rctx_q] : '0;
+  assign rctx_tail  = rd_tail_v_q[rctx_q] ? rd_tail_q[rctx_q] : '0;
 
   nic_ram_1r1w #(
     .Width  (nic_roce_pkg::READ_CTX_BITS),
@@ -355,7 +362,9 @@ module nic_requester #(
   } state_e;
 
   state_e         state_q, state_d;
-  logic [511:0]   wqe_q, wqe_d;
+  logic [511:0]   wqe_q;
+  logic           wqe_load;                 // wqe_q takes a new WQE
+  logic           wqe_beat;                 // ... or a beat of a replayed one (rp_beat_q)
   logic [QW-1:0]  qpn_q, qpn_d;
   logic [15:0]    idx_q, idx_d;
   logic [31:0]    status_q, status_d;       // SUCCESS while the WQE is fine
@@ -393,9 +402,9 @@ module nic_requester #(
   logic [4:0]         lmtu;
   logic [12:0]        mtu;
 
+  assign ws = wqe_q;
+  assign wr = wqe_q;
   always_comb begin
-    ws          = wqe_q;
-    wr          = wqe_q;
     op          = ws.opcode;
     is_write    = op == nic_pkg::WQE_OP_WRITE;
     is_read     = op == nic_pkg::WQE_OP_READ;
@@ -404,8 +413,13 @@ module nic_requester #(
     msg_len     = ws.length;
     nsge        = ws.nsge[1:0];
     inline_data = (wflags & nic_pkg::FLAG_INLINE) != 16'd0;
-    cur_sge     = is_rdma ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
-                           : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
+    // the SGE, in the states that check or gather it (the translation port's fields matter only
+    // with a request: nic_mr_table takes them with xl_valid)
+    cur_sge     = '0;
+    if (state_q == S_CHECK || state_q == S_CHECK_RSP || state_q == S_PIECE || state_q == S_XL) begin
+      cur_sge = is_rdma ? ((sge_q == 2'd0) ? wr.sge0 : wr.sge1)
+                        : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
+    end
     wq          = QW'(wqe_qpn_i);
     lmtu        = {1'b0, log_mtu_q[qpn_q]};
     mtu         = 13'd1 << lmtu;
@@ -443,20 +457,23 @@ module nic_requester #(
                  : pkt_last ? nic_roce_pkg::OP_SEND_LAST : nic_roce_pkg::OP_SEND_MIDDLE;
     end
 
+    // the descriptor, only in the cycles it can be queued (S_PKT)
     plan_pkt           = '0;
-    plan_pkt.dst_mac   = peer_mac_q[qpn_q];
-    plan_pkt.dst_ip    = peer_ip_q[qpn_q];
-    plan_pkt.opcode    = pkt_opcode;
-    plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
-    plan_pkt.ackreq    = pkt_last;
-    plan_pkt.dqpn      = peer_qpn_q[qpn_q];
-    plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
-    plan_pkt.psn       = psn_q;
-    plan_pkt.reth.va   = wr.remote_va;
-    plan_pkt.reth.rkey = wr.remote_token;
-    plan_pkt.reth.dma_len = msg_len;
-    plan_pkt.ieth_rkey = ws.inv_token;
-    plan_pkt.pay_len   = pkt_len;
+    if (state_q == S_PKT) begin
+      plan_pkt.dst_mac   = peer_mac_q[qpn_q];
+      plan_pkt.dst_ip    = peer_ip_q[qpn_q];
+      plan_pkt.opcode    = pkt_opcode;
+      plan_pkt.se        = pkt_last && !is_rdma && (wflags & nic_pkg::FLAG_SEND_AND_SOLICIT_EVENT) != 16'd0;
+      plan_pkt.ackreq    = pkt_last;
+      plan_pkt.dqpn      = peer_qpn_q[qpn_q];
+      plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
+      plan_pkt.psn       = psn_q;
+      plan_pkt.reth.va   = wr.remote_va;
+      plan_pkt.reth.rkey = wr.remote_token;
+      plan_pkt.reth.dma_len = msg_len;
+      plan_pkt.ieth_rkey = ws.inv_token;
+      plan_pkt.pay_len   = pkt_len;
+    end
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
@@ -468,11 +485,13 @@ module nic_requester #(
   end
 
   // the intake QP's Reads not completed, its read limit
-  logic [RW:0] in_rd_out;
+  logic [RW:0] in_rd_tail, in_rd_head, in_rd_out;
   logic [7:0]  in_ord;
   logic        in_fenced, in_ord_full;
   always_comb begin
-    in_rd_out   = rd_tail_q[(RW+1)*qpn_q +: RW+1] - rd_head_q[(RW+1)*qpn_q +: RW+1];
+    in_rd_tail  = rd_tail_v_q[qpn_q] ? rd_tail_q[qpn_q] : '0;
+    in_rd_head  = rd_head_v_q[qpn_q] ? rd_head_q[qpn_q] : '0;
+    in_rd_out   = in_rd_tail - in_rd_head;
     in_ord      = ord_q[qpn_q];
     in_fenced   = (wflags & nic_pkg::FLAG_READ_FENCE) != 16'd0 && in_rd_out != '0;
     in_ord_full = is_read && (32'(in_rd_out) >= 32'(in_ord) || 32'(in_rd_out) >= MaxReads);
@@ -484,24 +503,26 @@ module nic_requester #(
   logic [12:0] piece_len;
   logic        priv_token;
   always_comb begin
-    piece_va   = cur_sge.address + 64'(sge_off_q);
-    sge_left   = cur_sge.length - sge_off_q;
-    piece_len  = pkt_left_q;
-    if (sge_left < 32'(piece_len)) begin
-      piece_len = 13'(sge_left);
-    end
-    if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
-      piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
-    end
-    if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
-      piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+    piece_va   = '0;
+    sge_left   = '0;
+    piece_len  = '0;
+    if (state_q == S_PIECE || state_q == S_XL) begin
+      piece_va   = cur_sge.address + 64'(sge_off_q);
+      sge_left   = cur_sge.length - sge_off_q;
+      piece_len  = pkt_left_q;
+      if (sge_left < 32'(piece_len)) begin
+        piece_len = 13'(sge_left);
+      end
+      if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
+        piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
+      end
+      if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
+        piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+      end
     end
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
 
-  // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
-  logic [383:0] plan_inl;
-  assign plan_inl = is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
 
   // ---- the sender's queues: the intake plans packets and pieces (translation, DMA read
   // request) ahead while earlier payload streams to nic_roce_tx --------------------------------
@@ -530,7 +551,8 @@ module nic_requester #(
   always_ff @(posedge clk_i) begin
     if (pq_push) begin
       pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= plan_pkt;
-      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= plan_inl;
+      // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
+      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
       pq_isinl_mem[pq_wp_q[PkW-1:0]] <= inline_data && plan_pkt.pay_len != '0;
     end
     if (pc_push) begin
@@ -624,8 +646,12 @@ module nic_requester #(
   logic                  o_beat;                 // a DMA beat goes to nic_roce_tx this cycle
 
   always_comb begin
-    o_pkt       = pq_pkt_mem[pq_rp_q[PkW-1:0]];
-    o_inl       = pq_inl_mem[pq_rp_q[PkW-1:0]];
+    // the head descriptor while it is offered (nic_roce_tx looks at it only then) or its inline
+    // bytes are sent
+    o_pkt       = '0;
+    if ((ostate_q == O_IDLE && !pq_empty) || ostate_q == O_INLINE) begin
+      o_pkt = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    end
     o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
     o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
     o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
@@ -635,8 +661,18 @@ module nic_requester #(
     if (13'(chunk_n) > o_cur_left) begin
       chunk_n = NB'(o_cur_left);
     end
-    chunk_data    = dq_data >> (8 * 32'(lane0));
-    o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+    // the payload's bytes, only in the state that sends them (nic_roce_tx looks at them only
+    // while it takes this packet's payload)
+    chunk_data    = '0;
+    o_inl         = '0;
+    o_inl_shifted = '0;
+    if (ostate_q == O_DATA) begin
+      chunk_data = dq_data >> (8 * 32'(lane0));
+    end
+    if (ostate_q == O_INLINE) begin
+      o_inl         = pq_inl_mem[pq_rp_q[PkW-1:0]];
+      o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+    end
   end
 
   // The payload offered to nic_roce_tx, from the state and the data only (never from pl_ready_i,
@@ -735,8 +771,8 @@ module nic_requester #(
   // outstanding ring of the intake QP
   logic [OW-1:0]  in_head;
   logic [OW:0]    in_count;
-  assign in_head  = head_q[OW*qpn_q +: OW];
-  assign in_count = count_q[(OW+1)*qpn_q +: OW+1];
+  assign in_head  = head_v_q[qpn_q] ? head_q[qpn_q] : '0;
+  assign in_count = cnt_nz_q[qpn_q] ? count_q[qpn_q] : '0;
 
   // the entry the replay walk reads, and its WQE's slot in the SQ ring
   logic [15:0] rp_idx;
@@ -754,7 +790,8 @@ module nic_requester #(
 
   always_comb begin
     state_d      = state_q;
-    wqe_d        = wqe_q;
+    wqe_load     = 1'b0;
+    wqe_beat     = 1'b0;
     qpn_d        = qpn_q;
     idx_d        = idx_q;
     status_d     = status_q;
@@ -805,15 +842,15 @@ module nic_requester #(
           rnr_start = 1'b1;
           rp_d      = 1'b1;
           qpn_d     = scan_q;
-          rp_slot_d = head_q[OW*scan_q +: OW];
-          rp_left_d = count_q[(OW+1)*scan_q +: OW+1];
-          psn_d     = rnr_psn_q[24*scan_q +: 24];
+          rp_slot_d = head_v_q[scan_q] ? head_q[scan_q] : '0;
+          rp_left_d = cnt_nz_q[scan_q] ? count_q[scan_q] : '0;
+          psn_d     = rnr_psn_q[scan_q];
           state_d   = S_RP_READ;
         end else begin
           // a new WQE of a QP waiting for its RNR timer waits too (it holds the intake)
           wqe_ready_o = !rnr_wait_q[wq];
           if (wqe_valid_i && !rnr_wait_q[wq]) begin
-            wqe_d     = wqe_data_i;
+            wqe_load  = 1'b1;
             qpn_d     = wq;
             idx_d     = wqe_idx_i;
             rp_d      = 1'b0;
@@ -860,7 +897,7 @@ module nic_requester #(
       S_RP_DATA: begin
         dq_take = dq_v_q;
         if (dq_v_q) begin
-          wqe_d[DataWidth*32'(rp_beat_q) +: DataWidth] = dq_data;
+          wqe_beat  = 1'b1;
           rp_beat_d = rp_beat_q + 3'd1;
           if (dq_last) begin
             status_d  = nic_pkg::STATUS_SUCCESS;
@@ -887,7 +924,7 @@ module nic_requester #(
         // A replayed WQE has its entry, its PSNs and its read context already.
         if (rp_q || (32'(in_count) < OutDepth && !in_fenced && !(in_ord_full && in_ord != 8'd0))) begin
           if (!rp_q) begin
-            psn_d = next_psn_q[24*qpn_q +: 24];
+            psn_d = next_psn_v_q[qpn_q] ? next_psn_q[qpn_q] : '0;
           end
           if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
             status_d = nic_pkg::STATUS_CANCELLED;
@@ -1060,20 +1097,18 @@ module nic_requester #(
   // the read context of the Read whose request goes out now
   always_comb begin
     rctx_we           = rd_issue;
-    rctx_waddr        = {qpn_q, rd_tail_q[(RW+1)*qpn_q +: RW]};
+    rctx_waddr        = {qpn_q, in_rd_tail[RW-1:0]};
     rctx_wdata        = '0;
-    rctx_wdata.psn    = psn_q;
-    rctx_wdata.length = msg_len;
-    rctx_wdata.nsge   = nsge;
-    rctx_wdata.sge0   = wr.sge0;
-    rctx_wdata.sge1   = wr.sge1;
-  end
-
-  always_comb begin
-    for (int q = 0; q < NumQps; q++) begin
-      busy_intake[q] = state_q != S_IDLE && 32'(qpn_q) == q;
+    if (rd_issue) begin
+      rctx_wdata.psn    = psn_q;
+      rctx_wdata.length = msg_len;
+      rctx_wdata.nsge   = nsge;
+      rctx_wdata.sge0   = wr.sge0;
+      rctx_wdata.sge1   = wr.sge1;
     end
   end
+
+  assign busy_intake = (state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0;
 
   // ---- completer --------------------------------------------------------------------------------
   typedef enum logic [1:0] {
@@ -1086,6 +1121,7 @@ module nic_requester #(
   cstate_e        cstate_q, cstate_d;
   logic [QW-1:0]  cq_q, cq_d;                 // the QP being completed
   nic_pkg::cqe_t  cqe_q, cqe_d;
+  logic           cqe_load;                   // cqe_q takes cqe_d
   logic           pick_found;
   logic [QW-1:0]  pick_q;
   logic           c_pop;                      // the head entry is done this cycle
@@ -1095,10 +1131,12 @@ module nic_requester #(
   always_comb begin
     pick_found = 1'b0;
     pick_q     = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      if (!pick_found && work_q[q]) begin
-        pick_found = 1'b1;
-        pick_q     = QW'(q);
+    if (cstate_q == C_IDLE && work_q != '0) begin
+      for (int q = 0; q < NumQps; q++) begin
+        if (!pick_found && work_q[q]) begin
+          pick_found = 1'b1;
+          pick_q     = QW'(q);
+        end
       end
     end
   end
@@ -1113,20 +1151,23 @@ module nic_requester #(
 
   logic [31:0] c_status;
   logic        c_done;
-  logic [OW:0] c_count;
+  logic [OW:0]   c_count;
+  logic [OW-1:0] c_head, pick_head;
   always_comb begin
-    c_count  = count_q[(OW+1)*cq_q +: OW+1];
+    c_count  = cnt_nz_q[cq_q] ? count_q[cq_q] : '0;
+    c_head   = head_v_q[cq_q] ? head_q[cq_q] : '0;
+    pick_head = head_v_q[pick_q] ? head_q[pick_q] : '0;
     c_done   = 1'b0;
     c_status = nic_pkg::STATUS_SUCCESS;
     c_nak_used = 1'b0;
     if (!e_pend) begin
       c_done   = 1'b1;
       c_status = e_status;
-    end else if (acked_v_q[cq_q] && psn_le(e_psn, acked_psn_q[24*cq_q +: 24])) begin
+    end else if (acked_v_q[cq_q] && psn_le(e_psn, acked_psn_q[cq_q])) begin
       c_done   = 1'b1;
-    end else if (nak_v_q[cq_q] && psn_le(nak_psn_q[24*cq_q +: 24], e_psn)) begin
+    end else if (nak_v_q[cq_q] && psn_le(nak_psn_q[cq_q], e_psn)) begin
       c_done     = 1'b1;
-      c_status   = nak_status_q[32*cq_q +: 32];
+      c_status   = nak_status_q[cq_q];
       c_nak_used = 1'b1;
     end else if (qp_state_i[2*cq_q +: 2] == nic_pkg::QP_STATE_ERROR) begin
       c_done   = 1'b1;
@@ -1137,17 +1178,18 @@ module nic_requester #(
   always_comb begin
     cstate_d  = cstate_q;
     cq_d      = cq_q;
-    cqe_d     = cqe_q;
+    cqe_d     = '0;
+    cqe_load  = 1'b0;
     c_pop     = 1'b0;
     c_no_work = 1'b0;
     ent_re    = 1'b0;
-    ent_raddr = {cq_q, head_q[OW*cq_q +: OW]};
+    ent_raddr = {cq_q, c_head};
     unique case (cstate_q)
       C_IDLE: begin
         if (pick_found) begin
           cq_d      = pick_q;
           ent_re    = 1'b1;
-          ent_raddr = {pick_q, head_q[OW*pick_q +: OW]};
+          ent_raddr = {pick_q, pick_head};
           cstate_d  = C_READ;
         end
       end
@@ -1159,7 +1201,7 @@ module nic_requester #(
           c_no_work = 1'b1;
           cstate_d  = C_IDLE;
         end else begin
-          cqe_d           = '0;
+          cqe_load        = 1'b1;
           cqe_d.status    = c_status;
           cqe_d.wqe_index = e_idx;
           cqe_d.qpn       = 16'(cq_q);
@@ -1201,7 +1243,16 @@ module nic_requester #(
   logic          ack_rnr_same;   // the NAK names the PSN of the QP's open RNR episode
   assign ack_kind     = ack_syndrome_i[7:5];
   assign ack_q        = ack_qpn_i[QW-1:0];
-  assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[24*ack_q +: 24] == ack_psn_i;
+  assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[ack_q] == ack_psn_i;
+
+  // the read ring counters an event advances
+  logic          rdone_take;
+  logic [QW-1:0] rdone_q;
+  logic [RW:0]   rdone_place, in_rd_head_c;
+  assign rdone_take   = rdone_i && 32'(rdone_qpn_i) < NumQps;
+  assign rdone_q      = QW'(rdone_qpn_i);
+  assign rdone_place  = rd_place_v_q[rdone_q] ? rd_place_q[rdone_q] : '0;
+  assign in_rd_head_c = rd_head_v_q[cq_q] ? rd_head_q[cq_q] : '0;
 
   // the clock runs only while some QP waits (or one starts to): due times are relative to it,
   // and a tick that finds no waiting QP then changes no state, so a quiescent NIC stays at its
@@ -1222,53 +1273,120 @@ module nic_requester #(
     end
   end
 
+  // The acknowledgement of this cycle, by kind: ACK = everything up to the PSN; NAK = up to the
+  // one before, that one failed; RNR NAK = up to the one before, that one is sent again after the
+  // NAK's timer (RnrRetries times, then it fails IO_TIMEOUT); a PSN-sequence NAK of the open RNR
+  // PSN = up to the one before (the replay covers it).
+  logic        ack_take, ack_ack, ack_rnr, ack_nak;
+  logic [23:0] ack_upto;        // the PSN acknowledged
+  logic [31:0] ack_nak_status;
   always_comb begin
-    next_psn_d   = next_psn_q;
-    acked_psn_d  = acked_psn_q;
-    acked_v_d    = acked_v_q;
-    nak_v_d      = nak_v_q;
-    nak_psn_d    = nak_psn_q;
-    nak_status_d = nak_status_q;
-    head_d       = head_q;
-    count_d      = count_q;
-    rd_tail_d    = rd_tail_q;
-    rd_place_d   = rd_place_q;
-    rd_head_d    = rd_head_q;
-    if (rd_issue) begin
-      rd_tail_d[(RW+1)*qpn_q +: RW+1] = rd_tail_q[(RW+1)*qpn_q +: RW+1] + (RW+1)'(1);
-    end
-    if (rdone_i && 32'(rdone_qpn_i) < NumQps) begin
-      rd_place_d[(RW+1)*QW'(rdone_qpn_i) +: RW+1] =
-          rd_place_q[(RW+1)*QW'(rdone_qpn_i) +: RW+1] + (RW+1)'(1);
-    end
-    work_d       = work_q;
-    rnr_wait_d   = rnr_wait_q;
-    rnr_open_d   = rnr_open_q;
-    rnr_psn_d    = rnr_psn_q;
-    rnr_cnt_d    = rnr_cnt_q;
-    rnr_arm      = 1'b0;
-    if (rnr_start) begin
-      rnr_wait_d[scan_q] = 1'b0;
-    end
-    ent_we       = 1'b0;
-    ent_waddr    = {qpn_q, in_head + OW'(in_count)};
-    ent_wdata    = {idx_q, psn_q - 24'd1, rec_type,
-                    (wflags & nic_pkg::FLAG_SILENT_SUCCESS) != 16'd0, rec_pend, status_q};
+    ack_take = ack_valid_i && 32'(ack_qpn_i) < NumQps;
+    ack_ack  = ack_kind == 3'b000;
+    ack_rnr  = ack_kind == 3'b001 && !(ack_rnr_same && 32'(rnr_cnt_q[ack_q]) >= RnrRetries);
+    ack_nak  = !ack_ack && !ack_rnr
+               && !(ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && ack_rnr_same);
+    ack_upto = ack_ack ? ack_psn_i : ack_psn_i - 24'd1;
+    ack_nak_status =
+        (ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT
+      : (ack_syndrome_i == nic_roce_pkg::AETH_NAK_REMOTE_ACCESS) ? nic_pkg::STATUS_ACCESS_VIOLATION
+      : nic_pkg::STATUS_REMOTE_ERROR;
+    rnr_arm  = ack_take && ack_rnr;
+  end
 
+  // the counts of the QPs an append (intake) and a pop (completer) touch, the same QP when both
+  // name it
+  logic [OW:0] app_count, pop_count;
+  logic        pop_rd;          // the popped entry is a Read that went out
+  assign app_count = in_count + (OW+1)'(1) - (OW+1)'(c_pop && cq_q == qpn_q);
+  assign pop_count = c_count - (OW+1)'(1) + (OW+1)'(intake_append && qpn_q == cq_q);
+  assign pop_rd    = c_pop && e_type == nic_pkg::NDK_OP_TYPE_READ && e_pend;
+
+  // the QPs in ERROR
+  logic [NumQps-1:0] qp_error;
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      qp_error[q] = qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR;
+    end
+  end
+
+  // The tables, written at the QP each event names; of two writes to one entry in a cycle the
+  // later one wins (QP_CONNECT / QP_CREATE / QP_DESTROY last).
+  always_ff @(posedge clk_i) begin
     // a finished WQE: its PSNs are used up, its entry appended
     if (intake_append) begin
-      ent_we = 1'b1;
-      count_d[(OW+1)*qpn_q +: OW+1] = in_count + (OW+1)'(1);
-      next_psn_d[24*qpn_q +: 24]    = psn_q;
+      next_psn_q[qpn_q] <= psn_q;
+      count_q[qpn_q]    <= app_count;
+    end
+    if (cmd_connect) begin
+      next_psn_q[cmd_qpn] <= cmd_args_i[151:128];
     end
     // the completer
     if (c_pop) begin
-      if (e_type == nic_pkg::NDK_OP_TYPE_READ && e_pend) begin
-        // a Read that went out is complete (its entry is still the RAM's output)
-        rd_head_d[(RW+1)*cq_q +: RW+1] = rd_head_q[(RW+1)*cq_q +: RW+1] + (RW+1)'(1);
+      head_q[cq_q]  <= c_head + OW'(1);
+      count_q[cq_q] <= pop_count;
+    end
+    if (pop_rd) begin
+      // a Read that went out is complete (its entry is still the RAM's output)
+      rd_head_q[cq_q] <= in_rd_head_c + (RW+1)'(1);
+    end
+    if (rd_issue) begin
+      rd_tail_q[qpn_q] <= in_rd_tail + (RW+1)'(1);
+    end
+    if (rdone_take) begin
+      rd_place_q[rdone_q] <= rdone_place + (RW+1)'(1);
+    end
+    // a replayed WQE that failed: its entry (the first one not acknowledged) completes with the
+    // status, as for a NAK of its first PSN
+    if (rp_fail) begin
+      nak_psn_q[qpn_q]    <= psn_q;
+      nak_status_q[qpn_q] <= status_q;
+    end
+    if (ack_take) begin
+      acked_psn_q[ack_q] <= ack_upto;
+      if (ack_nak) begin
+        nak_psn_q[ack_q]    <= ack_psn_i;
+        nak_status_q[ack_q] <= ack_nak_status;
       end
-      head_d[OW*cq_q +: OW]          = head_q[OW*cq_q +: OW] + OW'(1);
-      count_d[(OW+1)*cq_q +: OW+1]   = count_d[(OW+1)*cq_q +: OW+1] - (OW+1)'(1);
+      if (ack_rnr) begin
+        rnr_psn_q[ack_q] <= ack_psn_i;
+        rnr_cnt_q[ack_q] <= ack_rnr_same ? rnr_cnt_q[ack_q] + 3'd1 : 3'd1;
+      end
+    end
+  end
+
+  always_comb begin
+    next_psn_v_d = next_psn_v_q;
+    acked_v_d    = acked_v_q;
+    nak_v_d      = nak_v_q;
+    head_v_d     = head_v_q;
+    cnt_nz_d     = cnt_nz_q;
+    rd_tail_v_d  = rd_tail_v_q;
+    rd_place_v_d = rd_place_v_q;
+    rd_head_v_d  = rd_head_v_q;
+    work_d       = work_q;
+    rnr_wait_d   = rnr_wait_q;
+    rnr_open_d   = rnr_open_q;
+    if (rd_issue) begin
+      rd_tail_v_d[qpn_q] = 1'b1;
+    end
+    if (rdone_take) begin
+      rd_place_v_d[rdone_q] = 1'b1;
+    end
+    if (rnr_start) begin
+      rnr_wait_d[scan_q] = 1'b0;
+    end
+    if (intake_append) begin
+      next_psn_v_d[qpn_q] = 1'b1;
+      cnt_nz_d[qpn_q]     = app_count != '0;
+    end
+    // the completer
+    if (c_pop) begin
+      if (pop_rd) begin
+        rd_head_v_d[cq_q] = 1'b1;
+      end
+      head_v_d[cq_q] = 1'b1;
+      cnt_nz_d[cq_q] = pop_count != '0;
       if (c_nak_used) begin
         nak_v_d[cq_q] = 1'b0;
       end
@@ -1282,133 +1400,94 @@ module nic_requester #(
     if (intake_append && (!rec_pend || nak_v_q[qpn_q])) begin
       work_d[qpn_q] = 1'b1;
     end
-    // a replayed WQE that failed: its entry (the first one not acknowledged) completes with the
-    // status, as for a NAK of its first PSN
     if (rp_fail) begin
-      nak_v_d[qpn_q]               = 1'b1;
-      nak_psn_d[24*qpn_q +: 24]    = psn_q;
-      nak_status_d[32*qpn_q +: 32] = status_q;
-      work_d[qpn_q]                = 1'b1;
+      nak_v_d[qpn_q] = 1'b1;
+      work_d[qpn_q]  = 1'b1;
     end
     // a QP in ERROR with entries has work (they complete CANCELLED)
-    for (int q = 0; q < NumQps; q++) begin
-      if (qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR && count_q[(OW+1)*q +: OW+1] != '0
-          && !(c_no_work && 32'(cq_q) == q)) begin
-        work_d[q] = 1'b1;
+    work_d = work_d | (qp_error & cnt_nz_q
+                       & ~(c_no_work ? NumQps'(1) << cq_q : NumQps'(0)));
+    if (ack_take) begin
+      acked_v_d[ack_q] = 1'b1;
+      if (ack_ack && rnr_open_q[ack_q] && psn_le(rnr_psn_q[ack_q], ack_psn_i)) begin
+        rnr_open_d[ack_q] = 1'b0;      // the retried message got through
       end
-    end
-    // acknowledgements: ACK = everything up to the PSN; NAK = up to the one before, that one
-    // failed; RNR NAK = up to the one before, that one is sent again after the NAK's timer
-    // (RnrRetries times, then it fails IO_TIMEOUT)
-    if (ack_valid_i && 32'(ack_qpn_i) < NumQps) begin
-      if (ack_kind == 3'b000) begin
-        acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i;
-        acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
-        if (rnr_open_q[ack_q] && psn_le(rnr_psn_q[24*ack_q +: 24], ack_psn_i)) begin
-          rnr_open_d[ack_q] = 1'b0;      // the retried message got through
-        end
-      end else if (ack_kind == 3'b001
-                   && !(ack_rnr_same && 32'(rnr_cnt_q[3*ack_q +: 3]) >= RnrRetries)) begin
-        acked_psn_d[24*ack_q +: 24] = ack_psn_i - 24'd1;
-        acked_v_d[ack_q]            = 1'b1;
-        rnr_arm                     = 1'b1;
-        rnr_wait_d[ack_q]           = 1'b1;
-        rnr_open_d[ack_q]           = 1'b1;
-        rnr_psn_d[24*ack_q +: 24]   = ack_psn_i;
-        rnr_cnt_d[3*ack_q +: 3]     = ack_rnr_same ? rnr_cnt_q[3*ack_q +: 3] + 3'd1 : 3'd1;
-      end else if (ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && ack_rnr_same) begin
-        // a packet the responder dropped behind the RNR NAK: the replay covers it
-        acked_psn_d[24*ack_q +: 24] = ack_psn_i - 24'd1;
-        acked_v_d[ack_q]            = 1'b1;
-      end else begin
-        acked_psn_d[24*ack_qpn_i[QW-1:0] +: 24] = ack_psn_i - 24'd1;
-        acked_v_d[ack_qpn_i[QW-1:0]]            = 1'b1;
-        nak_v_d[ack_qpn_i[QW-1:0]]              = 1'b1;
-        nak_psn_d[24*ack_qpn_i[QW-1:0] +: 24]   = ack_psn_i;
-        nak_status_d[32*ack_qpn_i[QW-1:0] +: 32] =
-            (ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT
-          : (ack_syndrome_i == nic_roce_pkg::AETH_NAK_REMOTE_ACCESS) ? nic_pkg::STATUS_ACCESS_VIOLATION
-          : nic_pkg::STATUS_REMOTE_ERROR;
+      if (ack_rnr) begin
+        rnr_wait_d[ack_q] = 1'b1;
+        rnr_open_d[ack_q] = 1'b1;
       end
-      work_d[ack_qpn_i[QW-1:0]] = 1'b1;
+      if (ack_nak) begin
+        nak_v_d[ack_q] = 1'b1;
+      end
+      work_d[ack_q] = 1'b1;
     end
     // QP_CONNECT starts the PSNs; QP_CREATE / QP_DESTROY forget everything
     if (cmd_connect) begin
-      next_psn_d[24*cmd_qpn +: 24] = cmd_args_i[151:128];
-      acked_v_d[cmd_qpn]           = 1'b0;
-      nak_v_d[cmd_qpn]             = 1'b0;
+      next_psn_v_d[cmd_qpn] = 1'b1;
+      acked_v_d[cmd_qpn]    = 1'b0;
+      nak_v_d[cmd_qpn]      = 1'b0;
     end
     if (cmd_connect || cmd_reset) begin
-      rnr_wait_d[cmd_qpn] = 1'b0;
-      rnr_open_d[cmd_qpn] = 1'b0;
-    end
-    if (cmd_connect || cmd_reset) begin
-      rd_tail_d[(RW+1)*cmd_qpn +: RW+1]  = '0;
-      rd_place_d[(RW+1)*cmd_qpn +: RW+1] = '0;
-      rd_head_d[(RW+1)*cmd_qpn +: RW+1]  = '0;
+      rnr_wait_d[cmd_qpn]   = 1'b0;
+      rnr_open_d[cmd_qpn]   = 1'b0;
+      rd_tail_v_d[cmd_qpn]  = 1'b0;
+      rd_place_v_d[cmd_qpn] = 1'b0;
+      rd_head_v_d[cmd_qpn]  = 1'b0;
     end
     if (cmd_reset) begin
-      head_d[OW*cmd_qpn +: OW]        = '0;
-      count_d[(OW+1)*cmd_qpn +: OW+1] = '0;
-      acked_v_d[cmd_qpn]              = 1'b0;
-      nak_v_d[cmd_qpn]                = 1'b0;
-      work_d[cmd_qpn]                 = 1'b0;
+      head_v_d[cmd_qpn]  = 1'b0;
+      cnt_nz_d[cmd_qpn]  = 1'b0;
+      acked_v_d[cmd_qpn] = 1'b0;
+      nak_v_d[cmd_qpn]   = 1'b0;
+      work_d[cmd_qpn]    = 1'b0;
     end
   end
 
-  always_comb begin
-    for (int q = 0; q < NumQps; q++) begin
-      busy_o[q] = busy_intake[q] || count_q[(OW+1)*q +: OW+1] != '0;
-    end
-  end
+  assign busy_o = busy_intake | cnt_nz_q;
+
+  // the entry S_RECORD appends, behind the QP's outstanding ones
+  assign ent_we    = intake_append;
+  assign ent_waddr = {qpn_q, in_head + OW'(in_count)};
+  assign ent_wdata = {idx_q, psn_q - 24'd1, rec_type,
+                      (wflags & nic_pkg::FLAG_SILENT_SUCCESS) != 16'd0, rec_pend, status_q};
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q      <= S_IDLE;
       cstate_q     <= C_IDLE;
-      next_psn_q   <= '0;
-      acked_psn_q  <= '0;
+      next_psn_v_q <= '0;
       acked_v_q    <= '0;
       nak_v_q      <= '0;
-      nak_psn_q    <= '0;
-      nak_status_q <= '0;
-      head_q       <= '0;
-      count_q      <= '0;
+      head_v_q     <= '0;
+      cnt_nz_q     <= '0;
       work_q       <= '0;
-      rd_tail_q    <= '0;
-      rd_place_q   <= '0;
-      rd_head_q    <= '0;
+      rd_tail_v_q  <= '0;
+      rd_place_v_q <= '0;
+      rd_head_v_q  <= '0;
       qpn_q        <= '0;
       cq_q         <= '0;
       now_us_q     <= '0;
       rnr_wait_q   <= '0;
       rnr_open_q   <= '0;
-      rnr_psn_q    <= '0;
-      rnr_cnt_q    <= '0;
       scan_q       <= '0;
       rp_q         <= 1'b0;
     end else begin
       state_q      <= state_d;
       cstate_q     <= cstate_d;
-      next_psn_q   <= next_psn_d;
-      acked_psn_q  <= acked_psn_d;
+      next_psn_v_q <= next_psn_v_d;
       acked_v_q    <= acked_v_d;
       nak_v_q      <= nak_v_d;
-      nak_psn_q    <= nak_psn_d;
-      nak_status_q <= nak_status_d;
-      head_q       <= head_d;
-      count_q      <= count_d;
+      head_v_q     <= head_v_d;
+      cnt_nz_q     <= cnt_nz_d;
       work_q       <= work_d;
-      rd_tail_q    <= rd_tail_d;
-      rd_place_q   <= rd_place_d;
-      rd_head_q    <= rd_head_d;
+      rd_tail_v_q  <= rd_tail_v_d;
+      rd_place_v_q <= rd_place_v_d;
+      rd_head_v_q  <= rd_head_v_d;
       qpn_q        <= qpn_d;
       cq_q         <= cq_d;
       now_us_q     <= now_us_d;
       rnr_wait_q   <= rnr_wait_d;
       rnr_open_q   <= rnr_open_d;
-      rnr_psn_q    <= rnr_psn_d;
-      rnr_cnt_q    <= rnr_cnt_d;
       scan_q       <= scan_d;
       rp_q         <= rp_d;
     end
@@ -1416,7 +1495,12 @@ module nic_requester #(
 
   // Working registers of the WQE in hand: loaded before use.
   always_ff @(posedge clk_i) begin
-    wqe_q        <= wqe_d;
+    if (wqe_load) begin
+      wqe_q <= wqe_data_i;
+    end
+    if (wqe_beat) begin
+      wqe_q[DataWidth*32'(rp_beat_q) +: DataWidth] <= dq_data;
+    end
     idx_q        <= idx_d;
     status_q     <= status_d;
     sge_q        <= sge_d;
@@ -1428,7 +1512,9 @@ module nic_requester #(
     phys_q       <= phys_d;
     phys0_q      <= phys0_d;
     piece_q      <= piece_d;
-    cqe_q        <= cqe_d;
+    if (cqe_load) begin
+      cqe_q <= cqe_d;
+    end
     rp_slot_q    <= rp_slot_d;
     rp_left_q    <= rp_left_d;
     rp_last_q    <= rp_last_d;
@@ -1464,6 +1550,14 @@ module nic_requester #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       a_count_in_range: assert (32'(in_count) <= OutDepth);
+      // the non-empty bit of a QP agrees with its count, where the count is used (the intake's
+      // room check, the completer's decision)
+      if (state_q == S_SPACE) begin
+        a_count_nz_intake: assert (!cnt_nz_q[qpn_q] || count_q[qpn_q] != '0);
+      end
+      if (cstate_q == C_DECIDE) begin
+        a_count_nz_completer: assert (!cnt_nz_q[cq_q] || count_q[cq_q] != '0);
+      end
       a_reads_in_range: assert (32'(in_rd_out) <= MaxReads);
       if (state_q == S_AR) begin
         a_piece_nonempty: assert (piece_q != '0 && 32'(ar_len_o) < 256);
