@@ -555,8 +555,17 @@ module nic_responder #(
   } pf_state_e;
 
   pf_state_e                 pf_st_q, pf_st_d;
-  logic [NumQps*(RcW+1)-1:0] pf_n_q, pf_n_d;     // cached WQEs per QP
-  logic [NumQps*(RcW+1)-1:0] pf_fl_q, pf_fl_d;   // WQEs in flight per QP
+  // cached WQEs and WQEs in flight per QP: written only at the QPs this cycle's events name (a
+  // WQE arrived, a receive consumed, a burst planned; a flush, a command); a QP's entry not
+  // written since reset reads 0 (its bit in pf_*_set_q is clear)
+  logic [RcW:0]              pf_n_q     [NumQps];
+  logic [RcW:0]              pf_fl_q    [NumQps];
+  logic [NumQps-1:0]         pf_n_set_q, pf_fl_set_q;
+  logic                      pf_arr;             // a whole WQE of the head burst's QP arrived
+  logic                      pf_cons;            // the dispatcher's QP consumed a receive
+  logic                      pf_plan;            // a burst is planned for pf_qpn
+  logic [RcW:0]              h_pf_n, h_pf_fl;    // the head burst's QP's
+  logic [RcW:0]              c_pf_n;             // the consuming QP's (q_pf_n)
   logic [NumQps-1:0]         pf_want_q, pf_want_d;
   logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
   logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
@@ -585,7 +594,10 @@ module nic_responder #(
   assign pf_ar_valid   = pf_st_q == PF_AR;
   // a WQE is written into the cache with its last beat, the top one
   assign pf_wqe        = {r_data_i, pf_asm_q[511-DataWidth:0]};
-  assign q_pf_n        = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+  assign q_pf_n        = pf_n_set_q[qpn_q] ? pf_n_q[qpn_q] : '0;
+  assign c_pf_n        = q_pf_n;
+  assign h_pf_n        = pf_n_set_q[po_head_qpn] ? pf_n_q[po_head_qpn] : '0;
+  assign h_pf_fl       = pf_fl_set_q[po_head_qpn] ? pf_fl_q[po_head_qpn] : '0;
   assign po_head_qpn   = po_qpn_q[po_rd_q];
   assign po_head_stale = po_stale_q[po_rd_q];
 
@@ -650,8 +662,8 @@ module nic_responder #(
     pl_go        = 1'b0;
     if (pf_st_q == PF_PLAN) begin
       pl_ci        = rq_ci_set_q[pf_qpn_q] ? rq_ci_q[pf_qpn_q] : 16'd0;
-      pl_n         = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1];
-      pl_fl        = pf_fl_q[(RcW+1)*pf_qpn_q +: RcW+1];
+      pl_n         = pf_n_set_q[pf_qpn_q] ? pf_n_q[pf_qpn_q] : '0;
+      pl_fl        = pf_fl_set_q[pf_qpn_q] ? pf_fl_q[pf_qpn_q] : '0;
       pl_state     = qp_state_i[2*pf_qpn_q +: 2];
       pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
       pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
@@ -683,8 +695,9 @@ module nic_responder #(
 
   always_comb begin
     pf_st_d    = pf_st_q;
-    pf_n_d     = pf_n_q;
-    pf_fl_d    = pf_fl_q;
+    pf_arr     = 1'b0;
+    pf_cons    = 1'b0;
+    pf_plan    = 1'b0;
     pf_want_d  = pf_want_q;
     pf_qpn_d   = pf_qpn_q;
     pf_rr_d    = pf_rr_q;
@@ -718,7 +731,7 @@ module nic_responder #(
           pf_idx_d  = pl_next;
           pf_addr_d = pl_addr;
           pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
-          pf_fl_d[(RcW+1)*pf_qpn_q +: RcW+1] = pl_fl + (RcW+1)'(pl_cnt);
+          pf_plan   = 1'b1;
           pf_st_d   = PF_AR;
         end
       end
@@ -743,10 +756,7 @@ module nic_responder #(
         pf_we       = !po_head_stale;
         pf_beat_d   = '0;
         po_idx_next = po_idx_q[po_rd_q] + 16'd1;
-        if (!po_head_stale) begin
-          pf_n_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_n_q[(RcW+1)*po_head_qpn +: RcW+1] + 1'b1;
-          pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] - 1'b1;
-        end
+        pf_arr      = !po_head_stale;
       end
       if (r_last_i) begin
         po_pop  = 1'b1;
@@ -760,9 +770,7 @@ module nic_responder #(
 
     // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
     if (state_q == R_CPL && cpl_ready_i) begin
-      if (pf_n_d[(RcW+1)*qpn_q +: RcW+1] != '0) begin
-        pf_n_d[(RcW+1)*qpn_q +: RcW+1] = pf_n_d[(RcW+1)*qpn_q +: RcW+1] - 1'b1;
-      end
+      pf_cons = 1'b1;
       pf_want_d[qpn_q] = 1'b1;
     end
     if (rq_db_hit) begin
@@ -776,13 +784,9 @@ module nic_responder #(
       end
     end
     if (state_q == R_FLUSH) begin
-      pf_n_d[(RcW+1)*flush_q +: RcW+1]  = '0;
-      pf_fl_d[(RcW+1)*flush_q +: RcW+1] = '0;
       pf_want_d[flush_q] = 1'b0;
     end
     if (cmd_reset) begin
-      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1]  = '0;
-      pf_fl_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
       pf_want_d[cmd_qpn] = 1'b0;
     end
     // a burst being requested for that QP right now is stale from the start
@@ -796,8 +800,8 @@ module nic_responder #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       pf_st_q    <= PF_IDLE;
-      pf_n_q     <= '0;
-      pf_fl_q    <= '0;
+      pf_n_set_q  <= '0;
+      pf_fl_set_q <= '0;
       pf_want_q  <= '0;
       pf_qpn_q   <= '0;
       pf_rr_q    <= '0;
@@ -808,8 +812,24 @@ module nic_responder #(
       po_stale_q <= '0;
     end else begin
       pf_st_q    <= pf_st_d;
-      pf_n_q     <= pf_n_d;
-      pf_fl_q    <= pf_fl_d;
+      if (pf_arr || pf_cons) begin
+        pf_n_set_q[pf_arr ? po_head_qpn : qpn_q] <= 1'b1;
+        pf_n_set_q[pf_cons ? qpn_q : po_head_qpn] <= 1'b1;
+      end
+      if (pf_arr) begin
+        pf_fl_set_q[po_head_qpn] <= 1'b1;
+      end
+      if (pf_plan) begin
+        pf_fl_set_q[pf_qpn_q] <= 1'b1;
+      end
+      if (state_q == R_FLUSH) begin
+        pf_n_set_q[flush_q]  <= 1'b1;
+        pf_fl_set_q[flush_q] <= 1'b1;
+      end
+      if (cmd_reset) begin
+        pf_n_set_q[cmd_qpn]  <= 1'b1;
+        pf_fl_set_q[cmd_qpn] <= 1'b1;
+      end
       pf_want_q  <= pf_want_d;
       pf_qpn_q   <= pf_qpn_d;
       pf_rr_q    <= pf_rr_d;
@@ -818,6 +838,33 @@ module nic_responder #(
       po_wr_q    <= po_wr_d;
       po_used_q  <= po_used_d;
       po_stale_q <= po_stale_d;
+    end
+  end
+
+  // the per-QP counts (RAM-like, see pf_n_set_q; each event writes its QP's entry, so its bit
+  // stands). A WQE arriving for the QP that consumes a receive in the same cycle leaves its count
+  // as it is; one arriving for the QP a burst is planned for in the same cycle is taken off the
+  // planned count. The flush and the commands come last: the QP forgets its cache.
+  always_ff @(posedge clk_i) begin
+    if (pf_arr) begin
+      pf_n_q[po_head_qpn] <= (pf_cons && qpn_q == po_head_qpn) ? h_pf_n : h_pf_n + 1'b1;
+    end
+    if (pf_cons && !(pf_arr && qpn_q == po_head_qpn)) begin
+      pf_n_q[qpn_q] <= (c_pf_n != '0) ? c_pf_n - 1'b1 : '0;
+    end
+    if (pf_plan) begin
+      pf_fl_q[pf_qpn_q] <= pl_fl + (RcW+1)'(pl_cnt) - (RcW+1)'(pf_arr && po_head_qpn == pf_qpn_q);
+    end
+    if (pf_arr && !(pf_plan && po_head_qpn == pf_qpn_q)) begin
+      pf_fl_q[po_head_qpn] <= h_pf_fl - 1'b1;
+    end
+    if (state_q == R_FLUSH) begin
+      pf_n_q[flush_q]  <= '0;
+      pf_fl_q[flush_q] <= '0;
+    end
+    if (cmd_reset) begin
+      pf_n_q[cmd_qpn]  <= '0;
+      pf_fl_q[cmd_qpn] <= '0;
     end
   end
 
@@ -2099,9 +2146,7 @@ module nic_responder #(
       end
       if (pf_we) begin
         // a WQE lands only in a slot its QP reserved
-        a_pf_reserved: assert (pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1] != '0
-            && 32'(pf_n_q[(RcW+1)*po_head_qpn +: RcW+1])
-               + 32'(pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1]) <= RqCache);
+        a_pf_reserved: assert (h_pf_fl != '0 && 32'(h_pf_n) + 32'(h_pf_fl) <= RqCache);
       end
       if (pf_st_q == PF_PLAN) begin
         a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
