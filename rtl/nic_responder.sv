@@ -154,6 +154,9 @@ module nic_responder #(
   if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
     $fatal(1, "nic_responder: DataWidth must be 64 or 256");
   end
+  if (nic_pkg::QP_STATE_ERROR != 2'b10) begin : gen_bad_err_code
+    $fatal(1, "nic_responder: fl_any_err expects QP_STATE_ERROR == 2'b10");
+  end
 
   function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
     psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
@@ -505,14 +508,17 @@ module nic_responder #(
   assign cpl_cqe_o   = cqe;
 
   // a QP in ERROR with posted receives (looked for only when the dispatcher is idle, the one
-  // state that reads it)
+  // state that reads it, and some QP is in ERROR: QP_STATE_ERROR is 2'b10)
+  localparam logic [2*NumQps-1:0] StLow = {NumQps{2'b01}};   // the low bit of each QP's state
+  logic          fl_any_err;
   logic          fl_found;
   logic [QW-1:0] fl_qpn;
   logic [15:0]   fl_ci;                 // the flushed QP's consumer index
+  assign fl_any_err = ((qp_state_i >> 1) & ~qp_state_i & StLow) != '0;
   always_comb begin
     fl_found = 1'b0;
     fl_qpn   = '0;
-    if (state_q == R_IDLE) begin
+    if (state_q == R_IDLE && fl_any_err) begin
       for (int q = 0; q < NumQps; q++) begin
         if (!fl_found && qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR
             && (rq_ci_set_q[q] ? rq_ci_q[q] : 16'd0) != rq_pi_q[q]) begin
@@ -778,9 +784,11 @@ module nic_responder #(
     end
     // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
     // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
-    for (int k = 0; k < PfOut; k++) begin
-      if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
-        po_stale_d[k] = 1'b1;
+    if (state_q == R_FLUSH || cmd_reset) begin
+      for (int k = 0; k < PfOut; k++) begin
+        if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
+          po_stale_d[k] = 1'b1;
+        end
       end
     end
     if (state_q == R_FLUSH) begin
