@@ -1190,18 +1190,21 @@ module nic_responder #(
     end
   end
 
-  // working registers of the Read being planned: loaded in PN_IDLE before use
+  // working registers of the Read being planned: loaded in PN_IDLE before use (an idle planner
+  // with nothing queued changes none of them, and does not copy them)
   always_ff @(posedge clk_i) begin
-    pn_qpn_q   <= pn_qpn_d;
-    pn_va_q    <= pn_va_d;
-    pn_key_q   <= pn_key_d;
-    pn_left_q  <= pn_left_d;
-    pn_plen_q  <= pn_plen_d;
-    pn_pleft_q <= pn_pleft_d;
-    pn_psn_q   <= pn_psn_d;
-    pn_first_q <= pn_first_d;
-    pn_piece_q <= pn_piece_d;
-    pn_phys_q  <= pn_phys_d;
+    if (pn_st_q != PN_IDLE || rdq_pl_q != rdq_wr_q) begin
+      pn_qpn_q   <= pn_qpn_d;
+      pn_va_q    <= pn_va_d;
+      pn_key_q   <= pn_key_d;
+      pn_left_q  <= pn_left_d;
+      pn_plen_q  <= pn_plen_d;
+      pn_pleft_q <= pn_pleft_d;
+      pn_psn_q   <= pn_psn_d;
+      pn_first_q <= pn_first_d;
+      pn_piece_q <= pn_piece_d;
+      pn_phys_q  <= pn_phys_d;
+    end
   end
 
   // the gather FIFO's entries (RAM-like: written on push, read while queued)
@@ -2073,18 +2076,22 @@ module nic_responder #(
     end else if (state_q == R_RR_CTX) begin
       rwqe_q <= rr_wqe;
     end
-    moff_q       <= moff_d;
-    wva_q        <= wva_d;
-    wkey_q       <= wkey_d;
-    wleft_q      <= wleft_d;
-    pleft_q      <= pleft_d;
-    poff_q       <= poff_d;
-    phys_q       <= phys_d;
-    piece_q      <= piece_d;
-    beats_left_q <= beats_left_d;
-    ack_syn_q    <= ack_syn_d;
-    ack_psn_q    <= ack_psn_d;
-    cpl_status_q <= cpl_status_d;
+    // (R_IDLE changes none of these: an idle dispatcher does not copy them)
+    if (state_q != R_IDLE) begin
+      moff_q       <= moff_d;
+      wva_q        <= wva_d;
+      wkey_q       <= wkey_d;
+      wleft_q      <= wleft_d;
+      pleft_q      <= pleft_d;
+      poff_q       <= poff_d;
+      phys_q       <= phys_d;
+      piece_q      <= piece_d;
+      beats_left_q <= beats_left_d;
+      ack_syn_q    <= ack_syn_d;
+      ack_psn_q    <= ack_psn_d;
+      cpl_status_q <= cpl_status_d;
+      take_left_q  <= take_left_d;
+    end
     // the placer's accumulator (wide): cleared for a piece, then shifted by a beat out and
     // filled by a chunk in
     if (state_q == R_WREQ && wr_req_ready_i) begin
@@ -2096,7 +2103,6 @@ module nic_responder #(
       sacc_q <= ((beat_out && wr_ready_i) ? (sacc_q >> W8) : sacc_q)
                 | (ch_take ? ((2*W8)'(lanes_below(CB'(ch_n))) << cnt_out) : '0);
     end
-    take_left_q  <= take_left_d;
   end
 
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
