@@ -154,6 +154,9 @@ module nic_responder #(
   if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
     $fatal(1, "nic_responder: DataWidth must be 64 or 256");
   end
+  if (nic_pkg::QP_STATE_ERROR != 2'b10) begin : gen_bad_err_code
+    $fatal(1, "nic_responder: fl_any_err expects QP_STATE_ERROR == 2'b10");
+  end
 
   function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
     psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
@@ -166,9 +169,17 @@ module nic_responder #(
   endfunction
 
   // ---- per-QP state -------------------------------------------------------------------------
-  logic [NumQps*24-1:0] epsn_q, epsn_d;
-  logic [NumQps*24-1:0] msn_q, msn_d;
-  logic [NumQps*16-1:0] rq_ci_q, rq_ci_d;
+  // expected PSN, MSN, receive-queue consumer index: written only at the QP an event names
+  // (one write of the dispatcher's or the flush's, one of a command's); a QP's entry not written
+  // since reset reads 0 (its bit in *_set_q is clear), as a reset register would
+  logic [23:0]          epsn_q     [NumQps];
+  logic [23:0]          msn_q      [NumQps];
+  logic [15:0]          rq_ci_q    [NumQps];
+  logic [NumQps-1:0]    epsn_set_q, msn_set_q, rq_ci_set_q;
+  logic                 epsn_we, msn_we, rq_ci_we;  // this cycle's write of the dispatcher's QP
+  logic [23:0]          epsn_wd, msn_wd;            // (rq_ci: or the flushed QP's, rq_ci_wq)
+  logic [15:0]          rq_ci_wd;
+  logic [QW-1:0]        rq_ci_wq;
   logic [23:0]          peer_qpn_q [NumQps];
   logic [15:0]          pd_q       [NumQps];
   logic [7:0]           rq_cqn_q   [NumQps];
@@ -259,9 +270,10 @@ module nic_responder #(
   } state_e;
 
   state_e                 state_q, state_d;
-  nic_roce_pkg::rx_pkt_t  pkt_q, pkt_d;
+  nic_roce_pkg::rx_pkt_t  pkt_q;                  // loaded when taken (pkt_ready_o)
   logic [QW-1:0]          qpn_q, qpn_d;
-  logic [511:0]           rwqe_q, rwqe_d;         // the receive WQE of the Send in progress
+  logic [511:0]           rwqe_q;                 // the receive WQE of the Send in progress
+  logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache
   logic [31:0]            moff_q, moff_d;         // message bytes placed before this packet
   logic [63:0]            wva_q, wva_d;           // Write: VA of the next byte
   logic [31:0]            wkey_q, wkey_d;         // Write: R_Key
@@ -311,14 +323,21 @@ module nic_responder #(
   assign local_qpn = pkt_q.dqpn >= nic_pkg::QPN_BASE && pkt_q.dqpn - nic_pkg::QPN_BASE < 24'(NumQps);
   logic [23:0]   q_epsn;
   logic [15:0]   q_ci, q_pi;
+  logic [23:0]   q_msn;
   logic [15:0]   q_pd;
   logic [1:0]    q_state;
-  assign q_epsn    = epsn_q[24*qpn_q +: 24];
-  assign q_ci      = rq_ci_q[16*qpn_q +: 16];
+  assign q_epsn    = epsn_set_q[qpn_q] ? epsn_q[qpn_q] : 24'd0;
+  assign q_msn     = msn_set_q[qpn_q] ? msn_q[qpn_q] : 24'd0;
+  assign q_ci      = rq_ci_set_q[qpn_q] ? rq_ci_q[qpn_q] : 16'd0;
   assign q_pi      = rq_pi_q[qpn_q];
   assign q_pd      = pd_q[qpn_q];
   assign q_state   = qp_state_i[2*qpn_q +: 2];
 
+
+  // the states that read the next piece (below): it is planned in R_PIECE, and R_XL / R_INV
+  // show its token and VA on the translation port
+  logic piece_use;
+  assign piece_use = state_q == R_PIECE || state_q == R_XL || state_q == R_INV;
 
   // the receive WQE
   nic_pkg::wqe_recv_t rw;
@@ -328,7 +347,7 @@ module nic_responder #(
     rw         = rwqe_q;
     rsge       = rw.sge0;
     rsge_start = 32'd0;
-    if (rw.nsge >= 8'd2 && poff_q >= rw.sge0.length) begin
+    if (piece_use && rw.nsge >= 8'd2 && poff_q >= rw.sge0.length) begin
       rsge       = rw.sge1;
       rsge_start = rw.sge0.length;
       if (rw.nsge >= 8'd3 && poff_q >= rw.sge0.length + rw.sge1.length) begin
@@ -349,32 +368,39 @@ module nic_responder #(
   assign pl_wr   = msg_wr_q[qpn_q] && !rr_q;   // read response's: by SGE, local write)
   assign by_rkey = pl_wr;
   always_comb begin
-    if (by_rkey) begin
-      piece_va    = wva_q;
-      piece_token = wkey_q;
-      piece_len   = pleft_q;
-    end else begin
-      piece_va    = rsge.address + 64'(32'(poff_q - rsge_start));
-      piece_token = rsge.token;
-      piece_len   = pleft_q;
-      if (rsge.length - (poff_q - rsge_start) < 32'(piece_len)) begin
-        piece_len = 13'(rsge.length - (poff_q - rsge_start));
+    piece_va    = '0;
+    piece_token = '0;
+    piece_len   = '0;
+    piece_priv  = 1'b0;
+    if (piece_use) begin
+      if (by_rkey) begin
+        piece_va    = wva_q;
+        piece_token = wkey_q;
+        piece_len   = pleft_q;
+      end else begin
+        piece_va    = rsge.address + 64'(32'(poff_q - rsge_start));
+        piece_token = rsge.token;
+        piece_len   = pleft_q;
+        if (rsge.length - (poff_q - rsge_start) < 32'(piece_len)) begin
+          piece_len = 13'(rsge.length - (poff_q - rsge_start));
+        end
       end
+      if (13'd4096 - {1'b0, piece_va[11:0]} < piece_len) begin
+        piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
+      end
+      if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
+        piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
+      end
+      piece_priv = piece_token[31:24] == 8'hFF && !by_rkey;
     end
-    if (13'd4096 - {1'b0, piece_va[11:0]} < piece_len) begin
-      piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
-    end
-    if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
-      piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
-    end
-    piece_priv = piece_token[31:24] == 8'hFF && !by_rkey;
   end
 
   // ---- the placer: payload bytes -> beats aligned to the host address, with strobes ----------
   logic [DataWidth-1:0]   rd_word;                 // the payload word in hand (pl_data_i)
   logic [LW:0]            rd_off_q, rd_off_d;      // its bytes already used
-  logic [2*DataWidth-1:0] acc_q, acc_d;
-  logic [2*W8-1:0]        sacc_q, sacc_d;          // the strobes of acc
+  logic [2*DataWidth-1:0] acc_q;                  // (wide: loaded only when it changes)
+  logic [2*W8-1:0]        sacc_q;                  // the strobes of acc
+  logic [CB-1:0]          cnt_out;                 // cnt after this cycle's beat out
   logic [CB-1:0]          cnt_q, cnt_d;            // lanes filled in acc (leading gap included)
   logic [12:0]            take_left_q, take_left_d;// bytes of the piece still to take
   logic [LW:0]            ch_n;                    // bytes taken this cycle
@@ -385,11 +411,15 @@ module nic_responder #(
   // this cycle's chunk: the unused bytes of the word in hand, at most what the piece still takes,
   // shifted to lane 0 and cut to ch_n bytes (stray bytes would corrupt the lanes after them)
   logic [DataWidth-1:0] chunk_bytes;
+  // (cut only in a cycle that takes a chunk, its one reader)
   always_comb begin
-    chunk_bytes = rd_word >> (8 * 32'(rd_off_q));
-    for (int i = 0; i < W8; i++) begin
-      if ((LW+1)'(i) >= ch_n) begin
-        chunk_bytes[8*i +: 8] = 8'd0;
+    chunk_bytes = '0;
+    if (ch_take) begin
+      chunk_bytes = rd_word >> (8 * 32'(rd_off_q));
+      for (int i = 0; i < W8; i++) begin
+        if ((LW+1)'(i) >= ch_n) begin
+          chunk_bytes[8*i +: 8] = 8'd0;
+        end
       end
     end
   end
@@ -405,6 +435,7 @@ module nic_responder #(
                 && (cnt_q >= CB'(W8) || (take_left_q == '0 && cnt_q != '0 && last_beat));
     ch_take   = state_q == R_WDATA && take_left_q != '0 && pl_valid_i
                 && (cnt_q - ((beat_out && wr_ready_i) ? CB'(W8) : '0)) <= CB'(W8);
+    cnt_out   = (beat_out && wr_ready_i) ? ((cnt_q >= CB'(W8)) ? cnt_q - CB'(W8) : '0) : cnt_q;
   end
 
   assign wr_valid_o = beat_out;
@@ -422,14 +453,17 @@ module nic_responder #(
   end
 
   // a Read's context as a receive WQE, so its responses are placed like a Send's payload
+  // (built only in R_RR_CTX, the one state that loads it)
   nic_pkg::wqe_recv_t rr_wqe;
   always_comb begin
-    rr_wqe        = '0;
-    rr_wqe.opcode = nic_pkg::WQE_OP_RECV;
-    rr_wqe.nsge   = 8'(rctx_i.nsge);
-    rr_wqe.length = rctx_i.length;
-    rr_wqe.sge0   = rctx_i.sge0;
-    rr_wqe.sge1   = rctx_i.sge1;
+    rr_wqe = '0;
+    if (state_q == R_RR_CTX) begin
+      rr_wqe.opcode = nic_pkg::WQE_OP_RECV;
+      rr_wqe.nsge   = 8'(rctx_i.nsge);
+      rr_wqe.length = rctx_i.length;
+      rr_wqe.sge0   = rctx_i.sge0;
+      rr_wqe.sge1   = rctx_i.sge1;
+    end
   end
 
   // ---- the dispatcher's ACK / NAK, and the completion --------------------------------------------
@@ -443,7 +477,7 @@ module nic_responder #(
     ack_pkt.sqpn          = nic_pkg::QPN_BASE + 24'(qpn_q);
     ack_pkt.psn           = ack_psn_q;
     ack_pkt.aeth.syndrome = ack_syn_q;
-    ack_pkt.aeth.msn      = msn_q[24*qpn_q +: 24];
+    ack_pkt.aeth.msn      = q_msn;
     ack_pkt.pay_len       = '0;
   end
 
@@ -453,7 +487,7 @@ module nic_responder #(
     cqe.status            = (state_q == R_FLUSH) ? nic_pkg::STATUS_CANCELLED : cpl_status_q;
     cqe.bytes_transferred = (state_q != R_FLUSH && cpl_status_q == nic_pkg::STATUS_SUCCESS)
                             ? moff_q : 32'd0;
-    cqe.wqe_index         = (state_q == R_FLUSH) ? rq_ci_q[16*flush_q +: 16] : q_ci;
+    cqe.wqe_index         = (state_q == R_FLUSH) ? fl_ci : q_ci;
     cqe.qpn               = (state_q == R_FLUSH) ? 16'(flush_q) : 16'(qpn_q);
     cqe.op_type           = nic_pkg::NDK_OP_TYPE_RECEIVE;
     cqe.flags             = nic_pkg::CQE_FLAG_RECV_QUEUE;
@@ -473,20 +507,28 @@ module nic_responder #(
   assign cpl_cqn_o   = rq_cqn_q[(state_q == R_FLUSH) ? flush_q : qpn_q];
   assign cpl_cqe_o   = cqe;
 
-  // a QP in ERROR with posted receives
+  // a QP in ERROR with posted receives (looked for only when the dispatcher is idle, the one
+  // state that reads it, and some QP is in ERROR: QP_STATE_ERROR is 2'b10)
+  localparam logic [2*NumQps-1:0] StLow = {NumQps{2'b01}};   // the low bit of each QP's state
+  logic          fl_any_err;
   logic          fl_found;
   logic [QW-1:0] fl_qpn;
+  logic [15:0]   fl_ci;                 // the flushed QP's consumer index
+  assign fl_any_err = ((qp_state_i >> 1) & ~qp_state_i & StLow) != '0;
   always_comb begin
     fl_found = 1'b0;
     fl_qpn   = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      if (!fl_found && qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR
-          && rq_ci_q[16*q +: 16] != rq_pi_q[q]) begin
-        fl_found = 1'b1;
-        fl_qpn   = QW'(q);
+    if (state_q == R_IDLE && fl_any_err) begin
+      for (int q = 0; q < NumQps; q++) begin
+        if (!fl_found && qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR
+            && (rq_ci_set_q[q] ? rq_ci_q[q] : 16'd0) != rq_pi_q[q]) begin
+          fl_found = 1'b1;
+          fl_qpn   = QW'(q);
+        end
       end
     end
   end
+  assign fl_ci = rq_ci_set_q[flush_q] ? rq_ci_q[flush_q] : 16'd0;
 
   // shared by the dispatcher (next state, below), the prefetch and the read-response engine
   logic m_xl_req, m_xl_gnt, m_xl_rsp;     // the dispatcher's translation request, grant, answer
@@ -519,8 +561,17 @@ module nic_responder #(
   } pf_state_e;
 
   pf_state_e                 pf_st_q, pf_st_d;
-  logic [NumQps*(RcW+1)-1:0] pf_n_q, pf_n_d;     // cached WQEs per QP
-  logic [NumQps*(RcW+1)-1:0] pf_fl_q, pf_fl_d;   // WQEs in flight per QP
+  // cached WQEs and WQEs in flight per QP: written only at the QPs this cycle's events name (a
+  // WQE arrived, a receive consumed, a burst planned; a flush, a command); a QP's entry not
+  // written since reset reads 0 (its bit in pf_*_set_q is clear)
+  logic [RcW:0]              pf_n_q     [NumQps];
+  logic [RcW:0]              pf_fl_q    [NumQps];
+  logic [NumQps-1:0]         pf_n_set_q, pf_fl_set_q;
+  logic                      pf_arr;             // a whole WQE of the head burst's QP arrived
+  logic                      pf_cons;            // the dispatcher's QP consumed a receive
+  logic                      pf_plan;            // a burst is planned for pf_qpn
+  logic [RcW:0]              h_pf_n, h_pf_fl;    // the head burst's QP's
+  logic [RcW:0]              c_pf_n;             // the consuming QP's (q_pf_n)
   logic [NumQps-1:0]         pf_want_q, pf_want_d;
   logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
   logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
@@ -536,7 +587,8 @@ module nic_responder #(
   logic                      po_push, po_pop;
   logic [15:0]               po_idx_next;        // the head's index after this cycle
   logic [RqBeatW-1:0]        pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
-  logic [511:0]              pf_asm_q, pf_asm_d;      // the arriving WQE
+  logic [511-DataWidth:0]    pf_asm_q;                // the arriving WQE's beats but its last
+  logic [511:0]              pf_wqe;                  // ... whole, with its last beat (pf_we)
   logic                      pf_ar_valid;
   logic                      pf_we;
   logic [QW+RcW-1:0]         pf_waddr;
@@ -546,7 +598,12 @@ module nic_responder #(
   logic                      po_head_stale;
 
   assign pf_ar_valid   = pf_st_q == PF_AR;
-  assign q_pf_n        = pf_n_q[(RcW+1)*qpn_q +: RcW+1];
+  // a WQE is written into the cache with its last beat, the top one
+  assign pf_wqe        = {r_data_i, pf_asm_q[511-DataWidth:0]};
+  assign q_pf_n        = pf_n_set_q[qpn_q] ? pf_n_q[qpn_q] : '0;
+  assign c_pf_n        = q_pf_n;
+  assign h_pf_n        = pf_n_set_q[po_head_qpn] ? pf_n_q[po_head_qpn] : '0;
+  assign h_pf_fl       = pf_fl_set_q[po_head_qpn] ? pf_fl_q[po_head_qpn] : '0;
   assign po_head_qpn   = po_qpn_q[po_rd_q];
   assign po_head_stale = po_stale_q[po_rd_q];
 
@@ -561,23 +618,25 @@ module nic_responder #(
     .rst_i  (rst_i),
     .we_i   (pf_we),
     .waddr_i(pf_waddr),
-    .wdata_i(pf_asm_d),
+    .wdata_i(pf_wqe),
     .re_i   (state_q == R_LOAD),
     .raddr_i({qpn_q, q_ci[RcW-1:0]}),
     .rdata_o(pf_rdata)
   );
 
   // round robin over the wanting QPs, starting after the last one picked (a priority encoder of
-  // one bit per QP)
+  // one bit per QP; evaluated only in PF_IDLE, its one reader, and only while some QP wants)
   logic          pf_pick_ok;
   logic [QW-1:0] pf_pick;
   always_comb begin
     pf_pick_ok = 1'b0;
     pf_pick    = '0;
-    for (int i = 1; i <= NumQps; i++) begin
-      if (!pf_pick_ok && pf_want_q[QW'((32'(pf_rr_q) + i) % NumQps)]) begin
-        pf_pick_ok = 1'b1;
-        pf_pick    = QW'((32'(pf_rr_q) + i) % NumQps);
+    if (pf_st_q == PF_IDLE && pf_want_q != '0) begin
+      for (int i = 1; i <= NumQps; i++) begin
+        if (!pf_pick_ok && pf_want_q[QW'((32'(pf_rr_q) + i) % NumQps)]) begin
+          pf_pick_ok = 1'b1;
+          pf_pick    = QW'((32'(pf_rr_q) + i) % NumQps);
+        end
       end
     end
   end
@@ -592,42 +651,59 @@ module nic_responder #(
   logic [16:0]  pl_cnt;
   logic         pl_go;
   logic [1:0]   pl_state;
+  // (evaluated only in PF_PLAN, the one state that reads it)
   always_comb begin
-    pl_ci        = rq_ci_q[16*pf_qpn_q +: 16];
-    pl_n         = pf_n_q[(RcW+1)*pf_qpn_q +: RcW+1];
-    pl_fl        = pf_fl_q[(RcW+1)*pf_qpn_q +: RcW+1];
-    pl_state     = qp_state_i[2*pf_qpn_q +: 2];
-    pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
-    pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
-    pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
-    pl_slot      = pl_next & pl_mask[15:0];
-    pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
-    pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
-    pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
-    pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
-    if (17'(pl_posted) < pl_cnt) begin
-      pl_cnt = 17'(pl_posted);
+    pl_ci        = '0;
+    pl_n         = '0;
+    pl_fl        = '0;
+    pl_state     = '0;
+    pl_next      = '0;
+    pl_posted    = '0;
+    pl_mask      = '0;
+    pl_slot      = '0;
+    pl_ring_room = '0;
+    pl_addr      = '0;
+    pl_page_room = '0;
+    pl_cnt       = '0;
+    pl_go        = 1'b0;
+    if (pf_st_q == PF_PLAN) begin
+      pl_ci        = rq_ci_set_q[pf_qpn_q] ? rq_ci_q[pf_qpn_q] : 16'd0;
+      pl_n         = pf_n_set_q[pf_qpn_q] ? pf_n_q[pf_qpn_q] : '0;
+      pl_fl        = pf_fl_set_q[pf_qpn_q] ? pf_fl_q[pf_qpn_q] : '0;
+      pl_state     = qp_state_i[2*pf_qpn_q +: 2];
+      pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
+      pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
+      pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
+      pl_slot      = pl_next & pl_mask[15:0];
+      pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
+      pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
+      pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
+      pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
+      if (17'(pl_posted) < pl_cnt) begin
+        pl_cnt = 17'(pl_posted);
+      end
+      if (pl_ring_room < pl_cnt) begin
+        pl_cnt = pl_ring_room;
+      end
+      if (17'(pl_page_room) < pl_cnt) begin
+        pl_cnt = 17'(pl_page_room);
+      end
+      // a doorbell beyond the ring (bad input) posts nothing to fetch
+      if (pl_posted > pl_mask[15:0] + 16'd1
+          || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
+        pl_cnt = '0;
+      end
+      // half the cache at least, unless the burst ends at the ring, the page or what is posted
+      pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
+                               || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
     end
-    if (pl_ring_room < pl_cnt) begin
-      pl_cnt = pl_ring_room;
-    end
-    if (17'(pl_page_room) < pl_cnt) begin
-      pl_cnt = 17'(pl_page_room);
-    end
-    // a doorbell beyond the ring (bad input) posts nothing to fetch
-    if (pl_posted > pl_mask[15:0] + 16'd1
-        || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
-      pl_cnt = '0;
-    end
-    // half the cache at least, unless the burst ends at the ring, the page or what is posted
-    pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
-                             || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
   end
 
   always_comb begin
     pf_st_d    = pf_st_q;
-    pf_n_d     = pf_n_q;
-    pf_fl_d    = pf_fl_q;
+    pf_arr     = 1'b0;
+    pf_cons    = 1'b0;
+    pf_plan    = 1'b0;
     pf_want_d  = pf_want_q;
     pf_qpn_d   = pf_qpn_q;
     pf_rr_d    = pf_rr_q;
@@ -635,7 +711,6 @@ module nic_responder #(
     pf_len_d   = pf_len_q;
     pf_idx_d   = pf_idx_q;
     pf_beat_d  = pf_beat_q;
-    pf_asm_d   = pf_asm_q;
     po_stale_d = po_stale_q;
     po_rd_d    = po_rd_q;
     po_wr_d    = po_wr_q;
@@ -662,7 +737,7 @@ module nic_responder #(
           pf_idx_d  = pl_next;
           pf_addr_d = pl_addr;
           pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
-          pf_fl_d[(RcW+1)*pf_qpn_q +: RcW+1] = pl_fl + (RcW+1)'(pl_cnt);
+          pf_plan   = 1'b1;
           pf_st_d   = PF_AR;
         end
       end
@@ -681,17 +756,13 @@ module nic_responder #(
 
     // ---- data: beats -> WQEs -> the cache of the oldest burst's QP
     if (ord_head_pf && r_valid_i) begin
-      pf_asm_d[DataWidth*32'(pf_beat_q) +: DataWidth] = r_data_i;
       pf_beat_d = pf_beat_q + RqBeatW'(1);
       if (32'(pf_beat_q) == RqBeats - 1) begin
         // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
         pf_we       = !po_head_stale;
         pf_beat_d   = '0;
         po_idx_next = po_idx_q[po_rd_q] + 16'd1;
-        if (!po_head_stale) begin
-          pf_n_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_n_q[(RcW+1)*po_head_qpn +: RcW+1] + 1'b1;
-          pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] = pf_fl_d[(RcW+1)*po_head_qpn +: RcW+1] - 1'b1;
-        end
+        pf_arr      = !po_head_stale;
       end
       if (r_last_i) begin
         po_pop  = 1'b1;
@@ -705,9 +776,7 @@ module nic_responder #(
 
     // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
     if (state_q == R_CPL && cpl_ready_i) begin
-      if (pf_n_d[(RcW+1)*qpn_q +: RcW+1] != '0) begin
-        pf_n_d[(RcW+1)*qpn_q +: RcW+1] = pf_n_d[(RcW+1)*qpn_q +: RcW+1] - 1'b1;
-      end
+      pf_cons = 1'b1;
       pf_want_d[qpn_q] = 1'b1;
     end
     if (rq_db_hit) begin
@@ -715,19 +784,17 @@ module nic_responder #(
     end
     // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
     // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
-    for (int k = 0; k < PfOut; k++) begin
-      if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
-        po_stale_d[k] = 1'b1;
+    if (state_q == R_FLUSH || cmd_reset) begin
+      for (int k = 0; k < PfOut; k++) begin
+        if ((state_q == R_FLUSH && po_qpn_q[k] == flush_q) || (cmd_reset && po_qpn_q[k] == cmd_qpn)) begin
+          po_stale_d[k] = 1'b1;
+        end
       end
     end
     if (state_q == R_FLUSH) begin
-      pf_n_d[(RcW+1)*flush_q +: RcW+1]  = '0;
-      pf_fl_d[(RcW+1)*flush_q +: RcW+1] = '0;
       pf_want_d[flush_q] = 1'b0;
     end
     if (cmd_reset) begin
-      pf_n_d[(RcW+1)*cmd_qpn +: RcW+1]  = '0;
-      pf_fl_d[(RcW+1)*cmd_qpn +: RcW+1] = '0;
       pf_want_d[cmd_qpn] = 1'b0;
     end
     // a burst being requested for that QP right now is stale from the start
@@ -741,8 +808,8 @@ module nic_responder #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       pf_st_q    <= PF_IDLE;
-      pf_n_q     <= '0;
-      pf_fl_q    <= '0;
+      pf_n_set_q  <= '0;
+      pf_fl_set_q <= '0;
       pf_want_q  <= '0;
       pf_qpn_q   <= '0;
       pf_rr_q    <= '0;
@@ -753,8 +820,24 @@ module nic_responder #(
       po_stale_q <= '0;
     end else begin
       pf_st_q    <= pf_st_d;
-      pf_n_q     <= pf_n_d;
-      pf_fl_q    <= pf_fl_d;
+      if (pf_arr || pf_cons) begin
+        pf_n_set_q[pf_arr ? po_head_qpn : qpn_q] <= 1'b1;
+        pf_n_set_q[pf_cons ? qpn_q : po_head_qpn] <= 1'b1;
+      end
+      if (pf_arr) begin
+        pf_fl_set_q[po_head_qpn] <= 1'b1;
+      end
+      if (pf_plan) begin
+        pf_fl_set_q[pf_qpn_q] <= 1'b1;
+      end
+      if (state_q == R_FLUSH) begin
+        pf_n_set_q[flush_q]  <= 1'b1;
+        pf_fl_set_q[flush_q] <= 1'b1;
+      end
+      if (cmd_reset) begin
+        pf_n_set_q[cmd_qpn]  <= 1'b1;
+        pf_fl_set_q[cmd_qpn] <= 1'b1;
+      end
       pf_want_q  <= pf_want_d;
       pf_qpn_q   <= pf_qpn_d;
       pf_rr_q    <= pf_rr_d;
@@ -763,6 +846,33 @@ module nic_responder #(
       po_wr_q    <= po_wr_d;
       po_used_q  <= po_used_d;
       po_stale_q <= po_stale_d;
+    end
+  end
+
+  // the per-QP counts (RAM-like, see pf_n_set_q; each event writes its QP's entry, so its bit
+  // stands). A WQE arriving for the QP that consumes a receive in the same cycle leaves its count
+  // as it is; one arriving for the QP a burst is planned for in the same cycle is taken off the
+  // planned count. The flush and the commands come last: the QP forgets its cache.
+  always_ff @(posedge clk_i) begin
+    if (pf_arr) begin
+      pf_n_q[po_head_qpn] <= (pf_cons && qpn_q == po_head_qpn) ? h_pf_n : h_pf_n + 1'b1;
+    end
+    if (pf_cons && !(pf_arr && qpn_q == po_head_qpn)) begin
+      pf_n_q[qpn_q] <= (c_pf_n != '0) ? c_pf_n - 1'b1 : '0;
+    end
+    if (pf_plan) begin
+      pf_fl_q[pf_qpn_q] <= pl_fl + (RcW+1)'(pl_cnt) - (RcW+1)'(pf_arr && po_head_qpn == pf_qpn_q);
+    end
+    if (pf_arr && !(pf_plan && po_head_qpn == pf_qpn_q)) begin
+      pf_fl_q[po_head_qpn] <= h_pf_fl - 1'b1;
+    end
+    if (state_q == R_FLUSH) begin
+      pf_n_q[flush_q]  <= '0;
+      pf_fl_q[flush_q] <= '0;
+    end
+    if (cmd_reset) begin
+      pf_n_q[cmd_qpn]  <= '0;
+      pf_fl_q[cmd_qpn] <= '0;
     end
   end
 
@@ -781,7 +891,9 @@ module nic_responder #(
     pf_addr_q <= pf_addr_d;
     pf_len_q  <= pf_len_d;
     pf_idx_q  <= pf_idx_d;
-    pf_asm_q  <= pf_asm_d;
+    if (ord_head_pf && r_valid_i && 32'(pf_beat_q) != RqBeats - 1) begin
+      pf_asm_q[DataWidth*32'(pf_beat_q) +: DataWidth] <= r_data_i;
+    end
   end
 
   // ---- read responses: the queue, the planner, the sender ------------------------------------------
@@ -847,11 +959,14 @@ module nic_responder #(
   assign rdq_used = rdq_wr_q - rdq_rd_q;
   assign rdq_full = rdq_used == (RdqW+1)'(RdqDepth);
 
+  // (looked for only in R_ACK, the one state that reads it, and only while the queue holds some)
   always_comb begin
     rdq_has_q = 1'b0;
-    for (int i = 0; i < RdqDepth; i++) begin
-      if ((RdqW+1)'(RdqW'(i) - rdq_rd_q[RdqW-1:0]) < rdq_used && rdq_qpn[i] == qpn_q) begin
-        rdq_has_q = 1'b1;
+    if (state_q == R_ACK && rdq_used != '0) begin
+      for (int i = 0; i < RdqDepth; i++) begin
+        if ((RdqW+1)'(RdqW'(i) - rdq_rd_q[RdqW-1:0]) < rdq_used && rdq_qpn[i] == qpn_q) begin
+          rdq_has_q = 1'b1;
+        end
       end
     end
   end
@@ -866,7 +981,7 @@ module nic_responder #(
       rdq_len[rdq_wr_q[RdqW-1:0]]  <= wleft_q;
       // a Read's MSN is taken in the cycle of the push; an ACK's was taken before
       rdq_psn[rdq_wr_q[RdqW-1:0]]  <= rdq_push_ack ? ack_psn_q : pkt_q.psn;
-      rdq_msn[rdq_wr_q[RdqW-1:0]]  <= msn_q[24*qpn_q +: 24] + 24'(rdq_push);
+      rdq_msn[rdq_wr_q[RdqW-1:0]]  <= q_msn + 24'(rdq_push);
       rdq_peer[rdq_wr_q[RdqW-1:0]] <= peer_qpn_q[qpn_q];
       rdq_mac[rdq_wr_q[RdqW-1:0]]  <= pkt_q.src_mac;
       rdq_ip[rdq_wr_q[RdqW-1:0]]   <= pkt_q.src_ip;
@@ -1075,18 +1190,21 @@ module nic_responder #(
     end
   end
 
-  // working registers of the Read being planned: loaded in PN_IDLE before use
+  // working registers of the Read being planned: loaded in PN_IDLE before use (an idle planner
+  // with nothing queued changes none of them, and does not copy them)
   always_ff @(posedge clk_i) begin
-    pn_qpn_q   <= pn_qpn_d;
-    pn_va_q    <= pn_va_d;
-    pn_key_q   <= pn_key_d;
-    pn_left_q  <= pn_left_d;
-    pn_plen_q  <= pn_plen_d;
-    pn_pleft_q <= pn_pleft_d;
-    pn_psn_q   <= pn_psn_d;
-    pn_first_q <= pn_first_d;
-    pn_piece_q <= pn_piece_d;
-    pn_phys_q  <= pn_phys_d;
+    if (pn_st_q != PN_IDLE || rdq_pl_q != rdq_wr_q) begin
+      pn_qpn_q   <= pn_qpn_d;
+      pn_va_q    <= pn_va_d;
+      pn_key_q   <= pn_key_d;
+      pn_left_q  <= pn_left_d;
+      pn_plen_q  <= pn_plen_d;
+      pn_pleft_q <= pn_pleft_d;
+      pn_psn_q   <= pn_psn_d;
+      pn_first_q <= pn_first_d;
+      pn_piece_q <= pn_piece_d;
+      pn_phys_q  <= pn_phys_d;
+    end
   end
 
   // the gather FIFO's entries (RAM-like: written on push, read while queued)
@@ -1383,9 +1501,8 @@ module nic_responder #(
 
   always_comb begin
     state_d      = state_q;
-    pkt_d        = pkt_q;
     qpn_d        = qpn_q;
-    rwqe_d       = rwqe_q;
+    rwqe_ld_pf   = 1'b0;
     moff_d       = moff_q;
     wva_d        = wva_q;
     wkey_d       = wkey_q;
@@ -1402,15 +1519,17 @@ module nic_responder #(
     cpl_due_d    = cpl_due_q;
     flush_d      = flush_q;
     pl_done_d    = pl_done_q;
-    epsn_d       = epsn_q;
-    msn_d        = msn_q;
-    rq_ci_d      = rq_ci_q;
+    epsn_we      = 1'b0;
+    epsn_wd      = q_epsn + 24'd1;
+    msn_we       = 1'b0;
+    msn_wd       = q_msn + 24'd1;
+    rq_ci_we     = 1'b0;
+    rq_ci_wq     = qpn_q;
+    rq_ci_wd     = q_ci + 16'd1;
     in_msg_d     = in_msg_q;
     msg_wr_d     = msg_wr_q;
     nak_d        = nak_q;
     rd_off_d     = rd_off_q;
-    acc_d        = acc_q;
-    sacc_d       = sacc_q;
     cnt_d        = cnt_q;
     take_left_d  = take_left_q;
     rr_d         = rr_q;
@@ -1447,7 +1566,6 @@ module nic_responder #(
           state_d = R_FLUSH;
         end else if (pkt_valid_i) begin
           pkt_ready_o = 1'b1;
-          pkt_d       = pkt_i;
           pl_done_d   = 1'b0;
           ph_ok_d     = 1'b0;
           qpn_d       = QW'(pkt_i.dqpn - nic_pkg::QPN_BASE);
@@ -1461,7 +1579,8 @@ module nic_responder #(
       end
       R_LOAD: begin
         // the message state arrives; restore the in-progress placement
-        {rwqe_d, moff_d, wva_d, wkey_d, wleft_d} = ms_rdata;
+        // (rwqe_q: loaded from ms_rdata in the clocked block)
+        {moff_d, wva_d, wkey_d, wleft_d} = ms_rdata[MsgW-513:0];
         ack_psn_d = pkt_q.psn;
         state_d   = R_CHECK;
       end
@@ -1543,7 +1662,7 @@ module nic_responder #(
               cpl_due_d = 1'b0;
               state_d   = R_ACK;
             end else if (q_pf_n != '0) begin
-              rwqe_d  = pf_rdata;          // prefetched: read from the cache in R_LOAD
+              rwqe_ld_pf = 1'b1;           // prefetched: read from the cache in R_LOAD
               state_d = R_PIECE;
             end else begin
               state_d = R_RQ_WAIT;
@@ -1564,7 +1683,7 @@ module nic_responder #(
         if (q_state != nic_pkg::QP_STATE_RTS || q_ci == q_pi) begin
           state_d = R_DRAIN;               // the QP failed or was destroyed meanwhile
         end else if (q_pf_n != '0) begin
-          rwqe_d  = pf_rdata;
+          rwqe_ld_pf = 1'b1;
           state_d = R_PIECE;
         end
       end
@@ -1679,23 +1798,17 @@ module nic_responder #(
           beats_left_d = wr_req_len_o + 8'd1;
           take_left_d  = piece_q;
           cnt_d        = CB'(phys_q[LW-1:0]);        // leading lanes: not written
-          acc_d        = '0;
-          sacc_d       = '0;
           state_d      = R_WDATA;
         end
       end
       R_WDATA: begin
         // beats out
         if (beat_out && wr_ready_i) begin
-          acc_d        = acc_q >> DataWidth;
-          sacc_d       = sacc_q >> W8;
-          cnt_d        = (cnt_q >= CB'(W8)) ? cnt_q - CB'(W8) : '0;
+          cnt_d        = cnt_out;
           beats_left_d = beats_left_q - 8'd1;
         end
         // payload bytes in
         if (ch_take) begin
-          acc_d  = acc_d | ((2*DataWidth)'(chunk_bytes) << (8 * cnt_d));
-          sacc_d = sacc_d | ((2*W8)'(lanes_below(CB'(ch_n))) << cnt_d);
           cnt_d  = cnt_d + CB'(ch_n);
           take_left_d = take_left_q - 13'(ch_n);
           if (rd_off_q + ch_n == pl_nbytes_i) begin
@@ -1733,7 +1846,7 @@ module nic_responder #(
           end
         end else begin
         // the packet is placed
-        epsn_d[24*qpn_q +: 24] = q_epsn + 24'd1;
+        epsn_we   = 1'b1;
         moff_d    = poff_q;
         ack_syn_d = nic_roce_pkg::AETH_ACK;
         fatal_d   = 1'b0;
@@ -1741,7 +1854,7 @@ module nic_responder #(
         cpl_due_d = is_send && is_last;
         if (is_last) begin
           in_msg_d[qpn_q]       = 1'b0;
-          msn_d[24*qpn_q +: 24] = msn_q[24*qpn_q +: 24] + 24'd1;
+          msn_we          = 1'b1;
           state_d = pkt_q.ackreq ? R_ACK : (is_send ? R_CPL : pkt_end);
         end else begin
           in_msg_d[qpn_q] = 1'b1;
@@ -1776,7 +1889,7 @@ module nic_responder #(
       end
       R_CPL: begin
         if (cpl_ready_i) begin
-          rq_ci_d[16*qpn_q +: 16] = q_ci + 16'd1;
+          rq_ci_we = 1'b1;
           state_d = pkt_end;
         end
       end
@@ -1795,7 +1908,7 @@ module nic_responder #(
       end
       R_RR_CTX: begin
         // the read context of the QP's oldest Read not yet placed
-        rwqe_d  = rr_wqe;
+        // (rwqe_q: the Read's context as a receive WQE, in the clocked block)
         wva_d   = 64'(rctx_i.psn);
         moff_d  = '0;
         poff_d  = '0;
@@ -1830,14 +1943,17 @@ module nic_responder #(
         // responses are the read-response engine's (the queue has room for it)
         if (!rdq_full) begin
           rdq_push = 1'b1;
-          epsn_d[24*qpn_q +: 24] = q_epsn + rd_npkts;
-          msn_d[24*qpn_q +: 24]  = msn_q[24*qpn_q +: 24] + 24'd1;
+          epsn_we                = 1'b1;
+          epsn_wd                = q_epsn + rd_npkts;
+          msn_we                 = 1'b1;
           state_d                = pkt_end;
         end
       end
       R_FLUSH: begin
         if (cpl_ready_i) begin
-          rq_ci_d[16*flush_q +: 16] = rq_ci_q[16*flush_q +: 16] + 16'd1;
+          rq_ci_we = 1'b1;
+          rq_ci_wq = flush_q;
+          rq_ci_wd = fl_ci + 16'd1;
           state_d = R_IDLE;
         end
       end
@@ -1852,14 +1968,11 @@ module nic_responder #(
 
     // QP_CONNECT starts the expected PSN; QP_CREATE / QP_DESTROY forget the QP
     if (cmd_connect) begin
-      epsn_d[24*cmd_qpn +: 24] = cmd_args_i[183:160];
-      msn_d[24*cmd_qpn +: 24]  = '0;
       in_msg_d[cmd_qpn]        = 1'b0;
       nak_d[cmd_qpn]           = 1'b0;
       rr_in_d[cmd_qpn]         = 1'b0;
     end
     if (cmd_reset) begin
-      rq_ci_d[16*cmd_qpn +: 16] = '0;
       in_msg_d[cmd_qpn]         = 1'b0;
       nak_d[cmd_qpn]            = 1'b0;
       rr_in_d[cmd_qpn]          = 1'b0;
@@ -1869,9 +1982,6 @@ module nic_responder #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q  <= R_IDLE;
-      epsn_q   <= '0;
-      msn_q    <= '0;
-      rq_ci_q  <= '0;
       in_msg_q <= '0;
       msg_wr_q <= '0;
       nak_q    <= '0;
@@ -1887,9 +1997,6 @@ module nic_responder #(
       cpl_due_q <= 1'b0;
     end else begin
       state_q  <= state_d;
-      epsn_q   <= epsn_d;
-      msn_q    <= msn_d;
-      rq_ci_q  <= rq_ci_d;
       in_msg_q <= in_msg_d;
       msg_wr_q <= msg_wr_d;
       nak_q    <= nak_d;
@@ -1906,25 +2013,96 @@ module nic_responder #(
     end
   end
 
+  // the per-QP PSN, MSN and consumer index (RAM-like, see epsn_set_q): the dispatcher's write,
+  // then the command's (commands come last: QP_CONNECT starts the expected PSN and the MSN,
+  // QP_CREATE / QP_DESTROY forget the consumer index)
+  always_ff @(posedge clk_i) begin
+    if (epsn_we) begin
+      epsn_q[qpn_q] <= epsn_wd;
+    end
+    if (cmd_connect) begin
+      epsn_q[cmd_qpn] <= cmd_args_i[183:160];
+    end
+    if (msn_we) begin
+      msn_q[qpn_q] <= msn_wd;
+    end
+    if (cmd_connect) begin
+      msn_q[cmd_qpn] <= '0;
+    end
+    if (rq_ci_we) begin
+      rq_ci_q[rq_ci_wq] <= rq_ci_wd;
+    end
+    if (cmd_reset) begin
+      rq_ci_q[cmd_qpn] <= '0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      epsn_set_q  <= '0;
+      msn_set_q   <= '0;
+      rq_ci_set_q <= '0;
+    end else begin
+      if (epsn_we) begin
+        epsn_set_q[qpn_q] <= 1'b1;
+      end
+      if (cmd_connect) begin
+        epsn_set_q[cmd_qpn] <= 1'b1;
+      end
+      if (msn_we) begin
+        msn_set_q[qpn_q] <= 1'b1;
+      end
+      if (cmd_connect) begin
+        msn_set_q[cmd_qpn] <= 1'b1;
+      end
+      if (rq_ci_we) begin
+        rq_ci_set_q[rq_ci_wq] <= 1'b1;
+      end
+      if (cmd_reset) begin
+        rq_ci_set_q[cmd_qpn] <= 1'b1;
+      end
+    end
+  end
+
   // Working registers of the packet in hand: loaded before use.
   always_ff @(posedge clk_i) begin
-    pkt_q        <= pkt_d;
-    rwqe_q       <= rwqe_d;
-    moff_q       <= moff_d;
-    wva_q        <= wva_d;
-    wkey_q       <= wkey_d;
-    wleft_q      <= wleft_d;
-    pleft_q      <= pleft_d;
-    poff_q       <= poff_d;
-    phys_q       <= phys_d;
-    piece_q      <= piece_d;
-    beats_left_q <= beats_left_d;
-    ack_syn_q    <= ack_syn_d;
-    ack_psn_q    <= ack_psn_d;
-    cpl_status_q <= cpl_status_d;
-    acc_q        <= acc_d;
-    sacc_q       <= sacc_d;
-    take_left_q  <= take_left_d;
+    // the packet and the receive WQE (wide): loaded only when they change
+    if (pkt_ready_o) begin
+      pkt_q <= pkt_i;
+    end
+    if (state_q == R_LOAD) begin
+      rwqe_q <= ms_rdata[MsgW-1 -: 512];
+    end else if (rwqe_ld_pf) begin
+      rwqe_q <= pf_rdata;
+    end else if (state_q == R_RR_CTX) begin
+      rwqe_q <= rr_wqe;
+    end
+    // (R_IDLE changes none of these: an idle dispatcher does not copy them)
+    if (state_q != R_IDLE) begin
+      moff_q       <= moff_d;
+      wva_q        <= wva_d;
+      wkey_q       <= wkey_d;
+      wleft_q      <= wleft_d;
+      pleft_q      <= pleft_d;
+      poff_q       <= poff_d;
+      phys_q       <= phys_d;
+      piece_q      <= piece_d;
+      beats_left_q <= beats_left_d;
+      ack_syn_q    <= ack_syn_d;
+      ack_psn_q    <= ack_psn_d;
+      cpl_status_q <= cpl_status_d;
+      take_left_q  <= take_left_d;
+    end
+    // the placer's accumulator (wide): cleared for a piece, then shifted by a beat out and
+    // filled by a chunk in
+    if (state_q == R_WREQ && wr_req_ready_i) begin
+      acc_q  <= '0;
+      sacc_q <= '0;
+    end else if (beat_out && wr_ready_i || ch_take) begin
+      acc_q  <= ((beat_out && wr_ready_i) ? (acc_q >> DataWidth) : acc_q)
+                | (ch_take ? ((2*DataWidth)'(chunk_bytes) << (8 * cnt_out)) : '0);
+      sacc_q <= ((beat_out && wr_ready_i) ? (sacc_q >> W8) : sacc_q)
+                | (ch_take ? ((2*W8)'(lanes_below(CB'(ch_n))) << cnt_out) : '0);
+    end
   end
 
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
@@ -1982,9 +2160,7 @@ module nic_responder #(
       end
       if (pf_we) begin
         // a WQE lands only in a slot its QP reserved
-        a_pf_reserved: assert (pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1] != '0
-            && 32'(pf_n_q[(RcW+1)*po_head_qpn +: RcW+1])
-               + 32'(pf_fl_q[(RcW+1)*po_head_qpn +: RcW+1]) <= RqCache);
+        a_pf_reserved: assert (h_pf_fl != '0 && 32'(h_pf_n) + 32'(h_pf_fl) <= RqCache);
       end
       if (pf_st_q == PF_PLAN) begin
         a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
