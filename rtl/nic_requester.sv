@@ -375,7 +375,6 @@ module nic_requester #(
   logic [23:0]    psn_q, psn_d;             // PSN of the current packet
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
   logic [63:0]    phys_q, phys_d;           // the piece's logical address
-  logic           phys0_q, phys0_d;         // phys_q holds SGE 0's start, from its range check
   logic [12:0]    piece_q, piece_d;         // the piece's length
   logic           rp_q, rp_d;               // the WQE in hand is a replay (after an RNR NAK)
   logic [OW-1:0]  rp_slot_q, rp_slot_d;     // the outstanding entry being replayed
@@ -385,6 +384,7 @@ module nic_requester #(
   logic [2:0]     rp_beat_q, rp_beat_d;     // beat of the WQE re-read
   logic           rp_fail;                  // the replayed WQE fails: status_q from psn_q on
   logic           rnr_start;                // S_IDLE starts the replay of QP scan_q
+  logic           chk_end;                  // every SGE is checked with this cycle's (below)
 
   // the WQE, seen both ways
   nic_pkg::wqe_send_t ws;
@@ -802,7 +802,6 @@ module nic_requester #(
     psn_d        = psn_q;
     sge_off_d    = sge_off_q;
     phys_d       = phys_q;
-    phys0_d      = phys0_q;
     piece_d      = piece_q;
     rp_d         = rp_q;
     rp_slot_d    = rp_slot_q;
@@ -814,6 +813,7 @@ module nic_requester #(
     rnr_start    = 1'b0;
     rpe_re       = 1'b0;
     intake_append = 1'b0;
+    chk_end      = 1'b0;
 
     wqe_ready_o  = 1'b0;
     xl_req_o     = 1'b0;
@@ -942,22 +942,13 @@ module nic_requester #(
             status_d = nic_pkg::STATUS_INVALID_PARAMETER;
             state_d  = S_RECORD;
           end else begin
-            phys0_d = 1'b0;
             state_d = S_CHECK;
           end
         end
       end
       S_CHECK: begin
         if (sge_q == nsge) begin
-          // every SGE checked: the lengths must add up to the message
-          if (sum_q != msg_len) begin
-            status_d = nic_pkg::STATUS_INVALID_PARAMETER;
-            state_d  = S_RECORD;
-          end else begin
-            sge_d     = '0;
-            sge_off_d = '0;
-            state_d   = S_PKT;
-          end
+          chk_end = 1'b1;
         end else if (cur_sge.length == 32'd0) begin
           sge_d = sge_q + 2'd1;
         end else if (priv_token) begin
@@ -985,23 +976,11 @@ module nic_requester #(
             sum_d   = sum_q + cur_sge.length;
             sge_d   = sge_q + 2'd1;
             state_d = S_CHECK;
+            chk_end = 3'(sge_q) + 3'd1 == 3'(nsge);   // the last one: no S_CHECK to see it
             // the range check translated the SGE's first byte: SGE 0's is where the payload's
-            // first piece starts, which then needs no translation of its own
+            // first piece starts, which then needs no translation of its own (S_PIECE)
             if (sge_q == 2'd0) begin
-              phys_d  = {xl_pfn_i, xl_page_off_i};
-              phys0_d = 1'b1;
-            end
-            // the last SGE: the lengths must add up to the message (as S_CHECK does once
-            // every SGE is checked, a cycle sooner)
-            if (3'(sge_q) + 3'd1 == 3'(nsge)) begin
-              if (sum_q + cur_sge.length != msg_len) begin
-                status_d = nic_pkg::STATUS_INVALID_PARAMETER;
-                state_d  = S_RECORD;
-              end else begin
-                sge_d     = '0;
-                sge_off_d = '0;
-                state_d   = S_PKT;
-              end
+              phys_d = {xl_pfn_i, xl_page_off_i};
             end
           end
         end
@@ -1025,12 +1004,14 @@ module nic_requester #(
           sge_off_d = '0;
         end else begin
           piece_d      = piece_len;
-          phys0_d      = 1'b0;
           if (priv_token) begin
             phys_d  = piece_va;
             state_d = S_AR;
-          end else if (phys0_q && sge_q == 2'd0 && sge_off_q == '0) begin
-            state_d = S_AR;   // phys_q: the range check's translation of this very address
+          end else if (sge_q == 2'd0 && sge_off_q == '0) begin
+            // the message's first piece, in an SGE the range check translated (a zero-length
+            // one is skipped above, a privileged one is not translated): phys_q holds that
+            // translation of this very address
+            state_d = S_AR;
           end else begin
             state_d = S_XL;
           end
@@ -1084,6 +1065,18 @@ module nic_requester #(
         state_d = S_IDLE;
       end
     endcase
+    // the SGE check is over (in S_CHECK, or as the last SGE's translation answers): the lengths,
+    // sum_d with this cycle's SGE, must add up to the message
+    if (chk_end) begin
+      if (sum_d != msg_len) begin
+        status_d = nic_pkg::STATUS_INVALID_PARAMETER;
+        state_d  = S_RECORD;
+      end else begin
+        sge_d     = '0;
+        sge_off_d = '0;
+        state_d   = S_PKT;
+      end
+    end
   end
 
 
@@ -1510,7 +1503,6 @@ module nic_requester #(
     psn_q        <= psn_d;
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
-    phys0_q      <= phys0_d;
     piece_q      <= piece_d;
     if (cqe_load) begin
       cqe_q <= cqe_d;
