@@ -121,8 +121,9 @@ class Model {
 	virtual void trace_open(const char *path) = 0;
 	virtual void trace_dump(uint64_t t) = 0;
 	virtual void trace_close() = 0;
-	// The model's whole state, as bytes: remember it, and compare the state with it now.
-	// The RAM words are left out (see ModelOf); the self-test's copy keeps every byte.
+	// The model's state, as bytes: remember it, and compare the state with it now. The
+	// snapshot leaves the RAM words out (see ModelOf); the whole one, for the self-test, keeps
+	// every byte.
 	virtual void snapshot() = 0;
 	virtual bool same_as_snapshot() const = 0;
 	virtual void snapshot_whole() = 0;
@@ -283,7 +284,6 @@ template <class M, unsigned W> class ModelOf final : public Model {
 			std::memcpy(to, base + g.first, g.second);
 			to += g.second;
 		}
-		snap_taken_ = true;
 	}
 	void snapshot_whole() override
 	{
@@ -297,8 +297,6 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	}
 	bool same_as_snapshot() const override
 	{
-		if (!snap_taken_)
-			return false;
 		const uint8_t *base = reinterpret_cast<const uint8_t *>(m_->rootp);
 		const uint8_t *from = snap_.data();
 		for (const auto &g : segs_) {
@@ -350,7 +348,6 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	std::unique_ptr<VerilatedFstC> trace_;
 	std::vector<std::pair<size_t, size_t>> segs_; // [offset, length) compared and copied
 	std::vector<uint8_t> snap_;
-	bool snap_taken_ = false;
 	std::vector<uint8_t> whole_;
 	uint8_t head_[kHeadBytes];
 };
@@ -805,6 +802,20 @@ void probe_failed(nicsim_nic *n)
 		n->probe_backoff *= 2;
 }
 
+// The NIC's state is the snapshot's, a fixed point for the inputs it was just driven with: skip
+// it from now on, and remember the fixed point for a NIC woken from it (rewake).
+void enter_quiet(nicsim *w, nicsim_nic *n)
+{
+	if (w->check_quiet) // every byte, for the self-test in world_cycle
+		n->model->snapshot_whole();
+	n->quiet = true;
+	n->snap_valid = false;
+	n->snap_fixed = true;
+	n->snap_in = n->driven;
+	n->probe_backoff = 1;
+	n->rewake = 0;
+}
+
 // After each eval of a NIC: take a snapshot once its inputs repeat, compare with it after the
 // next cycle with the same inputs.
 void probe_quiet(nicsim *w, nicsim_nic *n, bool same)
@@ -819,12 +830,7 @@ void probe_quiet(nicsim *w, nicsim_nic *n, bool same)
 		// snapshot to take (a state that differs mostly differs early, so memcmp stops soon)
 		if (n->snap_fixed && same_inputs(n->driven, n->snap_in) &&
 		    n->model->same_as_snapshot()) {
-			if (w->check_quiet)
-				n->model->snapshot_whole();
-			n->quiet = true;
-			n->snap_valid = false;
-			n->probe_backoff = 1;
-			n->rewake = 0;
+			enter_quiet(w, n);
 			return;
 		}
 	}
@@ -837,12 +843,7 @@ void probe_quiet(nicsim *w, nicsim_nic *n, bool same)
 	if (n->snap_valid) {
 		n->snap_valid = false;
 		if (n->model->same_as_snapshot()) {
-			if (w->check_quiet) // every byte, for the self-test in world_cycle
-				n->model->snapshot_whole();
-			n->quiet = true;
-			n->probe_backoff = 1;
-			n->snap_fixed = true;
-			n->snap_in = n->driven;
+			enter_quiet(w, n);
 		} else {
 			probe_failed(n);
 		}
