@@ -85,7 +85,7 @@ MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 # training set (both widths; Sends, Writes, Reads, events, local requests: not the doorbell
 # benchmark itself), and the archives are then rebuilt with the profile. The per-cycle code is
 # branchy (state machines, enables, the quiescence skip's short evals), and gcc lays it out and
-# inlines it by the measured branches: ~25 % more cycles per CPU second (docs/sim-speed.md). The
+# inlines it by the measured branches: ~35 % more cycles per CPU second (docs/sim-speed.md). The
 # simulation's behaviour is the same either way; only the host code's layout differs.
 PGO ?= 1
 VMODEL_MAKEFLAGS := OPT_FAST=-O2
@@ -170,15 +170,17 @@ $(OBJ)/sim/%.o: sim/%.cpp $(MODEL_MKS) $(MODEL_WORDS)
 	@mkdir -p $(@D)
 	$(CXX) $(HARNESS_CXXFLAGS) -c $< -o $@
 
+# $(call mkarchive,ARCHIVE,ARCHIVES,OBJECTS): one static archive of the members of ARCHIVES and
+# OBJECTS.
+mkarchive = rm -f $(1) && { echo 'CREATE $(1)'; \
+	$(foreach a,$(2),echo 'ADDLIB $(a)';) \
+	$(foreach o,$(3),echo 'ADDMOD $(o)';) \
+	echo SAVE; echo END; } | $(AR) -M && $(AR) s $(1)
+
 # One archive with everything a program needs: driver, harness, both models, runtime.
 $(LIB): $(LIB_OBJS) $(MODEL_ARS)
 	@mkdir -p $(@D)
-	@rm -f $@
-	@{ echo 'CREATE $@'; \
-	   $(foreach a,$(MODEL_ARS),echo 'ADDLIB $(a)';) \
-	   $(foreach o,$(LIB_OBJS),echo 'ADDMOD $(o)';) \
-	   echo SAVE; echo END; } | $(AR) -M
-	$(AR) s $@
+	@$(call mkarchive,$@,$(MODEL_ARS),$(LIB_OBJS))
 	@echo "AR      $@ ($(words $(LIB_OBJS)) objects + $(words $(MODEL_ARS)) models)"
 
 $(BUILD)/include/%.h: host/include/%.h
@@ -238,14 +240,9 @@ $(BUILD)/bin/%: tools/%.c $(LIB_OUTPUTS)
 
 # The training run: a libndk with the instrumented models, ndkperf and simspeed linked against it.
 PGO_LIBS := -lpciaccess -lz -lstdc++ -lpthread -lm -lgcov
-$(PGO_PROFILE): $(WIDTHS:%=$(PGO_DIR)/w%.a) $(HOST_OBJS) $(SIM_OBJS) $(VRT_OBJS) $(BUILD_HDRS) \
+$(PGO_PROFILE): $(WIDTHS:%=$(PGO_DIR)/w%.a) $(LIB_OBJS) $(BUILD_HDRS) \
 		tools/ndkperf.c bench/simspeed.c
-	@rm -f $(PGO_DIR)/libndk.a
-	@{ echo 'CREATE $(PGO_DIR)/libndk.a'; \
-	   $(foreach w,$(WIDTHS),echo 'ADDLIB $(PGO_DIR)/w$(w).a';) \
-	   $(foreach o,$(HOST_OBJS) $(SIM_OBJS) $(VRT_OBJS),echo 'ADDMOD $(o)';) \
-	   echo SAVE; echo END; } | $(AR) -M
-	$(AR) s $(PGO_DIR)/libndk.a
+	@$(call mkarchive,$(PGO_DIR)/libndk.a,$(WIDTHS:%=$(PGO_DIR)/w%.a),$(LIB_OBJS))
 	$(CC) $(USER_CFLAGS) -I$(BUILD)/include -o $(PGO_DIR)/ndkperf tools/ndkperf.c -L$(PGO_DIR) -lndk $(PGO_LIBS)
 	$(CC) $(USER_CFLAGS) -I$(BUILD)/include -o $(PGO_DIR)/simspeed bench/simspeed.c -L$(PGO_DIR) -lndk $(PGO_LIBS)
 	@echo "PGO     training the models (ndkperf and simspeed at both widths)"
