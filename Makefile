@@ -285,7 +285,7 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@touch $@
 
 # ---- targets ---------------------------------------------------------------------------------
-.PHONY: help deps lib models test build-tests run bench lint lint-steps lint-formats lint-c synth-report \
+.PHONY: help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
 FORCE:
 
@@ -300,6 +300,8 @@ help:
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
+	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
+	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
 	@echo '  clean    remove build/'
 	@echo 'Variables: TEST_ARGS="--filter suite/*" (passed to the test binary), SYNTH_WIDTH=256,'
@@ -332,6 +334,12 @@ run: deps
 	exit $$rc
 
 bench: $(BENCH_BINS)
+
+# the behaviour-equivalence proof of a refactor: take it before and after, compare with
+# tools/outhash.sh --compare BEFORE AFTER
+outhash: deps
+	@$(MAKE) --no-print-directory build-tests bench
+	@tools/outhash.sh $(OUTHASH)
 
 # $(call step,COMMAND): run it; when it fails, say how to reproduce it.
 step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \

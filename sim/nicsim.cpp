@@ -453,6 +453,11 @@ struct nicsim {
 		 mmio_read_cycles = 0;
 	bool skip_quiet = true;	  // skip the evaluation of quiescent NICs (off while tracing)
 	bool check_quiet = false; // ... but evaluate them anyway and check that nothing changes
+	// NDK_SIM_OUTHASH=path: every NIC's outputs of every cycle folded into one hash, appended
+	// to path when the world ends (see outhash_cycle)
+	std::string outhash_path;
+	uint64_t outhash_ctl = 0;  // every pin but the data buses
+	uint64_t outhash_data = 0; // DMA wdata and TX tdata (with their valid)
 };
 
 namespace
@@ -868,6 +873,81 @@ void probe_quiet(nicsim *w, nicsim_nic *n, bool same)
 	n->snap_fixed = false;
 }
 
+// The output hash (NDK_SIM_OUTHASH, tools/outhash.sh): the proof that a change which should not
+// change behaviour does not. Every output pin of every NIC, in every cycle, as the handshakes
+// of that cycle see them (a quiet NIC's outputs are the ones sampled last, which is what it
+// drives), folded with FNV-1a. Data pins are taken only with their valid, like the harness
+// itself reads them, and into a hash of their own: they carry the driver's request contexts,
+// which in a few tests are host pointers and move when the program's size does.
+void outhash_bytes(uint64_t &h, const void *p, size_t len)
+{
+	const uint8_t *b = static_cast<const uint8_t *>(p);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+}
+
+template <class T> void outhash_value(uint64_t &h, T v)
+{
+	const uint64_t x = static_cast<uint64_t>(v);
+	outhash_bytes(h, &x, sizeof(x));
+}
+
+void outhash_cycle(nicsim *w)
+{
+	uint64_t &h = w->outhash_ctl, &d = w->outhash_data;
+	for (const auto &n : w->nics) {
+		const Outputs &o = n->out;
+		const uint64_t bits[] = {
+			o.axil_awready, o.axil_wready, o.axil_bvalid, o.axil_arready, o.axil_rvalid,
+			o.axil_rvalid ? o.axil_rdata : 0, o.awvalid, o.awid, o.awaddr, o.awlen, o.awsize,
+			o.wvalid, o.wlast, o.wstrb, o.bready, o.arvalid, o.arid, o.araddr, o.arlen,
+			o.arsize, o.rready, o.stream.tx_tvalid, o.stream.rx_tready,
+		};
+		for (uint64_t b : bits)
+			outhash_value(h, b);
+		if (o.wvalid)
+			outhash_bytes(d, o.wdata, n->bus_bytes);
+		if (o.stream.tx_tvalid) {
+			outhash_value(h, o.stream.tx_tlast);
+			outhash_value(h, o.stream.tx_tkeep);
+			outhash_bytes(d, o.stream.tx_tdata, n->bus_bytes);
+		}
+	}
+}
+
+// Appends "label world cycles nics ctl-hash data-hash" to the NDK_SIM_OUTHASH file. The label names the
+// program and, in the Criterion suite, the test (Criterion's criterion_current_test, a weak
+// reference: other programs do not link Criterion); world counts the worlds of the process.
+extern "C" {
+struct outhash_criterion_test {
+	const char *name;
+	const char *category;
+};
+extern const struct outhash_criterion_test *const criterion_current_test
+	__attribute__((weak));
+}
+
+void outhash_write(const nicsim *w)
+{
+	static unsigned worlds; // per process: a Criterion test is a process of its own
+	std::string label = program_invocation_short_name;
+	if (&criterion_current_test && criterion_current_test)
+		label += std::string(":") + criterion_current_test->category + "/" +
+			 criterion_current_test->name;
+	if (const char *l = std::getenv("NDK_SIM_OUTHASH_LABEL"))
+		label += std::string(":") + l;
+	FILE *f = std::fopen(w->outhash_path.c_str(), "a");
+	if (!f) {
+		std::fprintf(stderr, "nicsim: cannot append to NDK_SIM_OUTHASH=%s\n",
+			     w->outhash_path.c_str());
+		return;
+	}
+	std::fprintf(f, "%s %u %llu %zu %016llx %016llx\n", label.c_str(), worlds++,
+		     (unsigned long long)w->cycle, w->nics.size(),
+		     (unsigned long long)w->outhash_ctl, (unsigned long long)w->outhash_data);
+	std::fclose(f);
+}
+
 void world_cycle(nicsim *w)
 {
 	if (w->cycle >= w->cfg.cycle_limit)
@@ -883,6 +963,8 @@ void world_cycle(nicsim *w)
 			n->out_before = n->out;
 			n->model->sample(n->out);
 		}
+	if (!w->outhash_path.empty())
+		outhash_cycle(w);
 	for (auto &n : w->nics)
 		host_cycle(w, n.get());
 	if (const char *err = w->net->cycle(w->cycle))
@@ -964,6 +1046,9 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	const char *skip = std::getenv("NDK_SIM_SKIP_QUIET");
 	w->skip_quiet = w->trace_path.empty() && !(skip && !std::strcmp(skip, "0"));
 	w->check_quiet = skip && !std::strcmp(skip, "check");
+	if (const char *oh = std::getenv("NDK_SIM_OUTHASH"))
+		w->outhash_path = oh;
+	w->outhash_ctl = w->outhash_data = 0xcbf29ce484222325ull;
 	w->bytes_per_cycle = (double)config->pcie_mbps / config->clock_mhz;
 	w->dma_read_cycles = nicsim_ns_to_cycles(w.get(), config->dma_read_ns);
 	w->dma_write_cycles = nicsim_ns_to_cycles(w.get(), config->dma_write_ns);
@@ -1011,6 +1096,8 @@ void nicsim_destroy(struct nicsim *world)
 		return;
 	// the models' destructors unregister their scopes from the thread's current context
 	Verilated::threadContextp(world->ctx.get());
+	if (!world->outhash_path.empty())
+		outhash_write(world);
 	world->net.reset(); // flushes and closes the capture (a failure is reported on stderr)
 	for (auto &n : world->nics) {
 		n->model->trace_close();
