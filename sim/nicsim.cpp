@@ -898,10 +898,29 @@ void outhash_cycle(nicsim *w)
 	for (const auto &n : w->nics) {
 		const Outputs &o = n->out;
 		const uint64_t bits[] = {
-			o.axil_awready, o.axil_wready, o.axil_bvalid, o.axil_arready, o.axil_rvalid,
-			o.axil_rvalid ? o.axil_rdata : 0, o.awvalid, o.awid, o.awaddr, o.awlen, o.awsize,
-			o.wvalid, o.wlast, o.wstrb, o.bready, o.arvalid, o.arid, o.araddr, o.arlen,
-			o.arsize, o.rready, o.stream.tx_tvalid, o.stream.rx_tready,
+			o.axil_awready,
+			o.axil_wready,
+			o.axil_bvalid,
+			o.axil_arready,
+			o.axil_rvalid,
+			o.axil_rvalid ? o.axil_rdata : 0,
+			o.awvalid,
+			o.awid,
+			o.awaddr,
+			o.awlen,
+			o.awsize,
+			o.wvalid,
+			o.wlast,
+			o.wstrb,
+			o.bready,
+			o.arvalid,
+			o.arid,
+			o.araddr,
+			o.arlen,
+			o.arsize,
+			o.rready,
+			o.stream.tx_tvalid,
+			o.stream.rx_tready,
 		};
 		for (uint64_t b : bits)
 			outhash_value(h, b);
@@ -923,8 +942,7 @@ struct outhash_criterion_test {
 	const char *name;
 	const char *category;
 };
-extern const struct outhash_criterion_test *const criterion_current_test
-	__attribute__((weak));
+extern const struct outhash_criterion_test *const criterion_current_test __attribute__((weak));
 }
 
 void outhash_write(const nicsim *w)
