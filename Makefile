@@ -3,7 +3,7 @@
 # ndknic top-level Makefile: `make help` lists the targets.
 #
 # Every output goes under build/ (never committed). Tool versions are recorded once, in
-# tools/deps.sh. Sources are globbed (rtl/*.sv, sim/*.cpp, host/src/*.c, tests/*.c,
+# tools/deps.sh. Sources are globbed (rtl/{pkg,lib,core,transport}/*.sv, sim/*.cpp, host/src/*.c, tests/*.c,
 # examples/*.c, bench/*.c, tools/*.c), so a new file needs no edit here. `make -j2` (or more) is safe.
 
 .DEFAULT_GOAL := help
@@ -28,10 +28,13 @@ NDK_PC      := $(BUILD)/ndk.pc
 
 # ---- sources ---------------------------------------------------------------------------------
 RTL_TOP     := nic_core
-# The packages: the generated nic_pkg first (the others may use it), then the hand-written ones.
-RTL_PKG     := rtl/nic_pkg.sv $(filter-out rtl/nic_pkg.sv,$(sort $(wildcard rtl/*_pkg.sv)))
+# The core's RTL, by folder (docs/architecture.md): pkg/ the packages, lib/ the shared
+# primitives, core/ nic_core and its engines, transport/ the RoCEv2 engines. The packages: the
+# generated nic_pkg first (the others may use it), then the hand-written ones.
+RTL_DIRS    := rtl/lib rtl/core rtl/transport
+RTL_PKG     := rtl/pkg/nic_pkg.sv $(filter-out rtl/pkg/nic_pkg.sv,$(sort $(wildcard rtl/pkg/*.sv)))
 RTL_WAIVERS := $(wildcard rtl/lint_waivers.vlt)
-RTL_SRCS    := $(filter-out $(RTL_PKG),$(sort $(wildcard rtl/*.sv)))
+RTL_SRCS    := $(sort $(foreach d,$(RTL_DIRS),$(wildcard $(d)/*.sv)))
 # Order matters to Verilator: waivers first, then the packages, then the modules.
 RTL_FILES   := $(RTL_WAIVERS) $(RTL_PKG) $(RTL_SRCS)
 WIDTHS      := 64 256
@@ -64,7 +67,7 @@ VERILATOR_FLAGS += --cc           # emit C++ (the harness owns the model, no --e
 VERILATOR_ROOT_DIR = $(eval VERILATOR_ROOT_DIR := $$(shell $(VERILATOR) -getenv VERILATOR_ROOT))$(VERILATOR_ROOT_DIR)
 
 # The Verilated top is nic_sim_top, nic_core with its inputs registered at the rising clock edge
-# together with the core's own registers (generated from rtl/nic_core.sv by tools/gensimtop.py,
+# together with the core's own registers (generated from rtl/core/nic_core.sv by tools/gensimtop.py,
 # which says why): the model then evaluates the core's combinational logic once per cycle.
 SIM_TOP   := $(VDIR)/nic_sim_top.sv
 vprefix   = Vnic_core_w$(1)
@@ -94,9 +97,9 @@ VMODEL_USEFLAGS  := OPT_FAST='-O2 -fprofile-use -fprofile-partial-training -Wno-
 PGO_DIR     := $(VDIR)/pgo
 PGO_PROFILE := $(PGO_DIR)/profile.stamp
 
-$(SIM_TOP): rtl/nic_core.sv tools/gensimtop.py
+$(SIM_TOP): rtl/core/nic_core.sv tools/gensimtop.py
 	@mkdir -p $(@D)
-	$(PYTHON) tools/gensimtop.py rtl/nic_core.sv $@
+	$(PYTHON) tools/gensimtop.py rtl/core/nic_core.sv $@
 
 define model_rules
 # Re-verilate when the command line changes, not only when a source does.

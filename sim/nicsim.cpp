@@ -23,6 +23,9 @@
 #include "nicsim.h"
 #include "nicsim_net.h"
 
+#include <sys/mman.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -52,6 +55,26 @@ constexpr uint64_t kHostBase = 0x100000000ull; // logical addresses start above 
 constexpr uint64_t kGuard = 4096;	       // unmapped gap after each region
 constexpr unsigned kMaxReadsInFlight = 32;     // PCIe read tags
 constexpr unsigned kResetCycles = 8;
+
+// Host memory at addresses that do not depend on the program. Buffers' virtual addresses reach
+// the NIC (memory-region VAs in RETHs, request contexts), so a buffer from the C heap would
+// make the NIC's outputs depend on where the heap happens to be, which moves whenever the
+// program's size does. The DMA regions are mapped instead at a process-wide bump address from
+// a fixed base, never reused, with a guard page between regions: the same calls give the same
+// addresses in every build (NDK_SIM_OUTHASH relies on it). If the address is taken, the kernel
+// picks one (the run is still correct, only not address-repeatable).
+constexpr uint64_t kHostVaBase = 0x3f0000000000ull;
+std::atomic<uint64_t> next_host_va{ kHostVaBase };
+
+uint8_t *host_pages_alloc(size_t len)
+{
+	const uint64_t at = next_host_va.fetch_add(len + kGuard);
+	void *p = mmap(reinterpret_cast<void *>(at), len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? nullptr : static_cast<uint8_t *>(p);
+}
 // Verilator lays out a model's root object with its 8-bit and 16-bit signals first (state
 // machines, counters, flags: ~1.1 KiB for nic_core), the wide signals and memories after them.
 constexpr size_t kHeadBytes = 1024;
@@ -247,7 +270,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	//
 	// RAM words. Most of those bytes (~150 KiB at width 256) are the words of the nic_ram_1r1w
 	// instances, and a cycle changes them only through a RAM's write port. Each instance has a
-	// simulation-only bit that flips with every write (sim_wr_flip_q, rtl/nic_ram_1r1w.sv): a
+	// simulation-only bit that flips with every write (sim_wr_flip_q, rtl/lib/nic_ram_1r1w.sv): a
 	// cycle after which every other byte, those bits included, is unchanged wrote no RAM, so
 	// the words are unchanged too, and the comparison may leave them out. The ranges come from
 	// the model's own header (tools/genramwords.py, which fails the build if a RAM lacks the
@@ -1120,7 +1143,7 @@ void nicsim_destroy(struct nicsim *world)
 	for (auto &n : world->nics) {
 		n->model->trace_close();
 		for (auto &r : n->regions)
-			std::free(r.second.va);
+			munmap(r.second.va, r.second.alloc_len);
 	}
 	world->nics.clear();
 	delete world;
@@ -1217,11 +1240,10 @@ int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nic
 	const size_t alloc_len = (length + 4095) & ~(size_t)4095;
 	if (n->allocated + alloc_len > world->cfg.host_memory_bytes)
 		return -ENOMEM;
-	void *p = std::aligned_alloc(4096, alloc_len);
+	uint8_t *p = host_pages_alloc(alloc_len); // zeroed
 	if (!p)
 		return -ENOMEM;
-	std::memset(p, 0, alloc_len);
-	Region r{ n->next_logical, length, alloc_len, kind, (uint8_t *)p };
+	Region r{ n->next_logical, length, alloc_len, kind, p };
 	n->regions[r.logical] = r;
 	n->last_hit = nullptr;
 	n->next_logical += alloc_len + kGuard;
@@ -1240,7 +1262,7 @@ void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical)
 	if (it == n->regions.end())
 		return;
 	n->allocated -= it->second.alloc_len;
-	std::free(it->second.va);
+	munmap(it->second.va, it->second.alloc_len);
 	n->regions.erase(it);
 	n->last_hit = nullptr;
 }
