@@ -155,7 +155,10 @@ $(OBJ)/verilator/%.o:
 NDK_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g
 # include/ holds the headers host/ and sim/ share (nic_hw.h: the device's register map and
 # memory formats, generated); it is not installed (the public headers are host/include/).
-HOST_CPPFLAGS := -Ihost/include -Ihost/src -Iinclude -Isim -MMD -MP
+HOST_CPPFLAGS := -Ihost/include -Ihost/src -Iinclude -MMD -MP
+# Only the sim backend sees the harness's C API (sim/nicsim.h): the driver core cannot include it.
+SIM_BACKEND_OBJS := $(OBJ)/host/src/backend_sim.o $(OBJ)/host/src/ndk_sim.o
+$(SIM_BACKEND_OBJS): HOST_CPPFLAGS += -Isim
 # The harness: C++17; the models' and Verilator's headers are system headers (not our warnings).
 HARNESS_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Werror -MMD -MP $(VM_DEFINES) \
 	-Isim -Iinclude $(addprefix -isystem ,$(dir $(MODEL_MKS))) \
