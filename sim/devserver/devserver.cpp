@@ -386,8 +386,8 @@ struct MmioOp {
 struct DmaRead {
 	uint32_t id;
 	unsigned beats, sent, beat_bytes;
-	uint64_t base;		   // the first beat's address aligned down to the beat size
-	uint64_t addr;		   // the request's address
+	uint64_t base; // the first beat's address aligned down to the beat size
+	uint64_t addr; // the request's address
 	bool refused;
 	std::vector<uint8_t> data; // [addr & ~(bus-1), ...): lanes as the bus carries them
 };
@@ -502,25 +502,26 @@ class Device {
 	void report(FILE *f) const
 	{
 		const uint64_t *c = counters_;
-		std::fprintf(f,
-			     "devserver: %llu cycles (%.1f s running), BAR0 %llu writes %llu reads, "
-			     "doorbells SQ %llu RQ %llu CQ %llu, DMA %llu reads (%llu B) %llu writes "
-			     "(%llu B), %llu refused, %llu MSI-X messages (not delivered), frames "
-			     "%llu sent %llu received\n",
-			     (unsigned long long)c[DEVSERVER_CNT_CYCLES], run_s_,
-			     (unsigned long long)c[DEVSERVER_CNT_MMIO_WR],
-			     (unsigned long long)c[DEVSERVER_CNT_MMIO_RD],
-			     (unsigned long long)c[DEVSERVER_CNT_SQ_DB],
-			     (unsigned long long)c[DEVSERVER_CNT_RQ_DB],
-			     (unsigned long long)c[DEVSERVER_CNT_CQ_DB],
-			     (unsigned long long)c[DEVSERVER_CNT_DMA_RD],
-			     (unsigned long long)c[DEVSERVER_CNT_DMA_RD_B],
-			     (unsigned long long)c[DEVSERVER_CNT_DMA_WR],
-			     (unsigned long long)c[DEVSERVER_CNT_DMA_WR_B],
-			     (unsigned long long)c[DEVSERVER_CNT_REFUSED],
-			     (unsigned long long)c[DEVSERVER_CNT_MSIX],
-			     (unsigned long long)c[DEVSERVER_CNT_FRAMES_TX],
-			     (unsigned long long)c[DEVSERVER_CNT_FRAMES_RX]);
+		std::fprintf(
+			f,
+			"devserver: %llu cycles (%.1f s running), BAR0 %llu writes %llu reads, "
+			"doorbells SQ %llu RQ %llu CQ %llu, DMA %llu reads (%llu B) %llu writes "
+			"(%llu B), %llu refused, %llu MSI-X messages (not delivered), frames "
+			"%llu sent %llu received\n",
+			(unsigned long long)c[DEVSERVER_CNT_CYCLES], run_s_,
+			(unsigned long long)c[DEVSERVER_CNT_MMIO_WR],
+			(unsigned long long)c[DEVSERVER_CNT_MMIO_RD],
+			(unsigned long long)c[DEVSERVER_CNT_SQ_DB],
+			(unsigned long long)c[DEVSERVER_CNT_RQ_DB],
+			(unsigned long long)c[DEVSERVER_CNT_CQ_DB],
+			(unsigned long long)c[DEVSERVER_CNT_DMA_RD],
+			(unsigned long long)c[DEVSERVER_CNT_DMA_RD_B],
+			(unsigned long long)c[DEVSERVER_CNT_DMA_WR],
+			(unsigned long long)c[DEVSERVER_CNT_DMA_WR_B],
+			(unsigned long long)c[DEVSERVER_CNT_REFUSED],
+			(unsigned long long)c[DEVSERVER_CNT_MSIX],
+			(unsigned long long)c[DEVSERVER_CNT_FRAMES_TX],
+			(unsigned long long)c[DEVSERVER_CNT_FRAMES_RX]);
 	}
 
     private:
@@ -555,11 +556,11 @@ class Device {
 		put16(0x02, NIC_DEVICE_ID);
 		put16(0x06, 0x0010); // status: capability list
 		put8(0x08, (uint8_t)NIC_VERSION_MAJOR);
-		put8(0x09, (uint8_t)NIC_CLASS_CODE);		 // programming interface
+		put8(0x09, (uint8_t)NIC_CLASS_CODE);	      // programming interface
 		put16(0x0a, (uint16_t)(NIC_CLASS_CODE >> 8)); // subclass, class
-		put8(0x0e, 0x00);				 // header type 0, one function
-		put32(0x10, 0x0);				 // BAR0: 32-bit memory, non-prefetchable
-		put16(0x2c, NIC_VENDOR_ID);			 // subsystem vendor / id
+		put8(0x0e, 0x00);			      // header type 0, one function
+		put32(0x10, 0x0);	    // BAR0: 32-bit memory, non-prefetchable
+		put16(0x2c, NIC_VENDOR_ID); // subsystem vendor / id
 		put16(0x2e, NIC_DEVICE_ID);
 		put8(0x34, DEVSERVER_CAP_MSIX);
 		put8(0x3d, 0x00); // no INTx pin
@@ -572,7 +573,8 @@ class Device {
 		put8(DEVSERVER_CAP_VENDOR + 0, 0x09);
 		put8(DEVSERVER_CAP_VENDOR + 1, 0x00);
 		put8(DEVSERVER_CAP_VENDOR + 2,
-		     (uint8_t)(DEVSERVER_COUNTERS + 8 * DEVSERVER_NUM_COUNTERS - DEVSERVER_CAP_VENDOR));
+		     (uint8_t)(DEVSERVER_COUNTERS + 8 * DEVSERVER_NUM_COUNTERS -
+			       DEVSERVER_CAP_VENDOR));
 		put32(DEVSERVER_CAP_TAG, DEVSERVER_TAG);
 		bar0_ = 0;
 	}
@@ -586,7 +588,8 @@ class Device {
 			std::memcpy(latched_, counters_, sizeof(latched_));
 		for (unsigned i = 0; i < DEVSERVER_NUM_COUNTERS; i++)
 			for (unsigned b = 0; b < 8; b++)
-				cfg_[DEVSERVER_COUNTERS + 8 * i + b] = (uint8_t)(latched_[i] >> 8 * b);
+				cfg_[DEVSERVER_COUNTERS + 8 * i + b] =
+					(uint8_t)(latched_[i] >> 8 * b);
 		uint32_t v = 0;
 		for (int i = 0; i < len; i++)
 			v |= (uint32_t)cfg_[addr + i] << 8 * i;
@@ -603,10 +606,12 @@ class Device {
 			else if (a == 0x05)
 				cfg_[a] = b & (kCmdIntxOff >> 8);
 			else if (a >= 0x10 && a < 0x14) // BAR0: size-aligned base, low bits fixed
-				cfg_[a] = b & (uint8_t)((~(kBar0Bytes - 1) & ~0xfu) >> 8 * (a - 0x10));
+				cfg_[a] = b &
+					  (uint8_t)((~(kBar0Bytes - 1) & ~0xfu) >> 8 * (a - 0x10));
 			else if (a == 0x3c) // interrupt line: scratch for the OS
 				cfg_[a] = b;
-			else if (a == DEVSERVER_CAP_MSIX + 3) // MSI-X enable [15], function mask [14]
+			else if (a ==
+				 DEVSERVER_CAP_MSIX + 3) // MSI-X enable [15], function mask [14]
 				cfg_[a] = b & 0xc0;
 		}
 		bar0_ = get32(0x10) & ~0xfu;
@@ -631,7 +636,8 @@ class Device {
 	{
 		uint32_t off;
 		if (!bar_offset(b, off)) {
-			note("BAR write outside BAR0 at 0x%llx ignored", (unsigned long long)b.addr);
+			note("BAR write outside BAR0 at 0x%llx ignored",
+			     (unsigned long long)b.addr);
 			return;
 		}
 		if (b.size == 8) { // two 32-bit writes, low first (the bus is AXI4-Lite, 32 bits)
@@ -680,8 +686,8 @@ class Device {
 		unmap_ram();
 		for (int i = 0; i < m.nfds; i++) {
 			const SyncSysmem &s = m.d.sysmem;
-			void *p = mmap(nullptr, s.sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED, m.fds[i],
-				       s.offsets[i]);
+			void *p = mmap(nullptr, s.sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED,
+				       m.fds[i], s.offsets[i]);
 			close(m.fds[i]);
 			if (p == MAP_FAILED)
 				die("cannot map guest RAM [0x%llx, +0x%llx): %s",
@@ -818,7 +824,8 @@ class Device {
 			in.rresp = r.refused ? 2 : 0; // SLVERR
 			const uint64_t beat = r.base + (uint64_t)r.sent * r.beat_bytes;
 			const uint64_t lanes = beat & ~(uint64_t)(bus_ - 1);
-			std::memcpy(in.rdata, r.data.data() + (lanes - (r.addr & ~(uint64_t)(bus_ - 1))),
+			std::memcpy(in.rdata,
+				    r.data.data() + (lanes - (r.addr & ~(uint64_t)(bus_ - 1))),
 				    bus_);
 		}
 
@@ -832,7 +839,8 @@ class Device {
 			w.beats = o.awlen + 1;
 			w.beat_bytes = 1u << o.awsize;
 			w.base = o.awaddr & ~(uint64_t)(w.beat_bytes - 1);
-			const uint64_t span = (w.base & (bus_ - 1)) + (uint64_t)w.beats * w.beat_bytes;
+			const uint64_t span =
+				(w.base & (bus_ - 1)) + (uint64_t)w.beats * w.beat_bytes;
 			w.data.assign(span + bus_, 0);
 			w.strb.assign(span + bus_, 0);
 			writes_.push_back(std::move(w));
@@ -956,8 +964,8 @@ class Device {
 			uint32_t data = 0;
 			std::memcpy(&data, &w.data[lo - first], std::min<uint64_t>(4, hi - lo));
 			if (counters_[DEVSERVER_CNT_MSIX] <= kMaxRefusedNotes)
-				note("MSI-X message 0x%08x to 0x%llx (counted, not delivered)", data,
-				     (unsigned long long)lo);
+				note("MSI-X message 0x%08x to 0x%llx (counted, not delivered)",
+				     data, (unsigned long long)lo);
 			return 0;
 		}
 		uint8_t *dst = guest(lo, hi - lo);
