@@ -348,7 +348,8 @@ test: deps
 	@$(MAKE) --no-print-directory build-tests
 	@tools/run_tests.sh $(TEST_ARGS)
 
-build-tests: $(LIB_OUTPUTS) $(TEST_BIN) $(EXAMPLE_BINS) $(TOOL_BINS) $(DEVSERVER_BIN) $(PORTABLE_BIN)
+build-tests: $(LIB_OUTPUTS) $(TEST_BIN) $(EXAMPLE_BINS) $(TOOL_BINS) $(DEVSERVER_BIN) $(PORTABLE_BIN) \
+	$(BUILD)/bench/pcispeed
 
 run: deps
 	@if [ ! -f bench/doorbell.c ]; then \
