@@ -17,7 +17,8 @@
  * Statistics are observed on the buses by the world itself, never read from the RTL.
  * Everything is deterministic: the same calls give the same cycle counts.
  *
- * C API; the implementation is C++ (sim/nicsim.cpp) and owns the Verilated models.
+ * C API; the implementation is C++ (sim/nicsim.cpp, the world, on the parts in sim/: model
+ * adaptor, quiescence, host memory, PCIe host model, network) and owns the Verilated models.
  */
 #ifndef NICSIM_H
 #define NICSIM_H

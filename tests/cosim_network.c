@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ndk_internal.h"
+#include "backend_sim.h" /* the world behind an ndk_sim */
 #include "nicsim.h"
 #include "nicsim_raw.h"
 #include "pcap_check.h"

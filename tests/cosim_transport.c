@@ -8,6 +8,7 @@
 
 #include "cosim_pair.h"
 #include "ndk_internal.h"
+#include "backend_sim.h" /* the world behind an ndk_sim */
 #include "nicsim.h"
 #include "pcap_check.h"
 

@@ -15,7 +15,7 @@ import tomllib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "formats" / "nic.toml"
 OUT_SV = ROOT / "rtl" / "pkg" / "nic_pkg.sv"
-OUT_H = ROOT / "host" / "src" / "nic_hw.h"
+OUT_H = ROOT / "include" / "nic_hw.h"
 OUT_REGS = ROOT / "docs" / "registers.md"
 OUT_FMTS = ROOT / "docs" / "formats.md"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the list of RAM words in a Verilated nic_sim_top for the harness's quiescence probe.
 
-The probe (sim/nicsim.cpp) decides that a model is at a fixed point by comparing its whole state
+The probe (sim/quiescence.cpp, with sim/nic_model.cpp) decides that a model is at a fixed point by comparing its whole state
 before and after a cycle. Most of that state, ~150 KiB at width 256, is the words of the
 nic_ram_1r1w instances, which a cycle changes only through their write port. Each instance has a
 simulation-only bit, sim_wr_flip_q, that flips with every write: comparing it stands for

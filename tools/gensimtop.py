@@ -6,7 +6,7 @@
 
 The wrapper has nic_core's parameters and ports, and registers every input except the clock
 on the rising clock edge, in the same nonblocking update as the core's own registers. The
-harness (sim/nicsim.cpp) drives the inputs of cycle k just before the rising edge that ends
+harness (sim/nicsim.cpp, world_cycle) drives the inputs of cycle k just before the rising edge that ends
 it: the core's registers at that edge still see the inputs of cycle k - 1 (the wrapper's
 registers update together with them), and the core's logic after the edge sees state k and
 inputs k, exactly as if the inputs had changed at the falling edge in between. The core sees

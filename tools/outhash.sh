@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The proof that a change which should not change behaviour does not: every output pin of
-# every NIC in every cycle, hashed per simulated world (sim/nicsim.cpp, NDK_SIM_OUTHASH), over
+# every NIC in every cycle, hashed per simulated world (the world, sim/nicsim.cpp: NDK_SIM_OUTHASH), over
 # the whole suite at both widths, both benchmarks, simspeed, ndkperf's checks and the examples.
 #
 #   tools/outhash.sh [OUT]            take the hashes (default build/outhash/outhash.txt)

@@ -18,7 +18,7 @@ enum ndk_host_cost {		       /* CPU work the sim backend charges as time */
 			     1, /* one doorbell MMIO with its barrier (host_doorbell_ns) */
 };
 
-enum ndk_dma_kind { /* same values as enum nicsim_mem_kind */
+enum ndk_dma_kind { /* what the memory is for (the sim backend counts DMA traffic by it) */
 		    NDK_DMA_DATA = 0,
 		    NDK_DMA_SQ = 1,
 		    NDK_DMA_RQ = 2,

@@ -7,8 +7,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ndk_internal.h"
+#include "backend_sim.h"
 #include "nicsim.h"
+
+/* the driver's kinds of DMA memory are the world's, value for value */
+_Static_assert(NDK_DMA_DATA == (int)NICSIM_MEM_DATA && NDK_DMA_SQ == (int)NICSIM_MEM_SQ &&
+		       NDK_DMA_RQ == (int)NICSIM_MEM_RQ && NDK_DMA_CQ == (int)NICSIM_MEM_CQ,
+	       "enum ndk_dma_kind and enum nicsim_mem_kind differ");
 
 /* one live DMA allocation: the world keeps host memory per NIC, not per adapter, so the
  * backend remembers what its adapter took and gives back what is left at close */
@@ -123,6 +128,13 @@ static const struct ndk_backend_ops sim_ops = {
 	.idle_poll = sim_idle_poll,
 	.close = sim_close,
 };
+
+struct ndk_sim *ndk_sim_backend_world(const struct ndk_adapter *adapter)
+{
+	if (!adapter || adapter->ops != &sim_ops)
+		return NULL;
+	return ((const struct sim_dev *)adapter->dev)->sim;
+}
 
 int ndk_sim_backend_open(struct ndk_sim *sim, unsigned nic, const struct ndk_backend_ops **ops,
 			 void **dev)

@@ -36,7 +36,6 @@
 #include <string.h>
 
 #include "ndk.h"
-#include "ndk_sim.h"
 #include "backend.h"
 #include "nic_hw.h"
 
@@ -425,8 +424,6 @@ struct ndk_adapter {
 	struct ndk_mr **mrs; /* by table index (an index holds an MR or an MW) */
 	struct ndk_mw **mws;
 	struct ndk_pd *pds;
-	struct ndk_sim *sim; /* the world of a simulated adapter, else NULL */
-	unsigned sim_nic;
 	/* the transport (CAP_TRANSPORT: transport, read, send_inv); the port's address is read at
 	 * probe */
 	bool transport, transport_read, transport_send_inv;
@@ -445,8 +442,10 @@ int ndk_adapter_create(const struct ndk_backend_ops *ops, void *dev, unsigned fl
 
 /*
  * The backend saw MSI-X vector `vector` fire: run the callbacks of the adapter's CQs on it
- * (serialised per CQ, never nested; see ndk_cq_notification_fn). Called only from a place
- * where callbacks may run (the sim world's step, never inside a driver call).
+ * (serialised per CQ, never nested; see ndk_cq_notification_fn). Interrupt delivery is the
+ * backend's: it calls this only from a place where callbacks may run, never from inside one of
+ * its ops (the sim backend: from the world's step, ndk_sim.c; the pci backend is polling-only
+ * and never calls it).
  */
 void ndk_adapter_interrupt(struct ndk_adapter *adapter, uint32_t vector);
 
@@ -477,38 +476,14 @@ int ndk_mr_page_list(struct ndk_mr *mr, struct ndk_page_list **pl);
 void ndk_mr_forget_qp(struct ndk_adapter *adapter, struct ndk_qp *qp);
 
 /* ---------------------------------------------------------------------------------------------
- * Backends and the simulated world
+ * Backends: how ndk_open_adapter (ndk_open.c) reaches them. Everything else of a backend stays
+ * behind its ops table; the driver core never knows which one it talks to.
  */
 
 /* the pci backend (backend_pci.c): 0 or -errno; on success ops and dev describe the device */
 int ndk_pci_open(const struct ndk_uri *uri, const struct ndk_backend_ops **ops, void **dev);
-
-struct nicsim;
-
-struct ndk_sim_irq {
-	unsigned nic; /* UINT32_MAX: dropped (its adapter closed) */
-	uint32_t data;
-	uint64_t address;
-};
-
-struct ndk_sim {
-	struct nicsim *world;
-	struct ndk_sim_config config;
-	char *trace_path;	       /* our copy of config.trace_path */
-	struct ndk_adapter **adapters; /* per NIC: the open adapter, or NULL */
-	bool owned;		       /* created for ndk_open_adapter("sim"): its adapter's close
-					   destroys it */
-	bool destroying;
-	/* interrupts raised since the last delivery, in order (FIFO) */
-	struct ndk_sim_irq *irqs;
-	size_t irq_head, irq_tail, irq_cap;
-};
-
-/* the sim backend (backend_sim.c) for NIC `nic` of the world */
-int ndk_sim_backend_open(struct ndk_sim *sim, unsigned nic, const struct ndk_backend_ops **ops,
-			 void **dev);
-/* the sim backend of NIC `nic` closed (ndk_sim.c): forget its adapter and its queued
- * interrupts; a world owned by that adapter is destroyed */
-void ndk_sim_detach(struct ndk_sim *sim, unsigned nic);
+/* the sim backend (ndk_sim.c): an adapter on a world of its own, with one NIC, which the
+ * adapter's close destroys */
+ndk_status ndk_sim_open_private(struct ndk_adapter **adapter);
 
 #endif /* NDK_INTERNAL_H */

@@ -7,27 +7,6 @@
 
 #include "ndk_internal.h"
 
-static ndk_status open_sim(struct ndk_adapter **adapter)
-{
-	struct ndk_sim_config config;
-	struct ndk_sim *sim;
-	ndk_status status;
-
-	ndk_sim_default_config(&config);
-	config.nics = 1;
-	status = ndk_sim_create(&config, &sim);
-	if (status != NDK_STATUS_SUCCESS)
-		return status;
-	status = ndk_sim_open_adapter(sim, 0, adapter);
-	if (status != NDK_STATUS_SUCCESS) {
-		ndk_sim_destroy(sim);
-		return status;
-	}
-	/* the adapter's close destroys the world */
-	sim->owned = true;
-	return NDK_STATUS_SUCCESS;
-}
-
 static ndk_status open_pci(const struct ndk_uri *uri, struct ndk_adapter **adapter)
 {
 	const struct ndk_backend_ops *ops;
@@ -59,6 +38,6 @@ ndk_status ndk_open_adapter(const char *uri, struct ndk_adapter **adapter)
 	if (err)
 		return ndk_status_from_errno(err);
 	if (u.kind == NDK_URI_SIM)
-		return open_sim(adapter);
+		return ndk_sim_open_private(adapter);
 	return open_pci(&u, adapter);
 }

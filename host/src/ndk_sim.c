@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ndk_internal.h"
+#include "backend_sim.h"
 #include "nicsim.h"
 
 #define IRQ_DROPPED UINT32_MAX
@@ -212,8 +212,6 @@ ndk_status ndk_sim_open_adapter(struct ndk_sim *sim, unsigned nic, struct ndk_ad
 		ops->close(dev);
 		return ndk_status_from_errno(err);
 	}
-	adapter->sim = sim;
-	adapter->sim_nic = nic;
 	/* checked by ndk_sim_create: cannot fail */
 	(void)ndk_adapter_set_path_mtu(adapter, sim->config.path_mtu);
 	sim->adapters[nic] = adapter;
@@ -223,7 +221,28 @@ ndk_status ndk_sim_open_adapter(struct ndk_sim *sim, unsigned nic, struct ndk_ad
 
 struct ndk_sim *ndk_sim_of(struct ndk_adapter *adapter)
 {
-	return adapter ? adapter->sim : NULL;
+	return ndk_sim_backend_world(adapter);
+}
+
+ndk_status ndk_sim_open_private(struct ndk_adapter **adapter)
+{
+	struct ndk_sim_config config;
+	struct ndk_sim *sim;
+	ndk_status status;
+
+	ndk_sim_default_config(&config);
+	config.nics = 1;
+	status = ndk_sim_create(&config, &sim);
+	if (status != NDK_STATUS_SUCCESS)
+		return status;
+	status = ndk_sim_open_adapter(sim, 0, adapter);
+	if (status != NDK_STATUS_SUCCESS) {
+		ndk_sim_destroy(sim);
+		return status;
+	}
+	/* the adapter's close destroys the world */
+	sim->owned = true;
+	return NDK_STATUS_SUCCESS;
 }
 
 uint64_t ndk_sim_cycle(const struct ndk_sim *sim)

@@ -45,7 +45,7 @@ module nic_ram_1r1w #(
 
 `ifndef SYNTHESIS
   // Simulation only: flips with every write. The harness's quiescence probe compares it instead
-  // of the words (sim/nicsim.cpp, "RAM words"): a cycle that left it unchanged wrote nothing, so
+  // of the words (sim/nic_model.cpp, "RAM words"): a cycle that left it unchanged wrote nothing, so
   // it left mem_q unchanged. Public, so that Verilator keeps it although nothing reads it
   // (tools/genramwords.py checks that it is there).
   logic sim_wr_flip_q /*verilator public_flat_rd*/;
