@@ -256,7 +256,7 @@ DEVSERVER_SRCS := $(sort $(wildcard sim/devserver/*.cpp))
 DEVSERVER_BIN  := $(BUILD)/bin/ndk-devserver
 $(OBJ)/sim/devserver/%.o: sim/devserver/%.cpp $(MODEL_MKS) $(MODEL_WORDS)
 	@mkdir -p $(@D)
-	$(CXX) $(HARNESS_CXXFLAGS) -Isim/devserver -c $< -o $@
+	$(CXX) $(HARNESS_CXXFLAGS) -Isim/devserver -Ihost/include -c $< -o $@
 $(DEVSERVER_BIN): $(DEVSERVER_SRCS:%.cpp=$(OBJ)/%.o) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(DEVSERVER_SRCS:%.cpp=$(OBJ)/%.o) $(LIB) -lz -lpthread

@@ -8,7 +8,7 @@
 // It creates a socket pair, starts the QEMU command line with one end (the argument text @FD@
 // becomes that descriptor's number) and serves QEMU's multi-process protocol (QEMU 7.2,
 // hw/remote: x-pci-proxy-dev on the QEMU side) on the other until QEMU exits; then it prints
-// its report on stderr and exits with QEMU's exit status.
+// its report on stderr and exits with QEMU's exit status (or kExitNicStopped, 70).
 //
 // What the guest sees: a conventional PCI function with the register map's vendor / device
 // ids and class (formats/nic.toml), a 32-bit memory BAR0 of 2^bar0_addr_bits bytes (QEMU's
@@ -16,21 +16,26 @@
 // an MSI-X capability whose table and PBA point into BAR0 where the core has them, and a
 // vendor-specific capability with the device server's counters (devserver_regs.h).
 //
-// What the NIC sees: BAR0 reads and writes become AXI4-Lite transactions on the core's
-// register port (posted writes: QEMU's vCPU gets its reply at once; a read waits for the
-// core's answer); the core's AXI4 DMA reads and writes are served from guest RAM at
-// guest-physical addresses (QEMU shares the RAM as memfd descriptors). A DMA burst outside
-// guest RAM, or while the guest has bus mastering off, is refused: SLVERR to the core, nothing
-// read or written, and a line on stderr (the sim harness's firewall, without stopping the
-// run). The core's MSI-X messages (DMA writes into the x86 MSI window) are counted and
-// reported, not delivered: x-pci-proxy-dev has no MSI path (docs/devserver.md says why).
-// The NIC's Ethernet port is looped back to itself through nicsim's network model (the same
-// link model, switch and pcap capture as a one-NIC world).
+// What the NIC sees: the harness's own bus agents (sim/pcie_host.h) and quiescence skip
+// (sim/quiescence.h), as a one-NIC world uses them, with the sim backend's default PCIe timing
+// (ndk_sim_default_config): BAR0 reads and writes become AXI4-Lite transactions on the core's
+// register port (posted writes: QEMU's vCPU gets its reply at once, the write reaches the core
+// mmio_write_ns later; a read waits for the writes before it and the core's answer); the
+// core's AXI4 DMA is served from guest RAM at guest-physical addresses (QEMU shares the RAM as
+// memfd descriptors; GuestMemory below is the DmaMemory). A DMA outside guest RAM, or while
+// the guest has bus mastering off, is refused, like the harness's firewall: nothing is read or
+// written, the reason goes to stderr and the NIC stops (the guest then reads all-ones from
+// BAR0, like a device gone from the bus) and the server exits with kExitNicStopped. The
+// core's MSI-X messages (DMA writes into the x86 MSI window) are counted and reported, not
+// delivered: x-pci-proxy-dev has no MSI path (docs/devserver.md says why). The NIC's Ethernet
+// port is looped back to itself through nicsim's network model (nicsim_net.h: the link
+// model, the pcap capture of NDK_SIM_PCAP or --pcap).
 //
 // Time: the core runs cycle by cycle while anything is pending (a register access, a DMA
-// burst, a frame on the port) or its state still changes, and stops when a probe finds it at
-// a fixed point across a microsecond tick with nothing pending: then the server sleeps in
-// poll() until QEMU sends the next message. No simulated time passes while it sleeps.
+// burst, a frame on the port) or its state still changes, and stops when a probe finds its
+// whole state unchanged across a microsecond tick with nothing pending: then the server
+// sleeps in poll() until QEMU sends the next message. No simulated time passes while it
+// sleeps; the core's time is its own, not the guest's.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,13 +56,14 @@
 #include <string>
 #include <vector>
 
-#include "Vnic_core_w256.h"
-#include "Vnic_core_w256___024root.h"
-#include "Vnic_core_w64.h"
-#include "Vnic_core_w64___024root.h"
 #include "devserver_regs.h"
+#include "host_memory.h"
+#include "ndk_sim.h"
 #include "nic_hw.h"
+#include "nic_model.h"
 #include "nicsim_net.h"
+#include "pcie_host.h"
+#include "quiescence.h"
 #include "verilated.h"
 
 namespace
@@ -198,241 +204,151 @@ double now_s()
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The core's pins and one Verilated model behind a width-independent interface.
-
-struct Outputs {
-	bool axil_awready, axil_wready, axil_bvalid, axil_arready, axil_rvalid;
-	uint32_t axil_rdata;
-	bool awvalid;
-	uint32_t awid, awlen, awsize;
-	uint64_t awaddr;
-	bool wvalid, wlast;
-	uint8_t wdata[32];
-	uint32_t wstrb;
-	bool bready;
-	bool arvalid;
-	uint32_t arid, arlen, arsize;
-	uint64_t araddr;
-	bool rready;
-	nicnet::StreamOut stream;
-};
-
-struct Inputs {
-	bool rst, us_tick;
-	uint64_t port_mac;
-	uint32_t port_ipv4;
-	uint32_t axil_awaddr, axil_wdata, axil_araddr, axil_wstrb;
-	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
-	bool awready, wready, bvalid;
-	uint32_t bid, bresp;
-	bool arready, rvalid, rlast;
-	uint32_t rid, rresp;
-	uint8_t rdata[32];
-	nicnet::StreamIn stream;
-};
-
-class Model {
-    public:
-	virtual ~Model() = default;
-	virtual void sample(Outputs &o) = 0;
-	virtual void drive(const Inputs &in) = 0;
-	virtual void edge(bool clk) = 0;
-	// the whole model state, as opaque bytes (the quiescence probe)
-	virtual const uint8_t *state() const = 0;
-	virtual size_t state_bytes() const = 0;
-};
-
-template <class M, unsigned W> class ModelOf final : public Model {
-    public:
-	explicit ModelOf(VerilatedContext *ctx)
-		: m_(new M{ ctx, "nic" })
-	{
-	}
-	~ModelOf() override
-	{
-		m_->final();
-	}
-	void sample(Outputs &o) override
-	{
-		o.axil_awready = m_->s_axil_awready_o;
-		o.axil_wready = m_->s_axil_wready_o;
-		o.axil_bvalid = m_->s_axil_bvalid_o;
-		o.axil_arready = m_->s_axil_arready_o;
-		o.axil_rvalid = m_->s_axil_rvalid_o;
-		o.axil_rdata = m_->s_axil_rdata_o;
-		o.awvalid = m_->m_axi_awvalid_o;
-		o.awid = m_->m_axi_awid_o;
-		o.awaddr = m_->m_axi_awaddr_o;
-		o.awlen = m_->m_axi_awlen_o;
-		o.awsize = m_->m_axi_awsize_o;
-		o.wvalid = m_->m_axi_wvalid_o;
-		o.wlast = m_->m_axi_wlast_o;
-		o.wstrb = m_->m_axi_wstrb_o;
-		if (o.wvalid)
-			get_wide(m_->m_axi_wdata_o, o.wdata);
-		o.bready = m_->m_axi_bready_o;
-		o.arvalid = m_->m_axi_arvalid_o;
-		o.arid = m_->m_axi_arid_o;
-		o.araddr = m_->m_axi_araddr_o;
-		o.arlen = m_->m_axi_arlen_o;
-		o.arsize = m_->m_axi_arsize_o;
-		o.rready = m_->m_axi_rready_o;
-		o.stream.tx_tvalid = m_->m_axis_tx_tvalid_o;
-		if (o.stream.tx_tvalid) {
-			o.stream.tx_tlast = m_->m_axis_tx_tlast_o;
-			o.stream.tx_tkeep = m_->m_axis_tx_tkeep_o;
-			get_wide(m_->m_axis_tx_tdata_o, o.stream.tx_tdata);
-		}
-		o.stream.rx_tready = m_->s_axis_rx_tready_o;
-	}
-	void drive(const Inputs &in) override
-	{
-		m_->rst_i = in.rst;
-		m_->us_tick_i = in.us_tick;
-		m_->port_mac_i = in.port_mac;
-		m_->port_ipv4_i = in.port_ipv4;
-		m_->s_axil_awaddr_i = in.axil_awaddr;
-		m_->s_axil_awvalid_i = in.axil_awvalid;
-		m_->s_axil_wdata_i = in.axil_wdata;
-		m_->s_axil_wstrb_i = in.axil_wstrb;
-		m_->s_axil_wvalid_i = in.axil_wvalid;
-		m_->s_axil_bready_i = in.axil_bready;
-		m_->s_axil_araddr_i = in.axil_araddr;
-		m_->s_axil_arvalid_i = in.axil_arvalid;
-		m_->s_axil_rready_i = in.axil_rready;
-		m_->m_axi_awready_i = in.awready;
-		m_->m_axi_wready_i = in.wready;
-		m_->m_axi_bid_i = in.bid;
-		m_->m_axi_bresp_i = in.bresp;
-		m_->m_axi_bvalid_i = in.bvalid;
-		m_->m_axi_arready_i = in.arready;
-		m_->m_axi_rid_i = in.rid;
-		m_->m_axi_rresp_i = in.rresp;
-		m_->m_axi_rlast_i = in.rlast;
-		m_->m_axi_rvalid_i = in.rvalid;
-		if (in.rvalid)
-			set_wide(m_->m_axi_rdata_i, in.rdata);
-		m_->m_axis_tx_tready_i = in.stream.tx_tready;
-		m_->s_axis_rx_tvalid_i = in.stream.rx_tvalid;
-		m_->s_axis_rx_tlast_i = in.stream.rx_tlast;
-		m_->s_axis_rx_tkeep_i = in.stream.rx_tkeep;
-		if (in.stream.rx_tvalid)
-			set_wide(m_->s_axis_rx_tdata_i, in.stream.rx_tdata);
-	}
-	void edge(bool clk) override
-	{
-		m_->clk_i = clk;
-		m_->eval();
-	}
-	const uint8_t *state() const override
-	{
-		return reinterpret_cast<const uint8_t *>(m_->rootp);
-	}
-	size_t state_bytes() const override
-	{
-		return sizeof(*m_->rootp);
-	}
-
-    private:
-	template <class T> static void get_wide(const T &v, uint8_t *bytes)
-	{
-		if constexpr (W == 64) {
-			uint64_t x = v;
-			std::memcpy(bytes, &x, 8);
-		} else {
-			for (unsigned i = 0; i < W / 32; i++) {
-				uint32_t x = v[i];
-				std::memcpy(bytes + 4 * i, &x, 4);
-			}
-		}
-	}
-	template <class T> static void set_wide(T &v, const uint8_t *bytes)
-	{
-		if constexpr (W == 64) {
-			uint64_t x;
-			std::memcpy(&x, bytes, 8);
-			v = x;
-		} else {
-			for (unsigned i = 0; i < W / 32; i++) {
-				uint32_t x;
-				std::memcpy(&x, bytes + 4 * i, 4);
-				v[i] = x;
-			}
-		}
-	}
-	std::unique_ptr<M> m_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// The device: configuration space, guest RAM, the core with its bus agents, the port.
-
 constexpr uint32_t kBar0Bytes = 1u << NIC_BAR0_ADDR_BITS;
-constexpr unsigned kMaxReadsInFlight = 32;
 constexpr unsigned kResetCycles = 8;
-constexpr uint16_t kCmdMemory = 0x2, kCmdMaster = 0x4, kCmdIntxOff = 0x400;
-constexpr unsigned kMaxRefusedNotes = 20;
+constexpr uint8_t kCmdMemory = 0x2, kCmdMaster = 0x4;
+constexpr uint16_t kCmdIntxOff = 0x400;
+constexpr int kExitNicStopped = 70; // the NIC stopped on a fatal error (the report says which)
 
-struct GuestRam {
+// ---------------------------------------------------------------------------------------------
+// Guest RAM as the NIC's DMA sees it (nicsim_hw::DmaMemory over QEMU's memfd regions).
+
+struct GuestRegion {
 	uint64_t gpa, size;
 	uint8_t *va;
 };
 
-struct MmioOp {
-	bool write;
-	uint32_t offset, value, strb;
+class GuestMemory final : public nicsim_hw::DmaMemory {
+    public:
+	explicit GuestMemory(const uint8_t *cfg)
+		: cfg_(cfg)
+	{
+	}
+	~GuestMemory() override
+	{
+		unmap();
+	}
+	void unmap()
+	{
+		for (auto &r : ram_)
+			munmap(r.va, r.size);
+		ram_.clear();
+	}
+	void map(MpMsg &m)
+	{
+		unmap();
+		const SyncSysmem &s = m.d.sysmem;
+		for (int i = 0; i < m.nfds; i++) {
+			void *p = mmap(nullptr, s.sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED,
+				       m.fds[i], s.offsets[i]);
+			close(m.fds[i]);
+			if (p == MAP_FAILED)
+				die("cannot map guest RAM [0x%llx, +0x%llx): %s",
+				    (unsigned long long)s.gpas[i], (unsigned long long)s.sizes[i],
+				    std::strerror(errno));
+			ram_.push_back({ s.gpas[i], s.sizes[i], static_cast<uint8_t *>(p) });
+		}
+	}
+	// DMA reads accepted (each is one burst; the device counts the R beats that end them)
+	uint64_t reads_accepted = 0;
+	// why the last access was refused (for the report)
+	const char *refusal = "";
+
+	bool dma_read(uint64_t addr, uint64_t len, uint8_t *to, nicsim_mem_kind *kind) override
+	{
+		*kind = NICSIM_MEM_DATA;
+		const uint8_t *from = at(addr, len);
+		if (!from)
+			return false;
+		std::memcpy(to, from, len);
+		reads_accepted++;
+		return true;
+	}
+	bool may_write(uint64_t addr, uint64_t len) override
+	{
+		return at(addr, len) != nullptr;
+	}
+	bool dma_write(uint64_t addr, const uint8_t *data, const uint8_t *strb, uint64_t len,
+		       nicsim_mem_kind *kind) override
+	{
+		*kind = NICSIM_MEM_DATA;
+		uint8_t *to = at(addr, len);
+		if (!to)
+			return false;
+		for (uint64_t i = 0; i < len; i++)
+			if (strb[i])
+				to[i] = data[i];
+		return true;
+	}
+
+    private:
+	// [gpa, gpa + len) in one RAM region, with the guest letting the device master the bus
+	uint8_t *at(uint64_t gpa, uint64_t len)
+	{
+		if (!(cfg_[0x04] & kCmdMaster)) {
+			refusal = "bus mastering is off (PCI command register)";
+			return nullptr;
+		}
+		for (auto &r : ram_)
+			if (gpa >= r.gpa && gpa + len <= r.gpa + r.size && gpa + len >= gpa)
+				return r.va + (gpa - r.gpa);
+		refusal = "outside guest RAM";
+		return nullptr;
+	}
+	const uint8_t *cfg_; // the configuration space: bus mastering
+	std::vector<GuestRegion> ram_;
 };
 
-struct DmaRead {
-	uint32_t id;
-	unsigned beats, sent, beat_bytes;
-	uint64_t base; // the first beat's address aligned down to the beat size
-	uint64_t addr; // the request's address
-	bool refused;
-	std::vector<uint8_t> data; // [addr & ~(bus-1), ...): lanes as the bus carries them
-};
-
-struct DmaWrite {
-	uint64_t addr, base;
-	uint32_t id;
-	unsigned beats, got, beat_bytes;
-	std::vector<uint8_t> data, strb; // by byte address from base & ~(bus-1)
-};
+// ---------------------------------------------------------------------------------------------
+// The device: configuration space, the core with the harness's bus agents, the port.
 
 class Device {
     public:
-	Device(unsigned width, uint32_t clock_mhz, const char *pcap)
-		: width_(width)
-		, bus_(width / 8)
-		, clock_mhz_(clock_mhz)
+	Device(unsigned width, const ndk_sim_config &c, const char *pcap)
+		: bus_(width / 8)
+		, clock_mhz_(c.clock_mhz)
+		, memory_(cfg_)
+		, mmio_(&stats_)
+		, dma_(0, width / 8, timing_of(c), &memory_, NIC_MSIX_WINDOW, NIC_MSIX_WINDOW_BYTES,
+		       &stats_)
 	{
 		ctx_ = std::make_unique<VerilatedContext>();
-		ctx_->fatalOnError(true);
-		if (width == 64)
-			model_ = std::make_unique<ModelOf<Vnic_core_w64, 64>>(ctx_.get());
-		else
-			model_ = std::make_unique<ModelOf<Vnic_core_w256, 256>>(ctx_.get());
+		Verilated::threadContextp(ctx_.get());
+		ctx_->fatalOnError(false); // an assertion stops the device with a report instead
+		ctx_->assertOn(true);
+		auto model = nicsim_hw::make_model(width, ctx_.get(), "nic");
+		if (!model)
+			die("no model of DataWidth %u", width);
+		core_ = std::make_unique<nicsim_hw::QuiescentModel>(std::move(model), true, false);
+		mmio_write_cycles_ = (uint64_t)c.mmio_write_ns * c.clock_mhz / 1000;
+		dma_.set_irq_handler(on_msix, this);
 		nicnet::Network::Config nc{};
 		nc.ports = 1;
 		nc.bus_bytes = bus_;
-		nc.clock_mhz = clock_mhz;
-		nc.link_mbps = nicnet::kDefaultLinkMbps;
-		nc.link_cycles = (500ull * clock_mhz + 999) / 1000; // 500 ns, as the sim's default
+		nc.clock_mhz = c.clock_mhz;
+		nc.link_mbps = c.link_mbps;
+		nc.link_cycles = ((uint64_t)c.link_ns * c.clock_mhz + 999) / 1000;
 		net_ = std::make_unique<nicnet::Network>(nc);
-		net_->attach(0, &out_.stream, &in_.stream);
-		net_->set_frame_handler(on_frame, this);
 		if (pcap && *pcap && net_->open_pcap(pcap))
 			die("cannot capture to %s", pcap);
-		snap_.resize(model_->state_bytes());
-		reset();
+		net_->attach(0, &core_->out.stream, &in_.stream);
+		net_->set_frame_handler(on_frame, this);
+		in_.rst = true;
+		core_->start(in_);
+		reset_cycles_ = kResetCycles;
+		for (unsigned i = 0; i < kResetCycles + 2; i++)
+			cycle();
 		msix_vectors_ = mmio_read(NIC_REG_CAP_MSIX) & 0x7ff;
 		init_config();
 	}
 	~Device()
 	{
-		unmap_ram();
-		if (net_)
-			net_->flush_pcap();
+		Verilated::threadContextp(ctx_.get());
+		net_.reset(); // flushes the capture
+	}
+	bool failed() const
+	{
+		return failed_;
 	}
 
 	// ---- QEMU's requests
@@ -440,7 +356,7 @@ class Device {
 	{
 		switch (m.h.cmd) {
 		case kSyncSysmem:
-			map_ram(m);
+			memory_.map(m);
 			break;
 		case kCfgRead:
 			send_ret(sock, cfg_read(m.d.conf.addr, m.d.conf.len));
@@ -457,12 +373,13 @@ class Device {
 			send_ret(sock, bar_read(m.d.bar));
 			break;
 		case kSetIrqfd:
-			// INTx through eventfds: the device raises no INTx (polling; MSI-X counted)
+			// INTx through eventfds: the device raises no INTx (no pin; MSI-X counted)
 			for (int i = 0; i < m.nfds; i++)
 				close(m.fds[i]);
 			break;
 		case kDeviceReset:
-			reset();
+			// a reset from QEMU (system reset): the configuration space only; the core
+			// keeps its state, as a function without FLR would
 			init_config();
 			send_ret(sock, 0, false);
 			break;
@@ -474,57 +391,60 @@ class Device {
 				close(m.fds[i]);
 	}
 
-	// Run until the core is idle, serving QEMU's messages as they come; returns at the end of
-	// QEMU's stream.
+	// Serve QEMU's messages until its end of the socket closes; the core runs between them
+	// while anything is pending, and stops when it is idle.
 	void serve(int sock)
 	{
 		MpMsg m;
 		for (;;) {
-			const bool idle = !busy() && quiescent_;
 			struct pollfd p = { sock, POLLIN, 0 };
-			int r = poll(&p, 1, idle ? -1 : 0);
+			int r = poll(&p, 1, idle() ? -1 : 0);
 			if (r < 0 && errno != EINTR)
 				die("poll: %s", std::strerror(errno));
 			if (r > 0) {
 				if (!recv_msg(sock, m))
 					return;
 				handle(sock, m);
-				quiescent_ = false;
+				idle_ = false;
 				continue;
 			}
 			// nothing from QEMU: run the core a while (a poll per cycle would cost more
 			// than the cycle)
-			for (unsigned i = 0; i < 64 && !(quiescent_ && !busy()); i++)
+			for (unsigned i = 0; i < 64 && !idle(); i++)
 				cycle();
 		}
 	}
 
-	void report(FILE *f) const
+	void report(FILE *f)
 	{
-		const uint64_t *c = counters_;
+		nicsim_stats s = stats_;
+		net_->add_stats(0, &s);
 		std::fprintf(
 			f,
 			"devserver: %llu cycles (%.1f s running), BAR0 %llu writes %llu reads, "
 			"doorbells SQ %llu RQ %llu CQ %llu, DMA %llu reads (%llu B) %llu writes "
 			"(%llu B), %llu refused, %llu MSI-X messages (not delivered), frames "
-			"%llu sent %llu received\n",
-			(unsigned long long)c[DEVSERVER_CNT_CYCLES], run_s_,
-			(unsigned long long)c[DEVSERVER_CNT_MMIO_WR],
-			(unsigned long long)c[DEVSERVER_CNT_MMIO_RD],
-			(unsigned long long)c[DEVSERVER_CNT_SQ_DB],
-			(unsigned long long)c[DEVSERVER_CNT_RQ_DB],
-			(unsigned long long)c[DEVSERVER_CNT_CQ_DB],
-			(unsigned long long)c[DEVSERVER_CNT_DMA_RD],
-			(unsigned long long)c[DEVSERVER_CNT_DMA_RD_B],
-			(unsigned long long)c[DEVSERVER_CNT_DMA_WR],
-			(unsigned long long)c[DEVSERVER_CNT_DMA_WR_B],
-			(unsigned long long)c[DEVSERVER_CNT_REFUSED],
-			(unsigned long long)c[DEVSERVER_CNT_MSIX],
-			(unsigned long long)c[DEVSERVER_CNT_FRAMES_TX],
-			(unsigned long long)c[DEVSERVER_CNT_FRAMES_RX]);
+			"%llu sent %llu received%s\n",
+			(unsigned long long)cycle_, run_s_, (unsigned long long)s.mmio_writes,
+			(unsigned long long)s.mmio_reads, (unsigned long long)s.sq_doorbells,
+			(unsigned long long)s.rq_doorbells, (unsigned long long)s.cq_doorbells,
+			(unsigned long long)s.dma_reads, (unsigned long long)s.dma_read_bytes,
+			(unsigned long long)s.dma_writes, (unsigned long long)s.dma_write_bytes,
+			(unsigned long long)refused_, (unsigned long long)s.interrupts,
+			(unsigned long long)s.frames_sent, (unsigned long long)s.frames_received,
+			failed_ ? "; the NIC STOPPED on the error above" : "");
 	}
 
     private:
+	static nicsim_hw::PcieTiming timing_of(const ndk_sim_config &c)
+	{
+		nicsim_hw::PcieTiming t;
+		t.bytes_per_cycle = (double)c.pcie_mbps / c.clock_mhz;
+		t.dma_read_cycles = ((uint64_t)c.dma_read_ns * c.clock_mhz + 999) / 1000;
+		t.dma_write_cycles = ((uint64_t)c.dma_write_ns * c.clock_mhz + 999) / 1000;
+		return t;
+	}
+
 	// ---- configuration space (conventional PCI, 256 bytes)
 	void put8(unsigned a, uint8_t v)
 	{
@@ -581,15 +501,23 @@ class Device {
 
 	uint64_t cfg_read(uint32_t addr, int len)
 	{
-		if (addr >= sizeof(cfg_) || len < 1 || len > 4 || addr + len > sizeof(cfg_))
-			return 0xffffffffu >> (32 - 8 * (len > 0 && len <= 4 ? len : 4));
+		if (len < 1 || len > 4 || addr >= sizeof(cfg_) || addr + len > sizeof(cfg_))
+			return ~0u;
 		// the counters: reading the tag latches them
-		if (addr <= DEVSERVER_CAP_TAG && addr + len > DEVSERVER_CAP_TAG)
-			std::memcpy(latched_, counters_, sizeof(latched_));
-		for (unsigned i = 0; i < DEVSERVER_NUM_COUNTERS; i++)
-			for (unsigned b = 0; b < 8; b++)
-				cfg_[DEVSERVER_COUNTERS + 8 * i + b] =
-					(uint8_t)(latched_[i] >> 8 * b);
+		if (addr <= DEVSERVER_CAP_TAG && addr + len > DEVSERVER_CAP_TAG) {
+			nicsim_stats s = stats_;
+			net_->add_stats(0, &s);
+			const uint64_t c[DEVSERVER_NUM_COUNTERS] = {
+				cycle_,		s.mmio_writes,	   s.mmio_reads, s.sq_doorbells,
+				s.rq_doorbells, s.cq_doorbells,	   s.dma_reads,	 s.dma_read_bytes,
+				s.dma_writes,	s.dma_write_bytes, refused_,	 s.interrupts,
+				s.frames_sent,	s.frames_received,
+			};
+			for (unsigned i = 0; i < DEVSERVER_NUM_COUNTERS; i++)
+				for (unsigned b = 0; b < 8; b++)
+					cfg_[DEVSERVER_COUNTERS + 8 * i + b] =
+						(uint8_t)(c[i] >> 8 * b);
+		}
 		uint32_t v = 0;
 		for (int i = 0; i < len; i++)
 			v |= (uint32_t)cfg_[addr + i] << 8 * i;
@@ -617,13 +545,7 @@ class Device {
 		bar0_ = get32(0x10) & ~0xfu;
 	}
 
-	bool bus_master() const
-	{
-		return get16(0x04) & kCmdMaster;
-	}
-
-	// ---- BAR0
-	// QEMU gives the guest-physical address of the access; the BAR's base is ours to know
+	// ---- BAR0: QEMU gives the guest-physical address of the access; the BAR's base is ours
 	bool bar_offset(const BarAccess &b, uint32_t &off) const
 	{
 		if (!b.memory || b.addr < bar0_ || b.addr + b.size > (uint64_t)bar0_ + kBar0Bytes)
@@ -640,14 +562,17 @@ class Device {
 			     (unsigned long long)b.addr);
 			return;
 		}
+		if (failed_)
+			return;
+		const uint64_t due = cycle_ + mmio_write_cycles_;
 		if (b.size == 8) { // two 32-bit writes, low first (the bus is AXI4-Lite, 32 bits)
-			mmio_.push_back({ true, off, (uint32_t)b.val, 0xf });
-			mmio_.push_back({ true, off + 4, (uint32_t)(b.val >> 32), 0xf });
+			mmio_.post_write(due, off, (uint32_t)b.val, 0xf);
+			mmio_.post_write(due, off + 4, (uint32_t)(b.val >> 32), 0xf);
 			return;
 		}
 		const unsigned lane = off & 3;
 		const uint32_t strb = ((1u << b.size) - 1) << lane;
-		mmio_.push_back({ true, off & ~3u, (uint32_t)(b.val << 8 * lane), strb & 0xf });
+		mmio_.post_write(due, off & ~3u, (uint32_t)(b.val << 8 * lane), strb & 0xf);
 	}
 
 	uint64_t bar_read(const BarAccess &b)
@@ -663,347 +588,154 @@ class Device {
 		return b.size == 4 ? v : v & ((1u << 8 * b.size) - 1);
 	}
 
-	// a non-posted read: the posted writes before it first, then the core's answer
+	// A non-posted read: it waits for the posted writes before it (PCIe ordering), then for
+	// the core's answer. A stopped NIC answers all-ones, like a device gone from the bus.
 	uint32_t mmio_read(uint32_t off)
 	{
-		mmio_.push_back({ false, off, 0, 0 });
-		const uint64_t serial = ++reads_issued_;
-		while (reads_done_ < serial)
+		while (!failed_ && mmio_.writes_pending())
 			cycle();
-		return read_value_;
+		if (failed_)
+			return ~0u;
+		mmio_.start_read(off);
+		read_in_flight_ = true;
+		while (!failed_ && !mmio_.read_done())
+			cycle();
+		read_in_flight_ = false;
+		return failed_ ? ~0u : mmio_.read_value();
 	}
 
-	// ---- guest RAM
-	void unmap_ram()
+	// ---- events from the harness classes
+	static void on_msix(void *ctx, unsigned, uint64_t address, uint32_t data)
 	{
-		for (auto &r : ram_)
-			munmap(r.va, r.size);
-		ram_.clear();
+		Device *d = static_cast<Device *>(ctx);
+		if (d->stats_.interrupts <= kMaxNotes)
+			note("MSI-X message 0x%08x to 0x%llx (counted, not delivered)", data,
+			     (unsigned long long)address);
 	}
-
-	void map_ram(MpMsg &m)
-	{
-		unmap_ram();
-		for (int i = 0; i < m.nfds; i++) {
-			const SyncSysmem &s = m.d.sysmem;
-			void *p = mmap(nullptr, s.sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED,
-				       m.fds[i], s.offsets[i]);
-			close(m.fds[i]);
-			if (p == MAP_FAILED)
-				die("cannot map guest RAM [0x%llx, +0x%llx): %s",
-				    (unsigned long long)s.gpas[i], (unsigned long long)s.sizes[i],
-				    std::strerror(errno));
-			ram_.push_back({ s.gpas[i], s.sizes[i], static_cast<uint8_t *>(p) });
-		}
-	}
-
-	// host address of [gpa, gpa + len) when it lies in one RAM region and the guest lets the
-	// device master the bus; nullptr otherwise
-	uint8_t *guest(uint64_t gpa, uint64_t len)
-	{
-		if (!bus_master() || len == 0)
-			return nullptr;
-		for (auto &r : ram_)
-			if (gpa >= r.gpa && gpa + len <= r.gpa + r.size && gpa + len > gpa)
-				return r.va + (gpa - r.gpa);
-		return nullptr;
-	}
-
-	void refused(const char *what, uint64_t addr, uint64_t len)
-	{
-		counters_[DEVSERVER_CNT_REFUSED]++;
-		if (counters_[DEVSERVER_CNT_REFUSED] <= kMaxRefusedNotes)
-			note("refused DMA %s of %llu bytes at 0x%llx: %s (cycle %llu)", what,
-			     (unsigned long long)len, (unsigned long long)addr,
-			     bus_master() ? "outside guest RAM" : "bus mastering is off",
-			     (unsigned long long)counters_[DEVSERVER_CNT_CYCLES]);
-	}
-
-	static bool is_msix(uint64_t addr)
-	{
-		return addr >= NIC_MSIX_WINDOW &&
-		       addr < (uint64_t)NIC_MSIX_WINDOW + NIC_MSIX_WINDOW_BYTES;
-	}
-
-	// ---- the port
 	static void on_frame(void *ctx, nicsim_frame_event e, unsigned, uint64_t, const uint8_t *,
 			     size_t)
 	{
 		Device *d = static_cast<Device *>(ctx);
-		if (e == NICSIM_FRAME_SENT) {
+		if (e == NICSIM_FRAME_SENT)
 			d->frames_in_flight_++;
-			d->counters_[DEVSERVER_CNT_FRAMES_TX]++;
-		} else {
+		else
 			d->frames_in_flight_--;
-			if (e == NICSIM_FRAME_RECEIVED)
-				d->counters_[DEVSERVER_CNT_FRAMES_RX]++;
-		}
+	}
+
+	// The NIC cannot go on (a refused DMA, a bus protocol error, a failed RTL assertion): it is
+	// stopped, as the sim's world stops, but the guest keeps running and sees a device that
+	// reads all-ones. The report says so and the server's exit status is kExitNicStopped.
+	void stop(const char *why)
+	{
+		std::fprintf(stderr, "devserver: FATAL at cycle %llu: %s\n",
+			     (unsigned long long)cycle_, why);
+		failed_ = true;
 	}
 
 	// ---- the clock
-	void reset()
-	{
-		mmio_.clear();
-		reads_.clear();
-		writes_.clear();
-		b_queue_.clear();
-		mmio_busy_ = false;
-		in_ = Inputs{};
-		in_.port_mac = 0x020000000001ull;
-		in_.port_ipv4 = 0x0a000001u;
-		in_.axil_bready = in_.axil_rready = true;
-		in_.rst = true;
-		for (unsigned i = 0; i < kResetCycles; i++)
-			cycle();
-		in_.rst = false;
-		quiescent_ = false;
-	}
-
-	// Something is in flight on a bus or the port (the core must run).
+	// Something is in flight on a bus or on the port: the core must run.
 	bool busy() const
 	{
-		return !mmio_.empty() || mmio_busy_ || !reads_.empty() || !writes_.empty() ||
-		       !b_queue_.empty() || out_.awvalid || out_.arvalid || out_.wvalid ||
-		       out_.stream.tx_tvalid || in_.stream.rx_tvalid || frames_in_flight_ > 0;
+		const nicsim_hw::Outputs &o = core_->out;
+		return mmio_.writes_pending() || read_in_flight_ || dma_.writes_pending() ||
+		       memory_.reads_accepted != reads_done_ || o.awvalid || o.arvalid ||
+		       o.wvalid || o.stream.tx_tvalid || in_.stream.rx_tvalid ||
+		       frames_in_flight_ > 0 || reset_cycles_ > 0;
 	}
 
-	// One clock cycle: the handshakes of this rising edge (outputs sampled after the last
-	// edge against the inputs driven for it), the agents' next inputs, the network, the edge.
+	bool idle() const
+	{
+		return failed_ || (idle_ && !busy());
+	}
+
+	// One clock cycle, as the world runs one (sim/nicsim.cpp world_cycle): the outputs before
+	// the edge decide its handshakes, the bus agents compute the next inputs, the network
+	// moves frames, then the edges.
 	void cycle()
 	{
+		if (failed_)
+			return;
 		const double t0 = now_s();
-		const Outputs &o = out_;
+		Verilated::threadContextp(ctx_.get());
+		core_->sample();
+		const nicsim_hw::Outputs &o = core_->out;
 		Inputs &in = in_;
-		const uint64_t now = counters_[DEVSERVER_CNT_CYCLES];
-
-		// ---- AXI4-Lite master: one transaction at a time
-		if (in.axil_awvalid && o.axil_awready)
-			in.axil_awvalid = false;
-		if (in.axil_wvalid && o.axil_wready)
-			in.axil_wvalid = false;
-		if (in.axil_arvalid && o.axil_arready)
-			in.axil_arvalid = false;
-		if (mmio_busy_ && o.axil_bvalid && in.axil_bready)
-			mmio_busy_ = false;
-		if (mmio_busy_ && o.axil_rvalid && in.axil_rready) {
-			read_value_ = o.axil_rdata;
+		if (in.rvalid && o.rready && in.rlast)
 			reads_done_++;
-			mmio_busy_ = false;
-		}
-		if (!mmio_busy_ && !mmio_.empty() && !in.rst) {
-			const MmioOp op = mmio_.front();
-			mmio_.pop_front();
-			mmio_busy_ = true;
-			if (op.write) {
-				in.axil_awaddr = op.offset;
-				in.axil_wdata = op.value;
-				in.axil_wstrb = op.strb;
-				in.axil_awvalid = in.axil_wvalid = true;
-				count_write(op.offset);
+		mmio_.cycle(cycle_, o, in);
+		if (const char *err = dma_.cycle(cycle_, o, in)) {
+			if (std::strstr(err, "did not allocate")) {
+				refused_++;
+				std::string why = std::string(err) + " (" + memory_.refusal + ")";
+				stop(why.c_str());
 			} else {
-				in.axil_araddr = op.offset;
-				in.axil_arvalid = true;
-				counters_[DEVSERVER_CNT_MMIO_RD]++;
+				stop(err);
 			}
+			return;
 		}
-
-		// ---- AXI4 DMA slave: reads
-		if (in.rvalid && o.rready) {
-			DmaRead &r = reads_.front();
-			if (++r.sent == r.beats)
-				reads_.pop_front();
+		in.rst = reset_cycles_ > 0;
+		if (reset_cycles_)
+			reset_cycles_--;
+		in.us_tick = (cycle_ + 1) % clock_mhz_ == 0;
+		in.port_mac = 0x020000000001ull;
+		in.port_ipv4 = 0x0a000001u;
+		if (const char *err = net_->cycle(cycle_)) {
+			stop(err);
+			return;
 		}
-		if (o.arvalid && in.arready)
-			accept_read(o);
-		in.arready = reads_.size() < kMaxReadsInFlight;
-		in.rvalid = !reads_.empty();
-		if (in.rvalid) {
-			const DmaRead &r = reads_.front();
-			in.rid = r.id;
-			in.rlast = r.sent + 1 == r.beats;
-			in.rresp = r.refused ? 2 : 0; // SLVERR
-			const uint64_t beat = r.base + (uint64_t)r.sent * r.beat_bytes;
-			const uint64_t lanes = beat & ~(uint64_t)(bus_ - 1);
-			std::memcpy(in.rdata,
-				    r.data.data() + (lanes - (r.addr & ~(uint64_t)(bus_ - 1))),
-				    bus_);
+		ctx_->timeInc(1);
+		core_->rise(in, 2 * cycle_ + 1);
+		if (ctx_->gotError()) {
+			stop("RTL assertion failed (message above)");
+			return;
 		}
-
-		// ---- writes: AW, W, B
-		if (in.bvalid && o.bready)
-			b_queue_.pop_front();
-		if (o.awvalid && in.awready) {
-			DmaWrite w{};
-			w.addr = o.awaddr;
-			w.id = o.awid;
-			w.beats = o.awlen + 1;
-			w.beat_bytes = 1u << o.awsize;
-			w.base = o.awaddr & ~(uint64_t)(w.beat_bytes - 1);
-			const uint64_t span =
-				(w.base & (bus_ - 1)) + (uint64_t)w.beats * w.beat_bytes;
-			w.data.assign(span + bus_, 0);
-			w.strb.assign(span + bus_, 0);
-			writes_.push_back(std::move(w));
-		}
-		if (o.wvalid && in.wready) {
-			DmaWrite &w = writes_.front();
-			const uint64_t beat = w.base + (uint64_t)w.got * w.beat_bytes;
-			const uint64_t lanes = beat & ~(uint64_t)(bus_ - 1);
-			const uint64_t first = w.base & ~(uint64_t)(bus_ - 1);
-			for (unsigned j = 0; j < bus_; j++) {
-				const uint64_t a = lanes + j;
-				if ((o.wstrb >> j & 1) && a >= beat && a < beat + w.beat_bytes &&
-				    a >= w.addr) {
-					w.data[a - first] = o.wdata[j];
-					w.strb[a - first] = 1;
-				}
-			}
-			if (++w.got == w.beats || o.wlast) {
-				b_queue_.push_back({ w.id, finish_write(w) });
-				writes_.pop_front();
-			}
-		}
-		in.awready = writes_.size() < 4;
-		in.wready = !writes_.empty();
-		in.bvalid = !b_queue_.empty();
-		if (in.bvalid) {
-			in.bid = b_queue_.front().first;
-			in.bresp = b_queue_.front().second;
-		}
-
-		// ---- time base and port
-		in.us_tick = (now + 1) % clock_mhz_ == 0;
-		if (const char *err = net_->cycle(now))
-			die("the NIC's port: %s", err);
-
-		// ---- the edge
-		model_->drive(in);
-		model_->edge(true);
-		model_->edge(false);
-		model_->sample(out_);
-		counters_[DEVSERVER_CNT_CYCLES] = now + 1;
-		probe(now + 1);
+		ctx_->timeInc(1);
+		core_->fall(2 * cycle_ + 2);
+		cycle_++;
+		probe_idle();
 		run_s_ += now_s() - t0;
 	}
 
-	// Quiescence: with nothing in flight, a snapshot of the model's whole state taken right
-	// after a microsecond tick; if the next tick finds every byte as it was and nothing moved
-	// on a bus in between, nothing would change however long the core ran: it is idle.
-	void probe(uint64_t cycle)
+	// Idle: nothing in flight, and the whole model state right after a microsecond tick is the
+	// one of the tick before (so no timer is counting either): nothing would change however
+	// long the core ran. The server then sleeps until QEMU's next message.
+	void probe_idle()
 	{
-		if (busy() || in_.rst) {
+		if (busy()) {
 			snap_valid_ = false;
-			quiescent_ = false;
 			return;
 		}
-		if (cycle % clock_mhz_ != 1 % clock_mhz_)
+		if (cycle_ % clock_mhz_ != 1 % clock_mhz_)
 			return;
-		if (snap_valid_ && !std::memcmp(snap_.data(), model_->state(), snap_.size())) {
-			quiescent_ = true;
+		if (snap_valid_ && core_->model().same_as_whole()) {
+			idle_ = true;
 			return;
 		}
-		std::memcpy(snap_.data(), model_->state(), snap_.size());
+		core_->model().snapshot_whole();
 		snap_valid_ = true;
 	}
 
-	void count_write(uint32_t off)
-	{
-		counters_[DEVSERVER_CNT_MMIO_WR]++;
-		if (off >= NIC_REG_QP_DB_BASE && off < NIC_REG_CQ_DB_BASE) {
-			const uint32_t in_page = off & ((1u << NIC_DB_PAGE_SHIFT) - 1);
-			if (in_page == NIC_DB_SQ_PI)
-				counters_[DEVSERVER_CNT_SQ_DB]++;
-			else if (in_page == NIC_DB_RQ_PI)
-				counters_[DEVSERVER_CNT_RQ_DB]++;
-		} else if (off >= NIC_REG_CQ_DB_BASE && off < NIC_REG_MSIX_TABLE) {
-			counters_[DEVSERVER_CNT_CQ_DB]++;
-		}
-	}
+	using Inputs = nicsim_hw::Inputs;
+	static constexpr unsigned kMaxNotes = 20;
 
-	// AXI4 INCR burst: beat i covers [base + i * size, base + (i + 1) * size), base the start
-	// aligned down to the beat size; bytes below the start address carry no data. The data is
-	// read when the request arrives (the device's view at that moment).
-	void accept_read(const Outputs &o)
-	{
-		DmaRead r{};
-		r.id = o.arid;
-		r.addr = o.araddr;
-		r.beats = o.arlen + 1;
-		r.beat_bytes = 1u << o.arsize;
-		r.base = o.araddr & ~(uint64_t)(r.beat_bytes - 1);
-		const uint64_t first = r.addr & ~(uint64_t)(bus_ - 1);
-		const uint64_t end = r.base + (uint64_t)r.beats * r.beat_bytes;
-		r.data.assign(end - first + bus_, 0);
-		const uint8_t *src = guest(r.addr, end - r.addr);
-		if (src) {
-			std::memcpy(r.data.data() + (r.addr - first), src, end - r.addr);
-			counters_[DEVSERVER_CNT_DMA_RD]++;
-			counters_[DEVSERVER_CNT_DMA_RD_B] += end - r.addr;
-		} else {
-			r.refused = true;
-			refused("read", r.addr, end - r.addr);
-		}
-		reads_.push_back(std::move(r));
-	}
-
-	// A complete burst lands in guest RAM (or is an MSI-X message, or is refused); its B
-	// response code.
-	uint32_t finish_write(const DmaWrite &w)
-	{
-		const uint64_t first = w.base & ~(uint64_t)(bus_ - 1);
-		uint64_t lo = ~0ull, hi = 0;
-		for (size_t i = 0; i < w.strb.size(); i++)
-			if (w.strb[i]) {
-				lo = std::min<uint64_t>(lo, first + i);
-				hi = first + i + 1;
-			}
-		if (hi == 0)
-			return 0; // no byte enabled
-		if (is_msix(lo)) {
-			counters_[DEVSERVER_CNT_MSIX]++;
-			uint32_t data = 0;
-			std::memcpy(&data, &w.data[lo - first], std::min<uint64_t>(4, hi - lo));
-			if (counters_[DEVSERVER_CNT_MSIX] <= kMaxRefusedNotes)
-				note("MSI-X message 0x%08x to 0x%llx (counted, not delivered)",
-				     data, (unsigned long long)lo);
-			return 0;
-		}
-		uint8_t *dst = guest(lo, hi - lo);
-		if (!dst) {
-			refused("write", lo, hi - lo);
-			return 2; // SLVERR
-		}
-		for (uint64_t a = lo; a < hi; a++)
-			if (w.strb[a - first])
-				dst[a - lo] = w.data[a - first];
-		counters_[DEVSERVER_CNT_DMA_WR]++;
-		counters_[DEVSERVER_CNT_DMA_WR_B] += hi - lo;
-		return 0;
-	}
-
-	const unsigned width_, bus_;
+	const unsigned bus_;
 	const uint32_t clock_mhz_;
-	std::unique_ptr<VerilatedContext> ctx_;
-	std::unique_ptr<Model> model_;
-	std::unique_ptr<nicnet::Network> net_;
-	Outputs out_{};
-	Inputs in_{};
 	uint8_t cfg_[256] = {};
 	uint32_t bar0_ = 0;
 	unsigned msix_vectors_ = 0;
-	std::vector<GuestRam> ram_;
-	std::deque<MmioOp> mmio_;
-	bool mmio_busy_ = false;
-	uint64_t reads_issued_ = 0, reads_done_ = 0;
-	uint32_t read_value_ = 0;
-	std::deque<DmaRead> reads_;
-	std::deque<DmaWrite> writes_;
-	std::deque<std::pair<uint32_t, uint32_t>> b_queue_; // {id, resp}
+	nicsim_stats stats_{};
+	GuestMemory memory_;
+	nicsim_hw::AxiLiteMaster mmio_;
+	nicsim_hw::DmaSlave dma_;
+	std::unique_ptr<VerilatedContext> ctx_;
+	std::unique_ptr<nicsim_hw::QuiescentModel> core_;
+	std::unique_ptr<nicnet::Network> net_;
+	Inputs in_{};
+	uint64_t cycle_ = 0, mmio_write_cycles_ = 0, reads_done_ = 0, refused_ = 0;
+	unsigned reset_cycles_ = 0;
+	bool read_in_flight_ = false;
 	int64_t frames_in_flight_ = 0;
-	std::vector<uint8_t> snap_;
-	bool snap_valid_ = false, quiescent_ = false;
-	uint64_t counters_[DEVSERVER_NUM_COUNTERS] = {};
-	uint64_t latched_[DEVSERVER_NUM_COUNTERS] = {};
+	bool snap_valid_ = false, idle_ = false, failed_ = false;
 	double run_s_ = 0;
 };
 
@@ -1018,11 +750,12 @@ void usage()
 
 int main(int argc, char **argv)
 {
-	unsigned width = 256;
-	uint32_t clock_mhz = 250;
-	const char *pcap = nullptr;
-	if (const char *e = getenv("NDK_SIM_WIDTH"); e && *e)
-		width = (unsigned)std::strtoul(e, nullptr, 0);
+	// the sim backend's defaults: the same clock, PCIe timing and link as a simulated world
+	ndk_sim_config config;
+	ndk_sim_default_config(&config); // NDK_SIM_WIDTH and NDK_SIM_PCAP are read here
+	unsigned width = config.data_width;
+	uint32_t clock_mhz = config.clock_mhz;
+	const char *pcap = config.pcap_path;
 	int i = 1;
 	for (; i < argc && std::strcmp(argv[i], "--"); i++) {
 		if (!std::strcmp(argv[i], "--width") && i + 1 < argc)
@@ -1043,7 +776,8 @@ int main(int argc, char **argv)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("socketpair: %s", std::strerror(errno));
 	// the device exists (reset, its MSI-X vector count read) before QEMU asks about it
-	Device dev(width, clock_mhz, pcap);
+	config.clock_mhz = clock_mhz;
+	Device dev(width, config, pcap);
 
 	std::vector<std::string> args;
 	const std::string fd = std::to_string(sv[1]);
@@ -1076,6 +810,8 @@ int main(int argc, char **argv)
 	while (waitpid(qemu, &status, 0) < 0 && errno == EINTR) {
 	}
 	dev.report(stderr);
+	if (dev.failed())
+		return kExitNicStopped;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
