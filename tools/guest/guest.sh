@@ -16,7 +16,8 @@
 #       into the guest with the shared libraries ldd finds for them, at their host paths; the
 #       guest's working directory is PROGRAM's directory. The program's output is printed,
 #       and the script exits with its exit status (124 when the run did not finish within
-#       --timeout seconds of wall time, 125 when the guest could not be booted). The device
+#       --timeout seconds of wall time, 125 when the guest could not be booted, 70 when the
+#       program passed but the device server stopped the NIC on a fatal error). The device
 #       server's report (doorbells, DMA, refused DMA, MSI-X messages) goes to stderr.
 #
 # Environment: NDK_GUEST_DIR (default build/guest), NDK_GUEST_MEM (MiB, default 512),
@@ -182,7 +183,14 @@ run() {
 		die "the guest did not run the job (QEMU exit status $rc)"
 	fi
 	printf '%s\n' "$out" | sed -n '/ndk-guest: job start$/,/^ndk-guest: job exit [0-9]*$/p' | sed '1d;$d'
+	local server_rc=$rc
 	rc=$(sed -n 's/^ndk-guest: job exit \([0-9]*\)$/\1/p' <<<"$out" | tail -n1)
+	# the device server stopped the NIC on a fatal error (its report above says which): a
+	# failure even when the program did not notice
+	if ((device && server_rc == 70 && rc == 0)); then
+		say "the device server stopped the NIC (see its report)"
+		return 70
+	fi
 	return "$rc"
 }
 
