@@ -242,10 +242,11 @@ static int chunk_map(struct pci_dev *d, size_t n, bool shared, struct huge_chunk
 	for (i = 1; i < n; i++) {
 		if (virt_to_phys(d, (char *)c->va + i * HUGE_BYTES) != c->phys + i * HUGE_BYTES) {
 			err = -ENOMEM; /* the device needs one contiguous range */
-			tell_dma_failure(DMA_NOT_CONTIGUOUS,
-					 "no DMA memory for %zu MiB in one piece: the hugepages are "
-					 "not physically contiguous (allocate at most 2 MiB at a time)",
-					 n * 2);
+			tell_dma_failure(
+				DMA_NOT_CONTIGUOUS,
+				"no DMA memory for %zu MiB in one piece: the hugepages are "
+				"not physically contiguous (allocate at most 2 MiB at a time)",
+				n * 2);
 			goto out_unmap;
 		}
 	}
