@@ -14,7 +14,8 @@
 # - The backend-independent suite (build/tests/ndk_portable, tests/portable/) runs on the
 #   simulated NIC at both widths, then through the pci backend inside the Linux guest
 #   (tools/guest/guest.sh, docs/guest.md: the guest image is built from Debian's packages the
-#   first time and cached in build/guest). With criterion options (a filter while iterating)
+#   first time and cached in build/guest), and build/tests/refused_dma in a boot of its own
+#   (the device server's DMA firewall stops the NIC). With criterion options (a filter while iterating)
 #   only the main suite runs; NDK_TEST_GUEST=0 leaves the guest out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
@@ -168,6 +169,22 @@ if (($# == 0)); then
 			echo "[FAIL] pci: the guest run ended without its summary (exit $rc)"
 			failed=$((failed + 1))
 			rerun+=("${guest_cmd[*]}")
+		fi
+		# the DMA firewall: a boot of its own (the NIC stops); the server must refuse the
+		# write, say why, and stop the NIC (guest.sh exit 70 with the program passing)
+		fw_cmd=(tools/guest/guest.sh run --timeout "$TIMEOUT" -- "$BUILD/tests/refused_dma")
+		echo "=== pci: a DMA outside guest RAM: ${fw_cmd[*]}"
+		log=$BUILD/tests/guest_refused_dma.log
+		"${fw_cmd[@]}" >"$log" 2>&1
+		rc=$?
+		if ((rc == 70)) && grep -q 'devserver: FATAL .*DMA write .*(outside guest RAM)' "$log"; then
+			echo "[PASS] pci: a DMA write outside guest RAM is refused and stops the NIC"
+			passed=$((passed + 1))
+		else
+			echo "[FAIL] pci: a DMA write outside guest RAM: exit $rc (want 70), log $log:"
+			tail -n 15 "$log" | sed 's/^/    /'
+			failed=$((failed + 1))
+			rerun+=("${fw_cmd[*]}")
 		fi
 		echo "=== pci: $(($(date +%s) - t0)) s (log: $log)"
 	fi
