@@ -44,8 +44,14 @@ build() {
 	local stamp=$GUEST_DIR/image.stamp want kver kpkg debs tree mod f
 	command -v apt-get >/dev/null || die "apt-get is needed to fetch the guest's packages"
 	command -v cpio >/dev/null || die "cpio is needed (make deps installs it)"
-	kpkg=$(apt-cache depends "$KERNEL_META" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)/\1/p' | head -n1)
-	[[ -n $kpkg ]] || die "apt-cache does not know $KERNEL_META (run apt-get update)"
+	kpkg=$(kernel_package)
+	if [[ -z $kpkg && $(id -u) -eq 0 ]]; then
+		# a machine whose package lists were never fetched (a fresh container)
+		say "apt-cache does not know $KERNEL_META: apt-get update"
+		apt-get update -qq >/dev/null 2>&1 || true
+		kpkg=$(kernel_package)
+	fi
+	[[ -n $kpkg ]] || die "apt-cache does not know $KERNEL_META (run apt-get update as root)"
 	want="$kpkg $(apt-cache policy "$kpkg" | sed -n 's/ *Candidate: //p') $BUSYBOX $(apt-cache policy $BUSYBOX | sed -n 's/ *Candidate: //p') ${GUEST_MODULES[*]} $(sha256sum "$root/tools/guest/init" | cut -c1-16)"
 	if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $GUEST_DIR/vmlinuz && -f $GUEST_DIR/base.cpio ]]; then
 		return 0
@@ -85,6 +91,11 @@ build() {
 	rm -rf "$GUEST_DIR/kernel/lib" "$debs/busybox"
 	printf '%s\n' "$want" >"$stamp"
 	say "guest image ready: $(du -sh "$GUEST_DIR/vmlinuz" | cut -f1) kernel, $(du -sh "$GUEST_DIR/base.cpio" | cut -f1) initramfs"
+}
+
+# the versioned kernel package the meta package depends on (linux-image-6.1.0-NN-amd64)
+kernel_package() {
+	apt-cache depends "$KERNEL_META" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)/\1/p' | head -n1
 }
 
 # modules_of <moddir> <name>: the module's dependencies (depth first, from the depends= of its
