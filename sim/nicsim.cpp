@@ -8,9 +8,10 @@
 //   host_memory.h   DmaMemory (what the DMA slave reads and writes), RegionMemory (the world's:
 //                   regions, the firewall, the fixed-address mapping)
 //   pcie_host.h     AxiLiteMaster (MMIO), DmaSlave (DMA with the PCIe timing model, MSI-X)
+//   nic_host.h      NicHost: one NIC with all of the above but the memory, stepped per cycle
 //   nicsim_net.h    the network: links, switch, RX ports, pcap capture
 //
-// This file owns the world: per NIC one of each of the first four, one network, one
+// This file owns the world: per NIC a RegionMemory and a NicHost over it, one network, one
 // VerilatedContext, the cycle count, the output hash, and fatal errors. The structure of one
 // clock cycle (world_cycle), per NIC:
 //
@@ -44,18 +45,13 @@
 
 #include "host_memory.h"
 #include "nic_hw.h"
+#include "nic_host.h"
 #include "nic_model.h"
 #include "nicsim_net.h"
-#include "pcie_host.h"
-#include "quiescence.h"
 #include "verilated.h"
 
-using nicsim_hw::AxiLiteMaster;
-using nicsim_hw::DmaSlave;
-using nicsim_hw::Inputs;
+using nicsim_hw::NicHost;
 using nicsim_hw::Outputs;
-using nicsim_hw::PcieTiming;
-using nicsim_hw::QuiescentModel;
 using nicsim_hw::RegionMemory;
 
 namespace
@@ -70,26 +66,20 @@ uint64_t ceil_div(uint64_t a, uint64_t b)
 
 } // namespace
 
-// One NIC of the world and its host.
+// One NIC of the world: its host memory, and the NIC with its host side (nic_host.h).
 struct nicsim_nic {
-	nicsim_nic(unsigned i, unsigned bus, std::unique_ptr<nicsim_hw::Model> model, bool skip,
-		   bool check, uint64_t memory_bytes, const PcieTiming &timing)
-		: index(i)
-		, bus_bytes(bus)
+	nicsim_nic(const NicHost::Config &c, std::unique_ptr<nicsim_hw::Model> model,
+		   uint64_t memory_bytes)
+		: index(c.index)
+		, bus_bytes(c.bus_bytes)
 		, memory(memory_bytes)
-		, core(std::move(model), skip, check)
-		, mmio(&stats)
-		, dma(i, bus, timing, &memory, NIC_MSIX_WINDOW, NIC_MSIX_WINDOW_BYTES, &stats)
+		, host(c, std::move(model), &memory)
 	{
 	}
 	unsigned index;
 	unsigned bus_bytes; // DataWidth / 8
-	nicsim_stats stats{};
 	RegionMemory memory;
-	QuiescentModel core; // the model; its outputs (core.out) as sampled before this edge
-	AxiLiteMaster mmio;
-	DmaSlave dma;
-	Inputs in{}; // the next inputs, computed by the host models and the network
+	NicHost host;
 };
 
 struct nicsim {
@@ -125,31 +115,12 @@ void fatal(const nicsim *w, const char *fmt, ...)
 		     "\nnicsim: rerun with waves: NDK_SIM_TRACE=/tmp/ndknic.fst <the same command>"
 		     " (then: gtkwave /tmp/ndknic.fst)\n");
 	for (auto &n : w->nics)
-		n->core.model().trace_close();
+		n->host.core.model().trace_close();
 	if (w->net) // the capture up to the failure helps to find it
 		w->net->flush_pcap();
 	std::fflush(stdout);
 	std::fflush(stderr);
 	std::abort();
-}
-
-// Steps 1 + 2 of a NIC: its host models on this edge's handshakes, then the NIC's own inputs.
-void host_cycle(nicsim *w, nicsim_nic *n)
-{
-	const Outputs &o = n->core.out;
-	Inputs &in = n->in;
-	const uint64_t now = w->cycle;
-
-	n->mmio.cycle(now, o, in);
-	if (const char *err = n->dma.cycle(now, o, in))
-		fatal(w, "%s", err);
-	in.rst = now < kResetCycles;
-	// one pulse per microsecond: seen by the rising edge of every cycle that is a multiple
-	// of clock_mhz (these inputs are sampled at the next edge, cycle now + 1)
-	in.us_tick = (now + 1) % w->cfg.clock_mhz == 0;
-	// docs/transport.md: NIC i is 02:00:00:00:00:(i+1), 10.0.0.(i+1)
-	in.port_mac = 0x020000000000ull | (n->index + 1);
-	in.port_ipv4 = 0x0a000000u | (n->index + 1);
 }
 
 // The output hash (NDK_SIM_OUTHASH, tools/outhash.sh): the proof that a change which should not
@@ -175,7 +146,7 @@ void outhash_cycle(nicsim *w)
 {
 	uint64_t &h = w->outhash_ctl, &d = w->outhash_data;
 	for (const auto &n : w->nics) {
-		const Outputs &o = n->core.out;
+		const Outputs &o = n->host.core.out;
 		const uint64_t bits[] = {
 			o.axil_awready,
 			o.axil_wready,
@@ -255,23 +226,24 @@ void world_cycle(nicsim *w)
 	Verilated::threadContextp(w->ctx.get());
 	// outputs as they stand before the edge decide this edge's handshakes
 	for (auto &n : w->nics)
-		n->core.sample();
+		n->host.sample();
 	if (!w->outhash_path.empty())
 		outhash_cycle(w);
 	for (auto &n : w->nics)
-		host_cycle(w, n.get());
+		if (const char *err = n->host.host(w->cycle))
+			fatal(w, "%s", err);
 	if (const char *err = w->net->cycle(w->cycle))
 		fatal(w, "%s", err);
 	w->ctx->timeInc(1);
 	for (auto &n : w->nics)
-		if (!n->core.rise(n->in, 2 * w->cycle + 1))
+		if (!n->host.rise(w->cycle))
 			fatal(w, "NIC %u: a cycle changed the state of a quiescent model",
 			      n->index);
 	if (w->ctx->gotError())
 		fatal(w, "RTL assertion failed (message above)");
 	w->ctx->timeInc(1);
 	for (auto &n : w->nics)
-		n->core.fall(2 * w->cycle + 2);
+		n->host.fall(w->cycle);
 	w->cycle++;
 }
 
@@ -314,18 +286,28 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	if (const char *oh = std::getenv("NDK_SIM_OUTHASH"))
 		w->outhash_path = oh;
 	w->outhash_ctl = w->outhash_data = 0xcbf29ce484222325ull;
-	PcieTiming timing;
-	timing.bytes_per_cycle = (double)config->pcie_mbps / config->clock_mhz;
-	timing.dma_read_cycles = nicsim_ns_to_cycles(w.get(), config->dma_read_ns);
-	timing.dma_write_cycles = nicsim_ns_to_cycles(w.get(), config->dma_write_ns);
+	NicHost::Config hc{};
+	hc.bus_bytes = config->data_width / 8;
+	hc.clock_mhz = config->clock_mhz;
+	hc.reset_cycles = kResetCycles;
+	hc.timing.bytes_per_cycle = (double)config->pcie_mbps / config->clock_mhz;
+	hc.timing.dma_read_cycles = nicsim_ns_to_cycles(w.get(), config->dma_read_ns);
+	hc.timing.dma_write_cycles = nicsim_ns_to_cycles(w.get(), config->dma_write_ns);
+	hc.msix_base = NIC_MSIX_WINDOW;
+	hc.msix_bytes = NIC_MSIX_WINDOW_BYTES;
+	hc.skip_quiet = skip_quiet;
+	hc.check_quiet = check_quiet;
 	w->mmio_write_cycles = nicsim_ns_to_cycles(w.get(), config->mmio_write_ns);
 	w->mmio_read_cycles = nicsim_ns_to_cycles(w.get(), config->mmio_read_ns);
 	for (unsigned i = 0; i < config->nics; i++) {
 		std::string name = "nic" + std::to_string(i);
+		hc.index = i;
+		// docs/transport.md: NIC i is 02:00:00:00:00:(i+1), 10.0.0.(i+1)
+		hc.port_mac = 0x020000000000ull | (i + 1);
+		hc.port_ipv4 = 0x0a000000u | (i + 1);
 		auto n = std::make_unique<nicsim_nic>(
-			i, config->data_width / 8,
-			nicsim_hw::make_model(config->data_width, w->ctx.get(), name.c_str()),
-			skip_quiet, check_quiet, config->host_memory_bytes, timing);
+			hc, nicsim_hw::make_model(config->data_width, w->ctx.get(), name.c_str()),
+			config->host_memory_bytes);
 		if (!w->trace_path.empty()) {
 			std::string p = w->trace_path;
 			if (i > 0) {
@@ -335,11 +317,10 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 					    p + suffix :
 					    p.substr(0, dot) + suffix + p.substr(dot);
 			}
-			n->core.model().trace_open(p.c_str());
+			n->host.core.model().trace_open(p.c_str());
 		}
-		w->net->attach(i, &n->core.out.stream, &n->in.stream);
-		n->in.rst = true;
-		n->core.start(n->in);
+		w->net->attach(i, &n->host.core.out.stream, &n->host.in.stream);
+		n->host.start();
 		w->nics.push_back(std::move(n));
 	}
 	// reset: assertions are disabled by the RTL's `disable iff (rst_i)` while it is high
@@ -359,7 +340,7 @@ void nicsim_destroy(struct nicsim *world)
 		outhash_write(world);
 	world->net.reset(); // flushes and closes the capture (a failure is reported on stderr)
 	for (auto &n : world->nics)
-		n->core.model().trace_close();
+		n->host.core.model().trace_close();
 	world->nics.clear(); // the models, and the host memory (unmapped)
 	delete world;
 }
@@ -367,7 +348,7 @@ void nicsim_destroy(struct nicsim *world)
 void nicsim_set_irq_handler(struct nicsim *world, nicsim_irq_fn fn, void *ctx)
 {
 	for (auto &n : world->nics)
-		n->dma.set_irq_handler(fn, ctx);
+		n->host.dma.set_irq_handler(fn, ctx);
 }
 
 uint64_t nicsim_cycle(const struct nicsim *world)
@@ -401,7 +382,7 @@ void nicsim_mmio_write32_strb(struct nicsim *world, unsigned nic, uint32_t offse
 		fatal(world, "MMIO write to NIC %u, which does not exist", nic);
 	nicsim_nic *n = world->nics[nic].get();
 	uint64_t due = world->cycle + world->mmio_write_cycles;
-	n->mmio.post_write(due, offset, value, strb);
+	n->host.mmio.post_write(due, offset, value, strb);
 }
 
 void nicsim_mmio_write32(struct nicsim *world, unsigned nic, uint32_t offset, uint32_t value)
@@ -417,14 +398,14 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 	const uint64_t start = world->cycle;
 	// a read does not pass the posted writes before it (PCIe ordering)
 	const uint64_t limit = world->cycle + 1000000;
-	while (n->mmio.writes_pending()) {
+	while (n->host.mmio.writes_pending()) {
 		if (world->cycle > limit)
 			fatal(world, "NIC %u does not accept MMIO writes (AXI4-Lite hang at 0x%x)",
-			      nic, n->mmio.head_offset());
+			      nic, n->host.mmio.head_offset());
 		world_cycle(world);
 	}
-	n->mmio.start_read(offset);
-	while (!n->mmio.read_done()) {
+	n->host.mmio.start_read(offset);
+	while (!n->host.mmio.read_done()) {
 		if (world->cycle > limit)
 			fatal(world, "NIC %u does not answer an MMIO read of 0x%x", nic, offset);
 		world_cycle(world);
@@ -432,7 +413,7 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 	// PCIe ordering: the read's completion does not pass the NIC's posted writes issued before
 	// it, so once the read returns, every earlier DMA write is visible (drivers rely on this
 	// before freeing memory the NIC may still write)
-	while (n->dma.writes_pending()) {
+	while (n->host.dma.writes_pending()) {
 		if (world->cycle > limit)
 			fatal(world, "NIC %u DMA writes never complete", nic);
 		world_cycle(world);
@@ -441,7 +422,7 @@ uint32_t nicsim_mmio_read32(struct nicsim *world, unsigned nic, uint32_t offset)
 	const uint64_t spent = world->cycle - start;
 	if (spent < world->mmio_read_cycles)
 		nicsim_step(world, world->mmio_read_cycles - spent);
-	return n->mmio.read_value();
+	return n->host.mmio.read_value();
 }
 
 int nicsim_dma_alloc(struct nicsim *world, unsigned nic, size_t length, enum nicsim_mem_kind kind,
@@ -461,7 +442,7 @@ void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical)
 void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats)
 {
 	if (nic < world->nics.size()) {
-		*stats = world->nics[nic]->stats;
+		*stats = world->nics[nic]->host.stats;
 		world->net->add_stats(nic, stats);
 	} else {
 		std::memset(stats, 0, sizeof(*stats));

@@ -31,7 +31,7 @@ void AxiLiteMaster::count_write(uint32_t off)
 	}
 }
 
-void AxiLiteMaster::cycle(uint64_t now, const Outputs &o, Inputs &in)
+void AxiLiteMaster::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 {
 	// handshakes that complete at this rising edge (decided on pre-edge values)
 	const bool hs_aw = in.axil_awvalid && o.axil_awready;
@@ -91,7 +91,7 @@ const char *DmaSlave::error(const char *fmt, ...)
 	return error_.c_str();
 }
 
-const char *DmaSlave::cycle(uint64_t now, const Outputs &o, Inputs &in)
+const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 {
 	// handshakes that complete at this rising edge (decided on pre-edge values)
 	const bool hs_aw = o.awvalid && in.awready;

@@ -83,7 +83,7 @@ class QuiescentModel {
 		}
 	}
 
-	bool rise(const Inputs &in, uint64_t trace_time)
+	__attribute__((always_inline)) bool rise(const Inputs &in, uint64_t trace_time)
 	{
 		evaluated_ = false;
 		const bool same = same_inputs(in, driven_);

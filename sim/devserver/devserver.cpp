@@ -16,8 +16,9 @@
 // an MSI-X capability whose table and PBA point into BAR0 where the core has them, and a
 // vendor-specific capability with the device server's counters (devserver_regs.h).
 //
-// What the NIC sees: the harness's own bus agents (sim/pcie_host.h) and quiescence skip
-// (sim/quiescence.h), as a one-NIC world uses them, with the sim backend's default PCIe timing
+// What the NIC sees: the harness's NicHost (sim/nic_host.h: the model with the quiescence skip,
+// the AXI4-Lite master and the DMA slave), as a world uses one per NIC, with the sim backend's
+// default PCIe timing
 // (ndk_sim_default_config): BAR0 reads and writes become AXI4-Lite transactions on the core's
 // register port (posted writes: QEMU's vCPU gets its reply at once, the write reaches the core
 // mmio_write_ns later; a read waits for the writes before it and the core's answer); the
@@ -58,12 +59,11 @@
 
 #include "devserver_regs.h"
 #include "host_memory.h"
+#include "nic_host.h"
 #include "ndk_sim.h"
 #include "nic_hw.h"
 #include "nic_model.h"
 #include "nicsim_net.h"
-#include "pcie_host.h"
-#include "quiescence.h"
 #include "verilated.h"
 
 namespace
@@ -305,12 +305,8 @@ class GuestMemory final : public nicsim_hw::DmaMemory {
 class Device {
     public:
 	Device(unsigned width, const ndk_sim_config &c, const char *pcap)
-		: bus_(width / 8)
-		, clock_mhz_(c.clock_mhz)
+		: clock_mhz_(c.clock_mhz)
 		, memory_(cfg_)
-		, mmio_(&stats_)
-		, dma_(0, width / 8, timing_of(c), &memory_, NIC_MSIX_WINDOW, NIC_MSIX_WINDOW_BYTES,
-		       &stats_)
 	{
 		ctx_ = std::make_unique<VerilatedContext>();
 		Verilated::threadContextp(ctx_.get());
@@ -319,23 +315,33 @@ class Device {
 		auto model = nicsim_hw::make_model(width, ctx_.get(), "nic");
 		if (!model)
 			die("no model of DataWidth %u", width);
-		core_ = std::make_unique<nicsim_hw::QuiescentModel>(std::move(model), true, false);
+		nicsim_hw::NicHost::Config hc{};
+		hc.index = 0;
+		hc.bus_bytes = width / 8;
+		hc.clock_mhz = c.clock_mhz;
+		hc.reset_cycles = kResetCycles;
+		hc.port_mac = 0x020000000001ull; // a one-NIC world's NIC 0: 02:00:00:00:00:01
+		hc.port_ipv4 = 0x0a000001u;	 // 10.0.0.1
+		hc.timing = timing_of(c);
+		hc.msix_base = NIC_MSIX_WINDOW;
+		hc.msix_bytes = NIC_MSIX_WINDOW_BYTES;
+		hc.skip_quiet = true;
+		hc.check_quiet = false; // the whole-state snapshot is probe_idle's
+		nic_ = std::make_unique<nicsim_hw::NicHost>(hc, std::move(model), &memory_);
 		mmio_write_cycles_ = (uint64_t)c.mmio_write_ns * c.clock_mhz / 1000;
-		dma_.set_irq_handler(on_msix, this);
+		nic_->dma.set_irq_handler(on_msix, this);
 		nicnet::Network::Config nc{};
 		nc.ports = 1;
-		nc.bus_bytes = bus_;
+		nc.bus_bytes = width / 8;
 		nc.clock_mhz = c.clock_mhz;
 		nc.link_mbps = c.link_mbps;
 		nc.link_cycles = ((uint64_t)c.link_ns * c.clock_mhz + 999) / 1000;
 		net_ = std::make_unique<nicnet::Network>(nc);
 		if (pcap && *pcap && net_->open_pcap(pcap))
 			die("cannot capture to %s", pcap);
-		net_->attach(0, &core_->out.stream, &in_.stream);
+		net_->attach(0, &nic_->core.out.stream, &nic_->in.stream);
 		net_->set_frame_handler(on_frame, this);
-		in_.rst = true;
-		core_->start(in_);
-		reset_cycles_ = kResetCycles;
+		nic_->start();
 		for (unsigned i = 0; i < kResetCycles + 2; i++)
 			cycle();
 		msix_vectors_ = mmio_read(NIC_REG_CAP_MSIX) & 0x7ff;
@@ -417,7 +423,7 @@ class Device {
 
 	void report(FILE *f)
 	{
-		nicsim_stats s = stats_;
+		nicsim_stats s = nic_->stats;
 		net_->add_stats(0, &s);
 		std::fprintf(
 			f,
@@ -505,7 +511,7 @@ class Device {
 			return ~0u;
 		// the counters: reading the tag latches them
 		if (addr <= DEVSERVER_CAP_TAG && addr + len > DEVSERVER_CAP_TAG) {
-			nicsim_stats s = stats_;
+			nicsim_stats s = nic_->stats;
 			net_->add_stats(0, &s);
 			const uint64_t c[DEVSERVER_NUM_COUNTERS] = {
 				cycle_,		s.mmio_writes,	   s.mmio_reads, s.sq_doorbells,
@@ -566,13 +572,13 @@ class Device {
 			return;
 		const uint64_t due = cycle_ + mmio_write_cycles_;
 		if (b.size == 8) { // two 32-bit writes, low first (the bus is AXI4-Lite, 32 bits)
-			mmio_.post_write(due, off, (uint32_t)b.val, 0xf);
-			mmio_.post_write(due, off + 4, (uint32_t)(b.val >> 32), 0xf);
+			nic_->mmio.post_write(due, off, (uint32_t)b.val, 0xf);
+			nic_->mmio.post_write(due, off + 4, (uint32_t)(b.val >> 32), 0xf);
 			return;
 		}
 		const unsigned lane = off & 3;
 		const uint32_t strb = ((1u << b.size) - 1) << lane;
-		mmio_.post_write(due, off & ~3u, (uint32_t)(b.val << 8 * lane), strb & 0xf);
+		nic_->mmio.post_write(due, off & ~3u, (uint32_t)(b.val << 8 * lane), strb & 0xf);
 	}
 
 	uint64_t bar_read(const BarAccess &b)
@@ -592,23 +598,23 @@ class Device {
 	// the core's answer. A stopped NIC answers all-ones, like a device gone from the bus.
 	uint32_t mmio_read(uint32_t off)
 	{
-		while (!failed_ && mmio_.writes_pending())
+		while (!failed_ && nic_->mmio.writes_pending())
 			cycle();
 		if (failed_)
 			return ~0u;
-		mmio_.start_read(off);
+		nic_->mmio.start_read(off);
 		read_in_flight_ = true;
-		while (!failed_ && !mmio_.read_done())
+		while (!failed_ && !nic_->mmio.read_done())
 			cycle();
 		read_in_flight_ = false;
-		return failed_ ? ~0u : mmio_.read_value();
+		return failed_ ? ~0u : nic_->mmio.read_value();
 	}
 
 	// ---- events from the harness classes
 	static void on_msix(void *ctx, unsigned, uint64_t address, uint32_t data)
 	{
 		Device *d = static_cast<Device *>(ctx);
-		if (d->stats_.interrupts <= kMaxNotes)
+		if (d->nic_->stats.interrupts <= kMaxNotes)
 			note("MSI-X message 0x%08x to 0x%llx (counted, not delivered)", data,
 			     (unsigned long long)address);
 	}
@@ -636,11 +642,12 @@ class Device {
 	// Something is in flight on a bus or on the port: the core must run.
 	bool busy() const
 	{
-		const nicsim_hw::Outputs &o = core_->out;
-		return mmio_.writes_pending() || read_in_flight_ || dma_.writes_pending() ||
-		       memory_.reads_accepted != reads_done_ || o.awvalid || o.arvalid ||
-		       o.wvalid || o.stream.tx_tvalid || in_.stream.rx_tvalid ||
-		       frames_in_flight_ > 0 || reset_cycles_ > 0;
+		const nicsim_hw::Outputs &o = nic_->core.out;
+		return nic_->mmio.writes_pending() || read_in_flight_ ||
+		       nic_->dma.writes_pending() || memory_.reads_accepted != reads_done_ ||
+		       o.awvalid || o.arvalid || o.wvalid || o.stream.tx_tvalid ||
+		       nic_->in.stream.rx_tvalid || frames_in_flight_ > 0 ||
+		       cycle_ < kResetCycles + 2;
 	}
 
 	bool idle() const
@@ -657,13 +664,11 @@ class Device {
 			return;
 		const double t0 = now_s();
 		Verilated::threadContextp(ctx_.get());
-		core_->sample();
-		const nicsim_hw::Outputs &o = core_->out;
-		Inputs &in = in_;
-		if (in.rvalid && o.rready && in.rlast)
+		nic_->sample();
+		// a DMA read burst ends with the R beat that has RLAST (the reads in flight: busy())
+		if (nic_->in.rvalid && nic_->core.out.rready && nic_->in.rlast)
 			reads_done_++;
-		mmio_.cycle(cycle_, o, in);
-		if (const char *err = dma_.cycle(cycle_, o, in)) {
+		if (const char *err = nic_->host(cycle_)) {
 			if (std::strstr(err, "did not allocate")) {
 				refused_++;
 				std::string why = std::string(err) + " (" + memory_.refusal + ")";
@@ -673,24 +678,18 @@ class Device {
 			}
 			return;
 		}
-		in.rst = reset_cycles_ > 0;
-		if (reset_cycles_)
-			reset_cycles_--;
-		in.us_tick = (cycle_ + 1) % clock_mhz_ == 0;
-		in.port_mac = 0x020000000001ull;
-		in.port_ipv4 = 0x0a000001u;
 		if (const char *err = net_->cycle(cycle_)) {
 			stop(err);
 			return;
 		}
 		ctx_->timeInc(1);
-		core_->rise(in, 2 * cycle_ + 1);
+		nic_->rise(cycle_);
 		if (ctx_->gotError()) {
 			stop("RTL assertion failed (message above)");
 			return;
 		}
 		ctx_->timeInc(1);
-		core_->fall(2 * cycle_ + 2);
+		nic_->fall(cycle_);
 		cycle_++;
 		probe_idle();
 		run_s_ += now_s() - t0;
@@ -707,32 +706,25 @@ class Device {
 		}
 		if (cycle_ % clock_mhz_ != 1 % clock_mhz_)
 			return;
-		if (snap_valid_ && core_->model().same_as_whole()) {
+		if (snap_valid_ && nic_->core.model().same_as_whole()) {
 			idle_ = true;
 			return;
 		}
-		core_->model().snapshot_whole();
+		nic_->core.model().snapshot_whole();
 		snap_valid_ = true;
 	}
 
-	using Inputs = nicsim_hw::Inputs;
 	static constexpr unsigned kMaxNotes = 20;
 
-	const unsigned bus_;
 	const uint32_t clock_mhz_;
 	uint8_t cfg_[256] = {};
 	uint32_t bar0_ = 0;
 	unsigned msix_vectors_ = 0;
-	nicsim_stats stats_{};
 	GuestMemory memory_;
-	nicsim_hw::AxiLiteMaster mmio_;
-	nicsim_hw::DmaSlave dma_;
 	std::unique_ptr<VerilatedContext> ctx_;
-	std::unique_ptr<nicsim_hw::QuiescentModel> core_;
+	std::unique_ptr<nicsim_hw::NicHost> nic_; // the model, its MMIO master and DMA slave
 	std::unique_ptr<nicnet::Network> net_;
-	Inputs in_{};
 	uint64_t cycle_ = 0, mmio_write_cycles_ = 0, reads_done_ = 0, refused_ = 0;
-	unsigned reset_cycles_ = 0;
 	bool read_in_flight_ = false;
 	int64_t frames_in_flight_ = 0;
 	bool snap_valid_ = false, idle_ = false, failed_ = false;
