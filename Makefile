@@ -355,6 +355,8 @@ help:
 	@echo '  clean    remove build/'
 	@echo 'Variables: TEST_ARGS="--filter suite/*" (passed to the test binary), SYNTH_WIDTH=256,'
 	@echo '           BENCH_ARGS (passed to build/bench/doorbell).'
+	@echo 'Environment: NDK_TEST_GUEST=0 make test leaves out the Linux guest (the pci backend against'
+	@echo '           the device server, tools/guest/guest.sh, docs/devserver.md).'
 
 deps:
 	@tools/deps.sh
