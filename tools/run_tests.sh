@@ -11,6 +11,12 @@
 # - Every build/examples/* program runs once and must exit 0.
 # - Every tests/*_check.py script (checks of the command-line tools, e.g. ndkperf_check.py for
 #   build/bin/ndkperf) runs once and must exit 0.
+# - The backend-independent suite (build/tests/ndk_portable, tests/portable/) runs on the
+#   simulated NIC at both widths, then through the pci backend inside the Linux guest
+#   (tools/guest/guest.sh, docs/guest.md: the guest image is built from Debian's packages the
+#   first time and cached in build/guest), and build/tests/refused_dma in a boot of its own
+#   (the device server's DMA firewall stops the NIC). With criterion options (a filter while iterating)
+#   only the main suite runs; NDK_TEST_GUEST=0 leaves the guest out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
@@ -37,7 +43,7 @@ fi
 
 # run_suite <width>: one Criterion run; adds to passed/failed, records rerun commands.
 run_suite() {
-	local width=$1 tap=$BUILD/tests/ndk_tests_w$1.tap
+	local width=$1 tap=$BUILD/tests/$(basename "$TESTS")_w$1.tap
 	local rc ok=0 bad=0 skip=0 plan=0 line name
 	local -a failing=()
 	shift
@@ -128,6 +134,61 @@ for sc in "${scripts[@]}"; do
 		rerun+=("python3 $sc")
 	fi
 done
+
+# The backend-independent suite: on sim here, then on pci in the guest (one boot).
+PORTABLE=$BUILD/tests/ndk_portable
+if (($# == 0)); then
+	if [[ -x $PORTABLE ]]; then
+		for width in "${WIDTHS[@]}"; do
+			TESTS=$PORTABLE run_suite "$width"
+		done
+	else
+		echo "run_tests: $PORTABLE is missing: build it with make test (or make build-tests)"
+		failed=$((failed + 1))
+	fi
+	if [[ ${NDK_TEST_GUEST:-1} == 0 ]]; then
+		echo "=== pci: NDK_TEST_GUEST=0: the guest run is left out"
+	else
+		guest_cmd=(tools/guest/guest.sh run --timeout "$TIMEOUT" --file "$PORTABLE"
+			--file "$BUILD/examples/fastreg_roundtrip" --file "$BUILD/bench/pcispeed"
+			-- tools/guest/pci_suite.sh "$PWD/$BUILD")
+		echo "=== pci: the pci backend in a Linux guest against the device server's NIC"
+		echo "    ${guest_cmd[*]}"
+		log=$BUILD/tests/guest.log
+		t0=$(date +%s)
+		"${guest_cmd[@]}" 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		line=$(grep -E '^pci: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n1)
+		if [[ -n $line ]]; then
+			read -r _ p _ f _ <<<"$line"
+			passed=$((passed + p))
+			failed=$((failed + f))
+			((f == 0 && rc == 0)) || rerun+=("${guest_cmd[*]}")
+			((rc == 0 || f > 0)) || failed=$((failed + 1))
+		else
+			echo "[FAIL] pci: the guest run ended without its summary (exit $rc)"
+			failed=$((failed + 1))
+			rerun+=("${guest_cmd[*]}")
+		fi
+		# the DMA firewall: a boot of its own (the NIC stops); the server must refuse the
+		# write, say why, and stop the NIC (guest.sh exit 70 with the program passing)
+		fw_cmd=(tools/guest/guest.sh run --timeout "$TIMEOUT" -- "$BUILD/tests/refused_dma")
+		echo "=== pci: a DMA outside guest RAM: ${fw_cmd[*]}"
+		log=$BUILD/tests/guest_refused_dma.log
+		"${fw_cmd[@]}" >"$log" 2>&1
+		rc=$?
+		if ((rc == 70)) && grep -q 'devserver: FATAL .*DMA write .*(outside guest RAM)' "$log"; then
+			echo "[PASS] pci: a DMA write outside guest RAM is refused and stops the NIC"
+			passed=$((passed + 1))
+		else
+			echo "[FAIL] pci: a DMA write outside guest RAM: exit $rc (want 70), log $log:"
+			tail -n 15 "$log" | sed 's/^/    /'
+			failed=$((failed + 1))
+			rerun+=("${fw_cmd[*]}")
+		fi
+		echo "=== pci: $(($(date +%s) - t0)) s (log: $log)"
+	fi
+fi
 
 if ((${#rerun[@]})); then
 	echo "=== rerun a failing part with:"
