@@ -119,6 +119,13 @@ ndk_status ndk_sim_wire_open(struct ndk_sim *sim, const struct ndk_sim_wire_conf
 		free(w);
 		return NDK_STATUS_INVALID_DEVICE_STATE;
 	}
+	/* the peer may send while this program is busy elsewhere (an out-of-band exchange, a
+	   burst of the world's steps): room for a few thousand frames (root may exceed rmem_max) */
+	{
+		int bytes = 8 << 20;
+		if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) != 0)
+			setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+	}
 	w->sim = sim;
 	w->port_nic = config->port_nic == UINT32_MAX ? sim->config.nics - 1 : config->port_nic;
 	/* docs/transport.md: NIC i has the MAC 02:00:00:00:00:(i+1) */
