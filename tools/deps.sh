@@ -24,6 +24,7 @@ TESTED_VERSIONS=(
 PACKAGES=(
 	verilator yosys iverilog g++ make pkg-config python3
 	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
+	qemu-system-x86 cpio
 )
 # Answers to the debconf questions the packages above ask, so an install never stops to ask:
 # wireshark-common (pulled in by tshark) asks whether non-root users may capture packets. The

@@ -109,6 +109,7 @@ def gen_h(d):
          "/* All multi-byte fields are little-endian in memory; use htole*()/le*toh() on them. */", ""]
     for k in ("vendor_id", "device_id", "version_major", "version_minor", "magic"):
         o.append(f"#define NIC_{k.upper()} {hexv(dev[k])}u")
+    o.append(f"#define NIC_CLASS_CODE {hexv(dev['class_code'])}u /* PCI class code {{base, sub, interface}} */")
     for k in ("wqe_bytes", "cqe_bytes", "msix_window", "msix_window_bytes", "bar0_addr_bits",
               "qpn_base"):
         o.append(f"#define NIC_{k.upper()} {hexv(dev[k])}u")

@@ -6,11 +6,14 @@
  *   URI's address; it must carry those ids and a memory BAR0 of at least 4 MiB.
  * - MMIO: BAR0 mapped with pci_device_map_range; 32-bit volatile accesses (PCIe is
  *   little-endian).
- * - DMA memory: 2 MiB hugepages (MAP_HUGETLB), physical addresses from /proc/self/pagemap,
+ * - DMA memory: 2 MiB hugepages (MAP_HUGETLB with MAP_HUGE_2MB: 2 MiB pages also where the
+ *   system's default hugepage size is 1 GiB), physical addresses from /proc/self/pagemap,
  *   which needs root (CAP_SYS_ADMIN) and no IOMMU translation (without VFIO the device sees
  *   physical addresses). Allocations up to 2 MiB are carved out of shared hugepages in 4 KiB
  *   pages; larger ones take dedicated hugepages that must be physically contiguous. When any
- *   of that is unavailable, allocations fail with -ENOMEM (NDK_STATUS_INSUFFICIENT_RESOURCES).
+ *   of that is unavailable, allocations fail with -ENOMEM (NDK_STATUS_INSUFFICIENT_RESOURCES)
+ *   and the reason, with what to do about it, is printed on stderr once per reason (no free
+ *   2 MiB hugepages, not root, not physically contiguous).
  * - Interrupts: none. libpciaccess has no interrupt delivery (that needs VFIO), so this
  *   backend is polling-only: the adapter leaves every MSI-X vector masked and CQ notification
  *   callbacks never run.
@@ -20,6 +23,8 @@
 #include <fcntl.h>
 #include <pciaccess.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +37,69 @@
 #define PCI_COMMAND	   0x04
 #define PCI_COMMAND_MEMORY 0x2
 #define PCI_COMMAND_MASTER 0x4
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#define MAP_HUGE_2MB_FLAG (21 << MAP_HUGE_SHIFT) /* log2(2 MiB) */
+
+/* Why DMA memory could not be had: each reason is told once per process. */
+enum dma_failure {
+	DMA_NO_HUGEPAGES,
+	DMA_NOT_ROOT,
+	DMA_NOT_CONTIGUOUS,
+	DMA_FAILURES,
+};
+static bool dma_failure_told[DMA_FAILURES];
+
+static void tell_dma_failure(enum dma_failure why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tell_dma_failure(enum dma_failure why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_exchange_n(&dma_failure_told[why], true, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "libndk pci: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+/* a field of /proc/meminfo ("HugePages_Free"), or -1 */
+static long meminfo(const char *field)
+{
+	char line[128];
+	size_t n = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* free 2 MiB hugepages (the sysfs count of that size; meminfo's is of the default size) */
+static long free_2mb_hugepages(void)
+{
+	long v = -1;
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	if (v < 0 && meminfo("Hugepagesize") == 2048)
+		v = meminfo("HugePages_Free");
+	return v;
+}
 
 /*
  * libpciaccess keeps its state in one process-wide object (pci_system_init /
@@ -150,20 +218,34 @@ static int chunk_map(struct pci_dev *d, size_t n, bool shared, struct huge_chunk
 		return -ENOMEM;
 	c->bytes = n * HUGE_BYTES;
 	c->va = mmap(NULL, c->bytes, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE | MAP_LOCKED, -1, 0);
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB_FLAG | MAP_POPULATE |
+			     MAP_LOCKED,
+		     -1, 0);
 	if (c->va == MAP_FAILED) {
-		err = -ENOMEM; /* no hugepages reserved (vm.nr_hugepages) */
+		err = -ENOMEM;
+		tell_dma_failure(DMA_NO_HUGEPAGES,
+				 "no DMA memory: %zu free 2 MiB hugepage(s) needed, %ld free (%s). "
+				 "Reserve some as root: echo 64 > "
+				 "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+				 n, free_2mb_hugepages(), strerror(errno));
 		goto out_free_chunk;
 	}
 	memset(c->va, 0, c->bytes);
 	c->phys = virt_to_phys(d, c->va);
 	if (!c->phys) {
-		err = -ENOMEM; /* no physical addresses: not root */
+		err = -ENOMEM;
+		tell_dma_failure(DMA_NOT_ROOT,
+				 "no DMA memory: /proc/self/pagemap gives no physical addresses "
+				 "(it needs CAP_SYS_ADMIN: run as root)");
 		goto out_unmap;
 	}
 	for (i = 1; i < n; i++) {
 		if (virt_to_phys(d, (char *)c->va + i * HUGE_BYTES) != c->phys + i * HUGE_BYTES) {
 			err = -ENOMEM; /* the device needs one contiguous range */
+			tell_dma_failure(DMA_NOT_CONTIGUOUS,
+					 "no DMA memory for %zu MiB in one piece: the hugepages are "
+					 "not physically contiguous (allocate at most 2 MiB at a time)",
+					 n * 2);
 			goto out_unmap;
 		}
 	}

@@ -13,6 +13,7 @@
 #define NIC_VERSION_MAJOR 0x1u
 #define NIC_VERSION_MINOR 0x0u
 #define NIC_MAGIC 0x4E444B4Eu
+#define NIC_CLASS_CODE 0x20000u /* PCI class code {base, sub, interface} */
 #define NIC_WQE_BYTES 0x40u
 #define NIC_CQE_BYTES 0x20u
 #define NIC_MSIX_WINDOW 0xFEE00000u
