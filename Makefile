@@ -239,7 +239,8 @@ $(BUILD)/examples/%: examples/%.c $(LIB_OUTPUTS)
 $(BUILD)/bench/%: bench/%.c $(LIB_OUTPUTS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $$($(PKG_CONFIG) --cflags --libs $(NDK_PC))
-$(BUILD)/bin/%: tools/%.c $(LIB_OUTPUTS)
+# tools/*.h: what the tools share (ndk_wired.h) or keep apart (ndkperf_perftest.h)
+$(BUILD)/bin/%: tools/%.c $(wildcard tools/*.h) $(LIB_OUTPUTS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $$($(PKG_CONFIG) --cflags --libs $(NDK_PC))
 
@@ -313,7 +314,7 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@touch $@
 
 # ---- targets ---------------------------------------------------------------------------------
-.PHONY: help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
+.PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-c synth-report \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
 FORCE:
 
@@ -328,6 +329,8 @@ help:
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
+	@echo '  interop-full  ndknic against rdma_rxe and rdma-core / perftest in a QEMU guest, perftest'
+	@echo '           at its default iterations (make test runs fewer: docs/interop.md)'
 	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
 	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
@@ -362,6 +365,13 @@ run: deps
 	exit $$rc
 
 bench: $(BENCH_BINS)
+
+# ndknic against Linux's rdma_rxe and the unmodified rdma-core / perftest tools in a QEMU guest
+# (docs/interop.md). make test runs it with perftest at -n 100 (tests/interop_check.py); this
+# runs perftest with its default iterations too (~4 minutes a case under TCG).
+interop-full: deps
+	@$(MAKE) --no-print-directory build-tests
+	@tools/interop/interop.py --iters 0
 
 # the behaviour-equivalence proof of a refactor: take it before and after, compare with
 # tools/outhash.sh --compare BEFORE AFTER

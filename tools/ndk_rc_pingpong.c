@@ -50,6 +50,7 @@ static void usage(FILE *f)
 		"      --pcap=FILE       capture every frame of the wire\n"
 		"      --seed=N          world seed and start PSN (default 1)\n"
 		"      --timeout=S       give up after S seconds of real time (default 120)\n"
+		"      --wire-kbps=KBPS  frames leave at most at this real-time rate (default: no limit)\n"
 		"      --nic=0|1         this side's NIC (MAC 02:00:00:00:00:01 / :02); the other\n"
 		"                        stands for the wire (default 0)\n");
 }
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "wire-kbps", required_argument, NULL, 'K' },
 		{ "nic", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },

@@ -42,6 +42,8 @@ struct wired_opts {
 	uint32_t mtu;		 /* --mtu (default 1024) */
 	uint64_t seed;		 /* --seed: the world's seed and the PSNs this side draws */
 	unsigned timeout_s;	 /* --timeout: the whole run, real seconds (default 120) */
+	uint32_t wire_kbps;	 /* --wire-kbps: frames leave at most at this real-time rate
+				    (ndk_sim_wire_config.out_kbps; default 0: no limit) */
 	unsigned nic;		 /* --nic 0|1: the NIC this side uses (default 0); the other one
 				    stands for the wire (two ndknic sides on one host use 0 and 1) */
 	uint32_t sq_depth, rq_depth, region_bytes;
@@ -175,6 +177,7 @@ static void wired_open(struct wired *w, const char *prog, const struct wired_opt
 	wc.local = o->wire_local;
 	wc.remote = o->wire_remote;
 	wc.port_nic = 1 - o->nic;
+	wc.out_kbps = o->wire_kbps;
 	wired_check("ndk_sim_wire_open", ndk_sim_wire_open(w->sim, &wc, &w->wire));
 	wired_check("open adapter", ndk_sim_open_adapter(w->sim, o->nic, &w->ad));
 	wired_check("adapter info", ndk_query_adapter_info(w->ad, &w->info));

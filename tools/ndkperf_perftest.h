@@ -122,9 +122,7 @@ static uint64_t pt_be64(uint64_t v)
 static void pt_post_receives(struct pt *t, uint32_t want)
 {
 	struct wired *w = &t->w;
-	struct ndk_sge g = { .address = w->buf.logical + w->o.region_bytes / 2,
-			     .length = t->size,
-			     .token = w->priv };
+	struct ndk_sge g = { .address = w->buf.logical, .length = t->size, .token = w->priv };
 	while (t->rx_posted < want) {
 		wired_check("receive", ndk_receive(w->qp, NULL, &g, 1));
 		t->rx_posted++;
@@ -178,13 +176,18 @@ static void pt_serve(struct pt *t)
 {
 	char buf[4096];
 	struct pollfd pf = { .fd = t->fd, .events = POLLIN };
+	/* what the client sent after its keys, for the record: its phases (--steps) */
+	printf(" the client's messages after its keys (bytes):");
 	for (;;) {
 		pt_receives(t);
 		pt_sends_reap(t);
 		if (poll(&pf, 1, 0) > 0) {
 			ssize_t n = read(t->fd, buf, sizeof(buf));
-			if (n == 0)
+			if (n == 0) {
+				printf(" (closed)\n");
 				return; /* the client is done */
+			}
+			printf(" %zd", n);
 			if (n < 0)
 				wired_fail("out-of-band read: %s", strerror(errno));
 			if (n == PT_KEYS_BYTES) {
@@ -274,7 +277,7 @@ static void pt_usage(FILE *f)
 		"      --peer-mac=MAC      the peer's Ethernet address (default " WIRED_DEFAULT_PEER_MAC
 		")\n"
 		"      --wire-local=IP:PORT, --wire-remote=IP:PORT   the wire's UDP ends\n"
-		"      --pcap=FILE, --seed=N, --timeout=S, --nic=0|1, --mtu=BYTES\n"
+		"      --pcap=FILE, --seed=N, --timeout=S, --nic=0|1, --mtu=BYTES, --wire-kbps=KBPS\n"
 		"      --steps=STRING      the client's phases (default: perftest 6.06's for TEST)\n");
 }
 
@@ -294,6 +297,7 @@ static int perftest_main(int argc, char **argv)
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "wire-kbps", required_argument, NULL, 'K' },
 		{ "nic", required_argument, NULL, 'N' },
 		{ "steps", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
@@ -385,11 +389,11 @@ static int perftest_main(int argc, char **argv)
 		t.iters = lat ? 1000 : 5000;
 	if (!t.steps)
 		t.steps = pt_steps[t.test];
-	/* the buffer: sends and the peer's writes / reads in the first half, receives in the
-	   second; perftest moves its address inside a 4 KiB cycle for small messages */
-	const uint32_t half = ((t.size < 8192 ? 8192 : t.size) + NDK_PAGE_SIZE - 1) /
-			      NDK_PAGE_SIZE * NDK_PAGE_SIZE;
-	o.region_bytes = 2 * half;
+	/* one buffer for everything, as perftest's (nobody checks its bytes): sends, receives,
+	   the peer's writes and reads; perftest moves its address inside a 4 KiB cycle for small
+	   messages */
+	o.region_bytes = ((t.size < 8192 ? 8192 : t.size) + NDK_PAGE_SIZE - 1) / NDK_PAGE_SIZE *
+			 NDK_PAGE_SIZE;
 	o.sq_depth = t.tx_depth;
 	o.rq_depth = (t.test == PT_SEND_BW || lat) ? 512 : 1;
 	wired_open(&t.w, "ndkperf", &o);
@@ -412,6 +416,7 @@ static int perftest_main(int argc, char **argv)
 	uint32_t sys[2] = { htonl(4096), htonl(64) }, rsys;
 	char mtu[2] = { (char)('0' + __builtin_ctz(o.mtu) - 7), 0 }, rmtu[2];
 	const char *steps = t.peer ? t.steps : "VSMK";
+	bool connected = false;
 	for (const char *s = steps; *s; s++) {
 		switch (*s) {
 		case 'V':
@@ -443,6 +448,9 @@ static int perftest_main(int argc, char **argv)
 				oob_read(t.fd, theirs, sizeof(theirs), "keys");
 			}
 			pt_keys_parse(theirs, &t.theirs);
+			if (connected) /* keys again (send_bw prints them after connecting) */
+				break;
+			connected = true;
 			if (wired_ipv4_of_gid(t.theirs.gid, &t.peer_ip))
 				wired_fail(
 					"the peer's GID is not IPv4-mapped (RoCEv2 over IPv4 only)");

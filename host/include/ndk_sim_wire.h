@@ -41,6 +41,12 @@ struct ndk_sim_wire_config {
 	const char *remote; /* "IPV4:PORT" frames are sent to; NULL: the source of the first
 			       datagram received (frames sent before that are counted lost) */
 	unsigned port_nic;  /* the NIC standing for the wire. default: the world's last */
+	uint32_t out_kbps;  /* frames leave at most at this rate in real time, kB/s (token bucket;
+			       frames wait in a queue of the wire, outside the world): a guest whose
+			       kernel drops what it cannot take fast enough (QEMU's socket netdev with a
+			       full virtio ring) loses nothing, and ndknic has no loss recovery yet.
+			       default 0: no limit */
+	uint32_t out_burst; /* frames that may leave back to back. default 64 */
 	uint32_t ahead_ns;  /* how far the simulated clock may run ahead of real time.
 			       default 1000000 (1 ms) */
 };
@@ -50,7 +56,9 @@ struct ndk_sim_wire_stats {
 	uint64_t frames_in, bytes_in;	/* datagrams received and injected */
 	uint64_t frames_refused;	/* datagrams not injected: no Ethernet frame (under 14
 					   or over 16384 bytes), or addressed to port_nic itself */
-	uint64_t frames_lost;		/* frames not sent: no remote yet, or sendto failed */
+	uint64_t frames_lost;		/* frames not sent: no remote yet, sendto failed, or the
+					   paced queue (65536 frames) full */
+	uint64_t frames_queued_max;	/* the paced queue's high-water mark */
 	uint64_t waits, wait_ns;	/* sleeps of ndk_sim_wire_poll and their real time */
 };
 
@@ -70,7 +78,8 @@ void ndk_sim_wire_close(struct ndk_sim_wire *wire);
 /* the UDP port the wire's socket is bound to (useful with port 0) */
 uint16_t ndk_sim_wire_local_port(const struct ndk_sim_wire *wire);
 /*
- * Inject every datagram waiting on the socket, then pace: if the world's clock is more than
+ * Send the paced frames that are due, inject every datagram waiting on the socket, then pace:
+ * if the world's clock is more than
  * ahead_ns ahead of real time, sleep on the socket (at most max_sleep_us) and inject what
  * arrives. Call it from every waiting loop of a program on a wired world. Returns the number of
  * frames injected.

@@ -22,6 +22,12 @@
 
 #define WIRE_MIN_FRAME 14
 #define WIRE_MAX_FRAME 16384
+#define WIRE_QUEUE     65536 /* frames the paced queue holds */
+
+struct wire_frame_buf {
+	uint16_t len;
+	uint8_t *bytes;
+};
 
 struct ndk_sim_wire {
 	struct ndk_sim *sim;
@@ -31,6 +37,12 @@ struct ndk_sim_wire {
 	bool have_remote;
 	struct sockaddr_in remote;
 	uint32_t ahead_ns;
+	/* the paced queue (out_kbps != 0): a ring of frames, a token bucket in bytes */
+	uint32_t out_kbps, out_burst;
+	struct wire_frame_buf *q;
+	size_t q_head, q_used;
+	double tokens;
+	struct timespec refill;
 	uint64_t start_cycle;
 	struct timespec start;
 	struct ndk_sim_wire_stats stats;
@@ -44,6 +56,7 @@ void ndk_sim_wire_default_config(struct ndk_sim_wire_config *config)
 	memset(config, 0, sizeof(*config));
 	config->port_nic = UINT32_MAX;
 	config->ahead_ns = 1000000;
+	config->out_burst = 64;
 }
 
 /* "a.b.c.d:port" -> sin; 0 or -EINVAL */
@@ -70,6 +83,47 @@ static int parse_addr(const char *text, struct sockaddr_in *sin)
 	return 0;
 }
 
+static void wire_send(struct ndk_sim_wire *w, const uint8_t *frame, size_t len)
+{
+	if (!w->have_remote || sendto(w->fd, frame, len, 0, (const struct sockaddr *)&w->remote,
+				      sizeof(w->remote)) != (ssize_t)len) {
+		w->stats.frames_lost++;
+		return;
+	}
+	w->stats.frames_out++;
+	w->stats.bytes_out += len;
+}
+
+static int64_t ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+}
+
+/* the paced queue: send what the token bucket allows now */
+static void wire_drain_out(struct ndk_sim_wire *w)
+{
+	struct timespec now;
+	const double cap = (double)w->out_burst * (WIRE_MAX_FRAME < 1600 ? WIRE_MAX_FRAME : 1600);
+
+	if (!w->out_kbps || !w->q_used)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* kB/s = bytes per ms = 1e-6 bytes per ns */
+	w->tokens += (double)ns_between(&w->refill, &now) * (double)w->out_kbps * 1e-6;
+	if (w->tokens > cap)
+		w->tokens = cap;
+	w->refill = now;
+	while (w->q_used && w->tokens >= (double)w->q[w->q_head].len) {
+		struct wire_frame_buf *f = &w->q[w->q_head];
+		w->tokens -= f->len;
+		wire_send(w, f->bytes, f->len);
+		free(f->bytes);
+		f->bytes = NULL;
+		w->q_head = (w->q_head + 1) % WIRE_QUEUE;
+		w->q_used--;
+	}
+}
+
 /* a frame a NIC of the world sent to no NIC of the world, or to port_nic: onto the wire */
 static void wire_frame(void *ctx, enum nicsim_frame_event event, unsigned nic, uint64_t cycle,
 		       const uint8_t *frame, size_t len)
@@ -82,13 +136,21 @@ static void wire_frame(void *ctx, enum nicsim_frame_event event, unsigned nic, u
 	if (!(event == NICSIM_FRAME_DROPPED && nic != w->port_nic) &&
 	    !(event == NICSIM_FRAME_RECEIVED && nic == w->port_nic))
 		return;
-	if (!w->have_remote || sendto(w->fd, frame, len, 0, (const struct sockaddr *)&w->remote,
-				      sizeof(w->remote)) != (ssize_t)len) {
+	if (!w->out_kbps) {
+		wire_send(w, frame, len);
+		return;
+	}
+	struct wire_frame_buf *f = &w->q[(w->q_head + w->q_used) % WIRE_QUEUE];
+	if (w->q_used == WIRE_QUEUE || !(f->bytes = malloc(len))) {
 		w->stats.frames_lost++;
 		return;
 	}
-	w->stats.frames_out++;
-	w->stats.bytes_out += len;
+	memcpy(f->bytes, frame, len);
+	f->len = (uint16_t)len;
+	w->q_used++;
+	if (w->q_used > w->stats.frames_queued_max)
+		w->stats.frames_queued_max = w->q_used;
+	wire_drain_out(w);
 }
 
 ndk_status ndk_sim_wire_open(struct ndk_sim *sim, const struct ndk_sim_wire_config *config,
@@ -132,6 +194,17 @@ ndk_status ndk_sim_wire_open(struct ndk_sim *sim, const struct ndk_sim_wire_conf
 	w->port_mac[0] = 0x02;
 	w->port_mac[5] = (uint8_t)(w->port_nic + 1);
 	w->ahead_ns = config->ahead_ns;
+	w->out_kbps = config->out_kbps;
+	w->out_burst = config->out_burst ? config->out_burst : 1;
+	if (w->out_kbps) {
+		w->q = calloc(WIRE_QUEUE, sizeof(*w->q));
+		if (!w->q) {
+			close(w->fd);
+			free(w);
+			return NDK_STATUS_INSUFFICIENT_RESOURCES;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &w->refill);
+	}
 	w->start_cycle = ndk_sim_cycle(sim);
 	clock_gettime(CLOCK_MONOTONIC, &w->start);
 	nicsim_set_frame_handler(sim->world, wire_frame, w);
@@ -144,6 +217,13 @@ void ndk_sim_wire_close(struct ndk_sim_wire *wire)
 	if (!wire)
 		return;
 	nicsim_set_frame_handler(wire->sim->world, NULL, NULL);
+	/* what the paced queue still holds leaves now (the peer may be waiting for it) */
+	while (wire->q_used) {
+		wire_drain_out(wire);
+		if (wire->q_used)
+			usleep(100);
+	}
+	free(wire->q);
 	close(wire->fd);
 	free(wire);
 }
@@ -202,10 +282,14 @@ unsigned ndk_sim_wire_poll(struct ndk_sim_wire *wire, uint32_t max_sleep_us)
 
 	if (!w)
 		return 0;
+	wire_drain_out(w);
 	n = wire_drain(w);
 	sim_ns = (int64_t)((ndk_sim_cycle(w->sim) - w->start_cycle) * 1000 /
 			   w->sim->config.clock_mhz);
 	ahead = sim_ns - ns_since(&w->start) - (int64_t)w->ahead_ns;
+	/* frames waiting for their time: sleep no longer than the next one's */
+	if (n == 0 && w->q_used && ahead > 20000)
+		ahead = 20000;
 	if (n == 0 && ahead > 0) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 		struct timespec t0;

@@ -35,6 +35,10 @@ OUT = os.path.join(BUILD, "interop")
 GUEST_MAC = "52:54:00:12:34:56"   # eth0, the wire (ndk's --peer-mac)
 CTL_MAC = "52:54:00:12:34:57"     # eth1, user networking
 GUEST_OOB_PORT = 18515            # the tools' default TCP port, in the guest
+# The real-time rate of the frames ndknic sends into the guest (ndk_sim_wire's paced queue):
+# at its line rate a burst overflows QEMU's socket netdev and the guest's virtio ring, the
+# guest drops frames, rxe answers with a sequence NAK, and ndknic has no go-back-N yet.
+WIRE_KBPS = 10000
 
 # The guest's userland: the tools, and what libibverbs loads with dlopen (ldd cannot see it)
 GUEST_FILES = [
@@ -139,8 +143,28 @@ def pingpong_cases():
     return cases
 
 
-def all_cases():
-    return pingpong_cases()
+def perftest_cases(iters):
+    """perftest's tools with their defaults (ib_*_bw: 65536 bytes; ib_send_lat: 2 bytes) and
+    ib_send_lat -s 65536, against ndkperf --server / --peer, both roles. iters: -n for both
+    sides (None: the tools' defaults, 5000 for *_bw and 1000 for send_lat: ~4 min a case
+    under TCG, so `make test` runs fewer and `make interop-full` the defaults)."""
+    cases = []
+    for test, extra in (("write_bw", ""), ("read_bw", ""), ("send_bw", ""), ("send_lat", ""),
+                        ("send_lat", "-s 65536")):
+        if iters:
+            extra = (extra + f" -n {iters}").strip()
+        tool = f"ib_{test} {extra}".strip()
+        me = ["ndkperf", test] + extra.split()
+        label = f"{tool}"
+        cases.append(Case(f"{label}: rxe client -> ndknic server", me + ["--server"],
+                          tool + " 10.0.2.2 -p {HOST_OOB}", False))
+        cases.append(Case(f"{label}: ndknic client -> rxe server", me + ["--peer", "127.0.0.1"],
+                          tool + f" -p {GUEST_OOB_PORT}", True))
+    return cases
+
+
+def all_cases(iters):
+    return pingpong_cases() + perftest_cases(iters)
 
 
 # Every heuristic that guesses an upper protocol (RPC-over-RDMA, NVMe-oF, iSER, SMB Direct, ...)
@@ -186,8 +210,10 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep every pcap, not only failing ones")
+    ap.add_argument("--iters", type=int, default=100,
+                    help="perftest's -n, both sides (0: the tools' defaults)")
     args = ap.parse_args()
-    cases = [c for c in all_cases() if args.only in c.name]
+    cases = [c for c in all_cases(args.iters) if args.only in c.name]
     if args.list:
         for c in cases:
             print(c.name)
@@ -235,7 +261,7 @@ def main():
         argv = [os.path.join(bins, c.host[0])] + c.host[1:]
         argv += ["--peer-mac", GUEST_MAC, "--wire-local", f"127.0.0.1:{wire_host}",
                  "--wire-remote", f"127.0.0.1:{wire_guest}", "--pcap", pcap,
-                 "--seed", str(seed), "--timeout", str(c.timeout)]
+                 "--seed", str(seed), "--timeout", str(c.timeout), "--wire-kbps", str(WIRE_KBPS)]
         argv += ["-p", str(fwd if c.guest_serves else host_oob)]
         guest_cmd = c.guest.replace("{HOST_OOB}", str(host_oob))
         start = time.time()
@@ -305,6 +331,9 @@ def main():
         else:
             passed += 1
             print(f"[PASS] {c.name} ({took:.1f} s)")
+            for line in host_out.splitlines():
+                if "client's messages" in line or "against perftest" in line:
+                    print("      " + line.strip())
             if not args.keep:
                 os.unlink(pcap)
         sys.stdout.flush()
