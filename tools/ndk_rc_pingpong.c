@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 'T' },
-		{ "wire-kbps", required_argument, NULL, 'K' },
+		{ "wire-kbps", required_argument, NULL, 'W' },
 		{ "nic", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -175,6 +175,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'W':
+			o.wire_kbps = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'T':
 			o.timeout_s = (unsigned)strtoul(optarg, NULL, 0);

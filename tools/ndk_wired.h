@@ -178,6 +178,7 @@ static void wired_open(struct wired *w, const char *prog, const struct wired_opt
 	wc.remote = o->wire_remote;
 	wc.port_nic = 1 - o->nic;
 	wc.out_kbps = o->wire_kbps;
+	wc.out_burst = 16; /* a few frames back to back: QEMU's socket netdev buffers ~100 */
 	wired_check("ndk_sim_wire_open", ndk_sim_wire_open(w->sim, &wc, &w->wire));
 	wired_check("open adapter", ndk_sim_open_adapter(w->sim, o->nic, &w->ad));
 	wired_check("adapter info", ndk_query_adapter_info(w->ad, &w->info));

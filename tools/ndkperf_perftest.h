@@ -39,9 +39,12 @@ static const char *const pt_names[PT_TESTS] = { "send_bw", "write_bw", "read_bw"
 /*
  * The client's phases, as perftest 6.06's server expects them: V versions, S page and cache-line
  * sizes, M MTU, K keys (then the QP connects), Y a barrier (keys again), R the traffic, P the
- * reports. ndkperf --steps overrides them (for another perftest version).
+ * reports, Z the closing 5 bytes. Learnt from perftest 6.06's clients against --server, which
+ * prints the sizes of what the client sent after its keys (write_bw: 108 108, the traffic,
+ * 108, 8 x 5, 108, 5). ndkperf --steps overrides them (for another perftest version).
  */
-static const char *const pt_steps[PT_TESTS] = { "VSMKYKYRY", "VSMKYRYPY", "VSMKYRYPY", "VSMKYYRY" };
+static const char *const pt_steps[PT_TESTS] = { "VSMKYKYRYZ", "VSMKYYRYPYZ", "VSMKYYRYPYZ",
+						"VSMKYYRYZ" };
 
 struct pt_keys {
 	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
@@ -297,7 +300,7 @@ static int perftest_main(int argc, char **argv)
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 'T' },
-		{ "wire-kbps", required_argument, NULL, 'K' },
+		{ "wire-kbps", required_argument, NULL, 'W' },
 		{ "nic", required_argument, NULL, 'N' },
 		{ "steps", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
@@ -360,6 +363,9 @@ static int perftest_main(int argc, char **argv)
 			break;
 		case 'S':
 			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'W':
+			o.wire_kbps = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'T':
 			o.timeout_s = (unsigned)strtoul(optarg, NULL, 0);
@@ -476,6 +482,11 @@ static int perftest_main(int argc, char **argv)
 		case 'P':
 			pt_reports(&t);
 			break;
+		case 'Z': {
+			char done[5] = "done", rdone[5];
+			pt_xchg(&t, done, rdone, sizeof(done), "close");
+			break;
+		}
 		default:
 			wired_fail("--steps: unknown step '%c'", *s);
 		}

@@ -17,12 +17,14 @@ both sides' output and keeps its pcap.
 The last line is "interop: N passed, N failed". Exit status 0 when every case passed.
 """
 import argparse
+import atexit
 import http.server
 import os
 import queue
 import random
 import re
 import shutil
+import signal
 import socketserver
 import subprocess
 import sys
@@ -38,7 +40,7 @@ GUEST_OOB_PORT = 18515            # the tools' default TCP port, in the guest
 # The real-time rate of the frames ndknic sends into the guest (ndk_sim_wire's paced queue):
 # at its line rate a burst overflows QEMU's socket netdev and the guest's virtio ring, the
 # guest drops frames, rxe answers with a sequence NAK, and ndknic has no go-back-N yet.
-WIRE_KBPS = 10000
+WIRE_KBPS = 2000
 
 # The guest's userland: the tools, and what libibverbs loads with dlopen (ldd cannot see it)
 GUEST_FILES = [
@@ -247,7 +249,17 @@ def main():
         cmd += ["--qemu", q]
     cmd += ["--", os.path.join(ROOT, "tools", "interop", "guest_agent.sh"), str(ctl_port)]
     t0 = time.time()
-    guest = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # its own process group: whatever way this driver ends, QEMU ends with it
+    guest = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+
+    def stop_guest(*_):
+        try:
+            os.killpg(guest.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    atexit.register(stop_guest)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
     guest_lines = []
     threading.Thread(target=lambda: guest_lines.extend(guest.stdout), daemon=True).start()
 
