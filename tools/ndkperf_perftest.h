@@ -41,10 +41,11 @@ static const char *const pt_names[PT_TESTS] = { "send_bw", "write_bw", "read_bw"
  * sizes, M MTU, K keys (then the QP connects), Y a barrier (keys again), R the traffic, P the
  * reports, Z the closing 5 bytes. Learnt from perftest 6.06's clients against --server, which
  * prints the sizes of what the client sent after its keys (write_bw: 108 108, the traffic,
- * 108, 8 x 5, 108, 5). ndkperf --steps overrides them (for another perftest version).
+ * 108, 8 x 5, 108, 5; send_lat: 108 x 3, the traffic, 108, 5). ndkperf --steps overrides
+ * them (for another perftest version).
  */
 static const char *const pt_steps[PT_TESTS] = { "VSMKYKYRYZ", "VSMKYYRYPYZ", "VSMKYYRYPYZ",
-						"VSMKYYRYZ" };
+						"VSMKYYYRYZ" };
 
 struct pt_keys {
 	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
