@@ -158,10 +158,12 @@ def perftest_cases(iters):
         tool = f"ib_{test} {extra}".strip()
         me = ["ndkperf", test] + extra.split()
         label = f"{tool}"
+        # the defaults move 5000 x 64 KiB: through the paced wire (WIRE_KBPS) alone ~3 minutes
+        timeout = 240 if iters else 900
         cases.append(Case(f"{label}: rxe client -> ndknic server", me + ["--server"],
-                          tool + " 10.0.2.2 -p {HOST_OOB}", False))
+                          tool + " 10.0.2.2 -p {HOST_OOB}", False, timeout=timeout))
         cases.append(Case(f"{label}: ndknic client -> rxe server", me + ["--peer", "127.0.0.1"],
-                          tool + f" -p {GUEST_OOB_PORT}", True))
+                          tool + f" -p {GUEST_OOB_PORT}", True, timeout=timeout))
     return cases
 
 
