@@ -161,7 +161,7 @@ NDK_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g
 # memory formats, generated); it is not installed (the public headers are host/include/).
 HOST_CPPFLAGS := -Ihost/include -Ihost/src -Iinclude -MMD -MP
 # Only the sim backend sees the harness's C API (sim/nicsim.h): the driver core cannot include it.
-SIM_BACKEND_OBJS := $(OBJ)/host/src/backend_sim.o $(OBJ)/host/src/ndk_sim.o
+SIM_BACKEND_OBJS := $(OBJ)/host/src/backend_sim.o $(OBJ)/host/src/ndk_sim.o $(OBJ)/host/src/ndk_sim_wire.o
 $(SIM_BACKEND_OBJS): HOST_CPPFLAGS += -Isim
 # The harness: C++17; the models' and Verilator's headers are system headers (not our warnings).
 HARNESS_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Werror -MMD -MP $(VM_DEFINES) \
@@ -252,7 +252,8 @@ $(BUILD)/examples/%: examples/%.c $(LIB_OUTPUTS)
 $(BUILD)/bench/%: bench/%.c $(LIB_OUTPUTS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $$($(PKG_CONFIG) --cflags --libs $(NDK_PC))
-$(BUILD)/bin/%: tools/%.c $(LIB_OUTPUTS)
+# tools/*.h: what the tools share (ndk_wired.h) or keep apart (ndkperf_perftest.h)
+$(BUILD)/bin/%: tools/%.c $(wildcard tools/*.h) $(LIB_OUTPUTS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $$($(PKG_CONFIG) --cflags --libs $(NDK_PC))
 
@@ -334,7 +335,7 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@touch $@
 
 # ---- targets ---------------------------------------------------------------------------------
-.PHONY: help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
+.PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-c synth-report \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
 FORCE:
 
@@ -349,6 +350,8 @@ help:
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
+	@echo '  interop-full  ndknic against rdma_rxe and rdma-core / perftest in a QEMU guest, perftest'
+	@echo '           at its default iterations (make test runs fewer: docs/interop.md)'
 	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
 	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
@@ -386,6 +389,13 @@ run: deps
 	exit $$rc
 
 bench: $(BENCH_BINS)
+
+# ndknic against Linux's rdma_rxe and the unmodified rdma-core / perftest tools in a QEMU guest
+# (docs/interop.md). make test runs it with perftest at -n 100 (tests/interop_check.py); this
+# runs perftest with its default iterations too (~4 minutes a case under TCG).
+interop-full: deps
+	@$(MAKE) --no-print-directory build-tests
+	@tools/interop/interop.py --iters 0
 
 # the behaviour-equivalence proof of a refactor: take it before and after, compare with
 # tools/outhash.sh --compare BEFORE AFTER

@@ -25,6 +25,7 @@ PACKAGES=(
 	verilator yosys iverilog g++ make pkg-config python3
 	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
 	qemu-system-x86 cpio
+	ibverbs-utils perftest ibverbs-providers iproute2
 )
 # Answers to the debconf questions the packages above ask, so an install never stops to ask:
 # wireshark-common (pulled in by tshark) asks whether non-root users may capture packets. The

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ndkperf: perftest-style latency and bandwidth tests over libndk, on a simulated pair of
- * NICs (docs/ndkperf.md is its manual page).
+ * NICs (docs/ndkperf.md is its manual page); with --server or --peer HOST, one side of a run
+ * against perftest itself on a real network (tools/ndkperf_perftest.h, docs/interop.md).
  *
  *   ndkperf send_lat|send_bw|write_lat|write_bw|read_lat [options]
  *
@@ -30,6 +31,9 @@
 
 #define EXIT_USAGE	 2
 #define EXIT_UNSUPPORTED 3
+
+/* the interop modes: --server / --peer HOST against perftest on a real network */
+#include "ndkperf_perftest.h"
 
 /* a completion that does not come within this many cycles is a hang: stop with a message */
 #define HANG_CYCLES 50000000ull
@@ -911,6 +915,10 @@ static void parse(int argc, char **argv, struct perf *p)
 int main(int argc, char **argv)
 {
 	static struct perf p;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--server") == 0 || strcmp(argv[i], "--peer") == 0 ||
+		    strncmp(argv[i], "--peer=", 7) == 0)
+			return perftest_main(argc, argv);
 	ndk_sim_default_config(&p.cfg);
 	p.cfg.nics = 2;
 	/* polled every cycle: a completion is seen in the cycle it becomes visible */

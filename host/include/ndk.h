@@ -399,7 +399,8 @@ ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
 /*
  * Connect the QP to a peer QP (from the peer's ndk_get_qp_address; the same adapter is fine,
  * see NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED). There is no connection manager: each
- * side connects to the other's address out of band; both start PSNs are 0. The path MTU is the
+ * side connects to the other's address out of band; both start PSNs are 0 (ndk_connect_qp_ex
+ * takes others). The path MTU is the
  * adapter's (1024 bytes unless the platform set another). inbound_read_limit = Reads the peer
  * may have outstanding on this QP, outbound_read_limit = Reads this QP may have outstanding
  * (0: it issues none: ndk_read then fails inline with NDK_STATUS_INVALID_DEVICE_STATE).
@@ -412,6 +413,43 @@ ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
  */
 ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 			  uint32_t inbound_read_limit, uint32_t outbound_read_limit);
+
+/*
+ * Every transport parameter of a connection. ndk_connect_qp(qp, peer, in, out) is
+ * ndk_connect_qp_ex with ndk_connect_attr_default and those two limits.
+ *
+ * What today's device does with each (docs/interop.md):
+ * - inbound_read_limit, outbound_read_limit, local_psn, remote_psn: carried to the NIC
+ *   (QP_CONNECT) and obeyed. The PSNs are those a peer's connection manager or out-of-band
+ *   exchange chose (perftest and ibv_rc_pingpong draw random ones).
+ * - ack_timeout, retry_count: checked, then not used: the device has no ACK timer and sends
+ *   nothing again after a loss or a sequence NAK (a sequence NAK fails the request
+ *   NDK_STATUS_REMOTE_ERROR, a lost packet leaves the request outstanding). The loss-recovery
+ *   work gives them a place in QP_CONNECT.
+ * - rnr_retry: checked, then not used: the device retries an RNR NAK 7 times, 10 us apart
+ *   whatever the NAK's timer code, and then fails the Send NDK_STATUS_IO_TIMEOUT (so 7 does
+ *   not mean "forever" yet).
+ */
+struct ndk_connect_attr {
+	uint32_t inbound_read_limit;  /* as ndk_connect_qp */
+	uint32_t outbound_read_limit; /* as ndk_connect_qp */
+	uint32_t local_psn;	      /* first PSN this QP sends, 24 bits. default 0 */
+	uint32_t remote_psn;	      /* first PSN it expects from the peer, 24 bits. default 0 */
+	uint8_t ack_timeout;	      /* IBA Local ACK Timeout: 4.096 us x 2^ack_timeout, 1..31;
+					 0 = never time out. default 14 */
+	uint8_t retry_count;	      /* retransmissions after a timeout or a sequence-error /
+					 implied NAK before the request fails, 0..7. default 7 */
+	uint8_t rnr_retry;	      /* RNR NAK retries 0..6; 7 = retry forever (IBA). default 7 */
+};
+/* Fill attr with the defaults above (read limits 0). NULL: no-op. */
+void ndk_connect_attr_default(struct ndk_connect_attr *attr);
+/*
+ * Connect as ndk_connect_qp, with every parameter of attr. Returns as ndk_connect_qp;
+ * NDK_STATUS_INVALID_PARAMETER also for a NULL attr, a PSN above 24 bits, ack_timeout above 31,
+ * retry_count or rnr_retry above 7.
+ */
+ndk_status ndk_connect_qp_ex(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+			     const struct ndk_connect_attr *attr);
 /*
  * Flush (connected or not): the QP enters the error state; every outstanding request of both
  * queues (deferred ones included: they are indicated to the device first) and every later one

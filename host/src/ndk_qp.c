@@ -181,7 +181,7 @@ ndk_status ndk_get_qp_address(struct ndk_qp *qp, struct ndk_qp_address *address)
 }
 
 static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
-		      uint32_t inbound_read_limit, uint32_t outbound_read_limit)
+		      const struct ndk_connect_attr *attr)
 {
 	struct ndk_adapter *adapter = qp->adapter;
 	const uint8_t *mac = peer->mac;
@@ -197,10 +197,12 @@ static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 	args[1] = (uint32_t)mac[0] << 8 | mac[1];
 	args[2] = peer->ipv4;
 	args[3] = peer->qp_number;
-	/* both start PSNs 0: there is no connection manager to exchange random ones */
-	args[4] = 0;
-	args[5] = 0;
-	args[6] = inbound_read_limit << 16 | outbound_read_limit << 8 | adapter->log_mtu;
+	args[4] = attr->local_psn;
+	args[5] = attr->remote_psn;
+	args[6] = attr->inbound_read_limit << 16 | attr->outbound_read_limit << 8 |
+		  adapter->log_mtu;
+	/* ack_timeout, retry_count, rnr_retry have no place in QP_CONNECT yet (ndk.h says what
+	   the device does instead) */
 	ndk_cmd(adapter, NIC_CMD_QP_CONNECT, qp->qpn, args, 7);
 	/*
 	 * The device connects only a READY QP (one in error, after a flush or an error completion,
@@ -211,28 +213,51 @@ static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 		err = -EBADFD;
 		goto out_unlock;
 	}
-	qp->outbound_read_limit = outbound_read_limit;
+	qp->outbound_read_limit = attr->outbound_read_limit;
 	__atomic_store_n(&qp->connected, true, __ATOMIC_RELEASE);
 out_unlock:
 	pthread_mutex_unlock(&adapter->lock);
 	return err;
 }
 
-ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
-			  uint32_t inbound_read_limit, uint32_t outbound_read_limit)
+void ndk_connect_attr_default(struct ndk_connect_attr *attr)
+{
+	if (!attr)
+		return;
+	memset(attr, 0, sizeof(*attr));
+	attr->ack_timeout = 14;
+	attr->retry_count = 7;
+	attr->rnr_retry = 7;
+}
+
+ndk_status ndk_connect_qp_ex(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+			     const struct ndk_connect_attr *attr)
 {
 	const struct ndk_adapter_info *info;
 
-	if (!qp || !peer)
+	if (!qp || !peer || !attr)
 		return NDK_STATUS_INVALID_PARAMETER;
 	info = &qp->adapter->info;
-	/* QP numbers are 24 bits on the wire */
-	if (inbound_read_limit > info->max_inbound_read_limit ||
-	    outbound_read_limit > info->max_outbound_read_limit || peer->qp_number >> 24)
+	/* QP numbers and PSNs are 24 bits on the wire */
+	if (attr->inbound_read_limit > info->max_inbound_read_limit ||
+	    attr->outbound_read_limit > info->max_outbound_read_limit || peer->qp_number >> 24 ||
+	    attr->local_psn >> 24 || attr->remote_psn >> 24 || attr->ack_timeout > 31 ||
+	    attr->retry_count > 7 || attr->rnr_retry > 7)
 		return NDK_STATUS_INVALID_PARAMETER;
 	if (!qp->adapter->transport)
 		return NDK_STATUS_NOT_SUPPORTED;
-	return ndk_status_from_errno(qp_connect(qp, peer, inbound_read_limit, outbound_read_limit));
+	return ndk_status_from_errno(qp_connect(qp, peer, attr));
+}
+
+ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
+			  uint32_t inbound_read_limit, uint32_t outbound_read_limit)
+{
+	struct ndk_connect_attr attr;
+
+	ndk_connect_attr_default(&attr);
+	attr.inbound_read_limit = inbound_read_limit;
+	attr.outbound_read_limit = outbound_read_limit;
+	return ndk_connect_qp_ex(qp, peer, &attr);
 }
 
 /* ---------------------------------------------------------------------------------------------

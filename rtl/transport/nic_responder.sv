@@ -582,6 +582,9 @@ module nic_responder #(
   logic [QW-1:0]             po_qpn_q   [PfOut];
   logic [15:0]               po_idx_q   [PfOut];
   logic [PfOut-1:0]          po_stale_q, po_stale_d;
+  // the QP of the burst being planned or requested (PF_PLAN, PF_AR) was reset or flushed since:
+  // its descriptor goes in stale when the request is finally taken
+  logic                      pf_lost_q, pf_lost_d;
   logic [PoW-1:0]            po_rd_q, po_rd_d, po_wr_q, po_wr_d;
   logic [PoW:0]              po_used_q, po_used_d;
   logic                      po_push, po_pop;
@@ -712,6 +715,7 @@ module nic_responder #(
     pf_idx_d   = pf_idx_q;
     pf_beat_d  = pf_beat_q;
     po_stale_d = po_stale_q;
+    pf_lost_d  = (pf_st_q == PF_IDLE) ? 1'b0 : pf_lost_q;
     po_rd_d    = po_rd_q;
     po_wr_d    = po_wr_q;
     po_push    = 1'b0;
@@ -797,8 +801,12 @@ module nic_responder #(
     if (cmd_reset) begin
       pf_want_d[cmd_qpn] = 1'b0;
     end
-    // a burst being requested for that QP right now is stale from the start
-    if (po_push && ((state_q == R_FLUSH && pf_qpn_q == flush_q) || (cmd_reset && pf_qpn_q == cmd_qpn))) begin
+    // a burst planned or being requested for that QP is stale from the start
+    if (pf_st_q != PF_IDLE
+        && ((state_q == R_FLUSH && pf_qpn_q == flush_q) || (cmd_reset && pf_qpn_q == cmd_qpn))) begin
+      pf_lost_d = 1'b1;
+    end
+    if (po_push && pf_lost_d) begin
       po_stale_d[po_wr_q] = 1'b1;
     end
 
@@ -818,6 +826,7 @@ module nic_responder #(
       po_wr_q    <= '0;
       po_used_q  <= '0;
       po_stale_q <= '0;
+      pf_lost_q  <= 1'b0;
     end else begin
       pf_st_q    <= pf_st_d;
       if (pf_arr || pf_cons) begin
@@ -846,6 +855,7 @@ module nic_responder #(
       po_wr_q    <= po_wr_d;
       po_used_q  <= po_used_d;
       po_stale_q <= po_stale_d;
+      pf_lost_q  <= pf_lost_d;
     end
   end
 

@@ -10,7 +10,8 @@
 #       GUEST_MODULES, extracted from the .debs (nothing is installed on the host), and
 #       busybox-static, packed with tools/guest/init into an initramfs.
 #   tools/guest/guest.sh run [--timeout S] [--no-device] [--hugepages N] [--file PATH]...
-#                            [--env NAME=VALUE]... -- PROGRAM [ARGS...]
+#                            [--env NAME=VALUE]... [--module NAME]... [--qemu ARG]...
+#                            -- PROGRAM [ARGS...]
 #       Boot the guest with the device server's NIC attached (build/bin/ndk-devserver, QEMU's
 #       x-pci-proxy-dev) and run PROGRAM in it as root. PROGRAM and every --file are copied
 #       into the guest with the shared libraries ldd finds for them, at their host paths; the
@@ -19,6 +20,9 @@
 #       --timeout seconds of wall time, 125 when the guest could not be booted, 70 when the
 #       program passed but the device server stopped the NIC on a fatal error). The device
 #       server's report (doorbells, DMA, refused DMA, MSI-X messages) goes to stderr.
+#       --module NAME: a kernel module of the image's kernel loaded (with its dependencies)
+#       before PROGRAM runs, for this run only (the interop runs load rdma_rxe, ib_uverbs).
+#       --qemu ARG: one more argument for QEMU (network devices: docs/interop.md).
 #
 # Environment: NDK_GUEST_DIR (default build/guest), NDK_GUEST_MEM (MiB, default 512),
 # NDK_DEVSERVER_ARGS (extra options for the device server), QEMU (default qemu-system-x86_64).
@@ -53,7 +57,7 @@ build() {
 	fi
 	[[ -n $kpkg ]] || die "apt-cache does not know $KERNEL_META (run apt-get update as root)"
 	want="$kpkg $(apt-cache policy "$kpkg" | sed -n 's/ *Candidate: //p') $BUSYBOX $(apt-cache policy $BUSYBOX | sed -n 's/ *Candidate: //p') ${GUEST_MODULES[*]} $(sha256sum "$root/tools/guest/init" | cut -c1-16)"
-	if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $GUEST_DIR/vmlinuz && -f $GUEST_DIR/base.cpio ]]; then
+	if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $GUEST_DIR/vmlinuz && -f $GUEST_DIR/base.cpio && -f $GUEST_DIR/kver ]]; then
 		return 0
 	fi
 	say "building the guest image in $GUEST_DIR ($want)"
@@ -88,6 +92,9 @@ build() {
 	done < <(awk '!seen[$0]++' "$tree/etc/modules")
 	awk '!seen[$0]++' "$tree/etc/modules" >"$tree/etc/modules.tmp" && mv "$tree/etc/modules.tmp" "$tree/etc/modules"
 	(cd "$tree" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) >"$GUEST_DIR/base.cpio"
+	# the kernel's modules stay for `run --module` (modules of this run only)
+	rm -rf "$GUEST_DIR/modules" && mv "$GUEST_DIR/kernel/lib/modules/$kver" "$GUEST_DIR/modules"
+	printf '%s\n' "$kver" >"$GUEST_DIR/kver"
 	rm -rf "$GUEST_DIR/kernel/lib" "$debs/busybox"
 	printf '%s\n' "$want" >"$stamp"
 	say "guest image ready: $(du -sh "$GUEST_DIR/vmlinuz" | cut -f1) kernel, $(du -sh "$GUEST_DIR/base.cpio" | cut -f1) initramfs"
@@ -128,7 +135,7 @@ add_file() {
 }
 
 run() {
-	local timeout=600 device=1 hugepages=64 files=() envs=() prog rc out f
+	local timeout=600 device=1 hugepages=64 files=() envs=() modules=() qargs=() prog rc out f m
 	while (($#)); do
 		case $1 in
 		--timeout) timeout=$2; shift 2 ;;
@@ -136,6 +143,8 @@ run() {
 		--hugepages) hugepages=$2; shift 2 ;;
 		--file) files+=("$(realpath "$2")"); shift 2 ;;
 		--env) envs+=("$2"); shift 2 ;;
+		--module) modules+=("$2"); shift 2 ;;
+		--qemu) qargs+=("$2"); shift 2 ;;
 		--) shift; break ;;
 		*) break ;;
 		esac
@@ -155,7 +164,26 @@ run() {
 	for f in "${files[@]}"; do
 		add_file "$job/tree" "$f"
 	done
+	# the modules of this run, after those of the image (modules_of lists dependencies first)
+	local kver=
+	if ((${#modules[@]})); then
+		[[ -d $GUEST_DIR/modules ]] || die "run --module: no kernel modules in $GUEST_DIR (rebuild: rm $GUEST_DIR/image.stamp)"
+		kver=$(cat "$GUEST_DIR/kver")
+		for m in "${modules[@]}"; do
+			modules_of "$GUEST_DIR/modules" "$m"
+		done | awk '!seen[$0]++' >"$job/modules"
+		while read -r f; do
+			mkdir -p "$job/tree/lib/modules/$kver/$(dirname "$f")"
+			cp "$GUEST_DIR/modules/$f" "$job/tree/lib/modules/$kver/$f"
+		done <"$job/modules"
+	fi
 	{
+		if [[ -n $kver ]]; then
+			while read -r f; do
+				# already loaded by the image (or a dependency of two): not an error
+				echo "grep -q '^$(basename "${f%.ko}" | tr - _) ' /proc/modules || insmod /lib/modules/$kver/$f"
+			done <"$job/modules"
+		fi
 		echo "cd $(printf '%q' "$(dirname "$prog")")"
 		echo "echo $hugepages > /proc/sys/vm/nr_hugepages"
 		for f in "${envs[@]}"; do
@@ -171,7 +199,7 @@ run() {
 		-object "memory-backend-memfd,id=ram0,size=${MEM}M,share=on"
 		-kernel "$GUEST_DIR/vmlinuz" -initrd "$job/initrd"
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init"
-		-nographic -no-reboot -nodefaults -serial stdio -net none)
+		-nographic -no-reboot -nodefaults -serial stdio -net none "${qargs[@]}")
 	set +e
 	if ((device)); then
 		# the device server starts QEMU and hands it its end of the socket (fd=@FD@)
