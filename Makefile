@@ -332,9 +332,10 @@ deps:
 
 pyenv: $(PYENV_STAMP)
 
-# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one.
+# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one, TESTCASE=t
+# one test of it.
 test-board: deps $(PYENV_STAMP)
-	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH))
+	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH)) $(if $(TESTCASE),--testcase $(TESTCASE))
 
 models: $(MODEL_ARS)
 

@@ -40,18 +40,33 @@ BENCHES = {
     # (the benches land with the pieces they test)
 }
 
+# Benches written but not yet passing: run only when named (--only NAME / TESTBENCH=NAME), not by
+# `make test`. docs/pcie.md says what is open.
+PENDING = {
+    # The PCIe interface alone: cocotbext-pcie's UltraScale+ block and root complex on one
+    # side, cocotbext-axi models of the core's AXI-Lite slave and AXI master on the other.
+    "pcie_if": ("tb_pcie_if", lambda: rtl("rtl/lib/nic_ram_1r1w.sv", "rtl/pcie/*.sv", "tests/board/tb_pcie_if.sv"),
+                {"TimeoutCycles": 4000}, "test_pcie_if"),
+    # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
+    # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
+    "board": ("nic_board_core", lambda: core_sources() + rtl("rtl/pcie/*.sv", "rtl/board/*.sv"),
+              {}, "test_board"),
+}
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=str(ROOT / "build/board"))
     ap.add_argument("--only", action="append")
+    ap.add_argument("--testcase", help="run only this test of the bench")
     args = ap.parse_args()
     names = args.only or list(BENCHES)
+    benches = {**BENCHES, **PENDING}
     passed = failed = 0
     runner = get_runner("verilator")
     for name in names:
-        top, sources, params, module = BENCHES[name]
-        build_dir = pathlib.Path(args.build) / name
+        top, sources, params, module = benches[name]
+        build_dir = pathlib.Path(args.build).resolve() / name
         print(f"=== board: {name} ({top})", flush=True)
         try:
             runner.build(verilog_sources=sources(), hdl_toplevel=top, parameters=params,
@@ -60,7 +75,7 @@ def main():
                                      "-O2", "--x-assign", "fast", "--x-initial", "fast",
                                      "-Wno-TIMESCALEMOD"])
             xml = runner.test(hdl_toplevel=top, test_module=module, build_dir=str(build_dir),
-                              test_dir=str(HERE), results_xml=str(build_dir / "results.xml"),
+                              test_dir=str(HERE), testcase=args.testcase, results_xml=str(build_dir / "results.xml"),
                               extra_env={"PYTHONPATH": str(HERE), "NDK_ROOT": str(ROOT)})
             total, fails = get_results(xml)
         except SystemExit as e:
