@@ -86,6 +86,11 @@ def main():
             total, fails = 1, 1
         passed += total - fails
         failed += fails
+    if not names:
+        # no 'N passed, N failed' line: CI reads the last such line as the run's test count,
+        # and this one must not hide the C suite's
+        print("board: no cocotb benches are enabled yet (tests/board/run.py)")
+        return 0
     print(f"board: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
