@@ -119,7 +119,7 @@ module pcie_us_dma_wr (
   logic [12:0] end_q;        // last enabled byte, relative to the base
   logic [12:0] tlp_end;      // last byte of the TLP starting at cur_q
   logic [12:0] mps;
-  logic [3:0]  beat_q, beats;    // beat of the current TLP / its number of beats
+  logic [4:0]  beat_q, beats;    // beat of the current TLP / its number of beats (<= 17)
   logic [10:0] tlp_dws;
   logic [10:0] dw0;          // buffer DWORD of the TLP's first payload DWORD
   logic        drop_q;       // the burst is an MSI-X message that must not be sent
@@ -140,7 +140,7 @@ module pcie_us_dma_wr (
               - {1'b0, h_addr_q[emit_sel_q][11:5], 5'd0};
     if (tlp_end > end_q) tlp_end = end_q;
     tlp_dws = 11'(tlp_end[12:2] - cur_q[12:2] + 11'd1);
-    beats   = 4'((14'(tlp_dws) + 14'd4 + 14'd7) >> 3);
+    beats   = 5'((14'(tlp_dws) + 14'd4 + 14'd7) >> 3);
     dw0     = cur_q[12:2];
   end
 
@@ -221,7 +221,7 @@ module pcie_us_dma_wr (
         EmIdle: begin
           if (full_q[emit_sel_q]) begin
             em_q   <= EmTlp;
-            beat_q <= 4'd0;
+            beat_q <= 5'd0;
             cur_q  <= 13'(lowest(h_first_strb_q[emit_sel_q]));
             end_q  <= {1'b0, h_last_row_q[emit_sel_q], 5'd0} + 13'(highest(h_last_strb_q[emit_sel_q]));
             drop_q <= h_msg_q[emit_sel_q] && (!cfg_msix_enable_i || cfg_msix_mask_i);
@@ -233,18 +233,18 @@ module pcie_us_dma_wr (
             em_q      <= EmResp;
           end else if (advance) begin
             out_valid_q <= 1'b1;
-            out_first_q <= beat_q == 4'd0;
+            out_first_q <= beat_q == 5'd0;
             out_desc_q  <= desc;
             out_rot_q   <= dw0[2:0] - 3'd4;
-            out_last_q  <= beat_q == beats - 4'd1;
+            out_last_q  <= beat_q == beats - 5'd1;
             out_keep_q  <= remaining_dws >= 12'd8 ? 8'hff : 8'hff >> (4'd8 - remaining_dws[3:0]);
             out_be_q    <= {lbe, fbe};
-            if (beat_q == beats - 4'd1) begin
-              beat_q <= 4'd0;
+            if (beat_q == beats - 5'd1) begin
+              beat_q <= 5'd0;
               cur_q  <= tlp_end + 13'd1;
               if (tlp_end == end_q) em_q <= EmResp;
             end else begin
-              beat_q <= beat_q + 4'd1;
+              beat_q <= beat_q + 5'd1;
             end
           end
         end

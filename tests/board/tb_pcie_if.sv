@@ -2,98 +2,103 @@
 // tb_pcie_if: pcie_us_if with the port names of the AMD block (as cocotbext-pcie's UltraScale+
 // model connects them) and of plain AXI buses (as cocotbext-axi's models connect them), for
 // tests/board/test_pcie_if.py. Nothing but wires.
+
 module tb_pcie_if #(
   parameter int TimeoutCycles = 4000
-) (
-  input  wire           clk,
-  input  wire           rst,
-  output wire [255:0]   s_axis_rq_tdata,
-  output wire [7:0]     s_axis_rq_tkeep,
-  output wire           s_axis_rq_tlast,
-  output wire [61:0]    s_axis_rq_tuser,
-  output wire           s_axis_rq_tvalid,
-  input  wire           s_axis_rq_tready,
-  input  wire [255:0]   m_axis_rc_tdata,
-  input  wire [7:0]     m_axis_rc_tkeep,
-  input  wire           m_axis_rc_tlast,
-  input  wire [74:0]    m_axis_rc_tuser,
-  input  wire           m_axis_rc_tvalid,
-  output wire           m_axis_rc_tready,
-  input  wire [255:0]   m_axis_cq_tdata,
-  input  wire [7:0]     m_axis_cq_tkeep,
-  input  wire           m_axis_cq_tlast,
-  input  wire [87:0]    m_axis_cq_tuser,
-  input  wire           m_axis_cq_tvalid,
-  output wire           m_axis_cq_tready,
-  output wire [1:0]     pcie_cq_np_req,
-  input  wire [5:0]     pcie_cq_np_req_count,
-  output wire [255:0]   s_axis_cc_tdata,
-  output wire [7:0]     s_axis_cc_tkeep,
-  output wire           s_axis_cc_tlast,
-  output wire [32:0]    s_axis_cc_tuser,
-  output wire           s_axis_cc_tvalid,
-  input  wire           s_axis_cc_tready,
-  input  wire [1:0]     cfg_max_payload,
-  input  wire [2:0]     cfg_max_read_req,
-  input  wire [3:0]     cfg_interrupt_msix_enable,
-  input  wire [3:0]     cfg_interrupt_msix_mask,
-  // BAR0 side
-  output wire [21:0]    m_axil_awaddr,
-  output wire [2:0]     m_axil_awprot,
-  output wire           m_axil_awvalid,
-  input  wire           m_axil_awready,
-  output wire [31:0]    m_axil_wdata,
-  output wire [3:0]     m_axil_wstrb,
-  output wire           m_axil_wvalid,
-  input  wire           m_axil_wready,
-  input  wire [1:0]     m_axil_bresp,
-  input  wire           m_axil_bvalid,
-  output wire           m_axil_bready,
-  output wire [21:0]    m_axil_araddr,
-  output wire [2:0]     m_axil_arprot,
-  output wire           m_axil_arvalid,
-  input  wire           m_axil_arready,
-  input  wire [31:0]    m_axil_rdata,
-  input  wire [1:0]     m_axil_rresp,
-  input  wire           m_axil_rvalid,
-  output wire           m_axil_rready,
-  // DMA side
-  input  wire [3:0]     s_axi_awid,
-  input  wire [63:0]    s_axi_awaddr,
-  input  wire [7:0]     s_axi_awlen,
-  input  wire [2:0]     s_axi_awsize,
-  input  wire [1:0]     s_axi_awburst,
-  input  wire           s_axi_awvalid,
-  output wire           s_axi_awready,
-  input  wire [255:0]   s_axi_wdata,
-  input  wire [31:0]    s_axi_wstrb,
-  input  wire           s_axi_wlast,
-  input  wire           s_axi_wvalid,
-  output wire           s_axi_wready,
-  output wire [3:0]     s_axi_bid,
-  output wire [1:0]     s_axi_bresp,
-  output wire           s_axi_bvalid,
-  input  wire           s_axi_bready,
-  input  wire [3:0]     s_axi_arid,
-  input  wire [63:0]    s_axi_araddr,
-  input  wire [7:0]     s_axi_arlen,
-  input  wire [2:0]     s_axi_arsize,
-  input  wire [1:0]     s_axi_arburst,
-  input  wire           s_axi_arvalid,
-  output wire           s_axi_arready,
-  output wire [3:0]     s_axi_rid,
-  output wire [255:0]   s_axi_rdata,
-  output wire [1:0]     s_axi_rresp,
-  output wire           s_axi_rlast,
-  output wire           s_axi_rvalid,
-  input  wire           s_axi_rready,
-  output wire [15:0]    unexpected_cpls,
-  output wire [15:0]    cpl_timeouts,
-  output wire [15:0]    msix_dropped
 );
+  // Signals, not ports: with Verilator 5.006 a top-level port handle found by cocotb's
+  // discovery (which the bus models' case-insensitive lookup runs) is a copy the design does
+  // not read, so writes to it are lost; an undriven public signal has one copy only.
+  logic clk;
+  logic rst;
+  logic [255:0]   s_axis_rq_tdata;
+  logic [7:0]     s_axis_rq_tkeep;
+  logic s_axis_rq_tlast;
+  logic [61:0]    s_axis_rq_tuser;
+  logic s_axis_rq_tvalid;
+  logic s_axis_rq_tready;
+  logic [255:0]   m_axis_rc_tdata;
+  logic [7:0]     m_axis_rc_tkeep;
+  logic m_axis_rc_tlast;
+  logic [74:0]    m_axis_rc_tuser;
+  logic m_axis_rc_tvalid;
+  logic m_axis_rc_tready;
+  logic [255:0]   m_axis_cq_tdata;
+  logic [7:0]     m_axis_cq_tkeep;
+  logic m_axis_cq_tlast;
+  logic [87:0]    m_axis_cq_tuser;
+  logic m_axis_cq_tvalid;
+  logic m_axis_cq_tready;
+  logic [1:0]     pcie_cq_np_req;
+  logic [5:0]     pcie_cq_np_req_count;
+  logic [255:0]   s_axis_cc_tdata;
+  logic [7:0]     s_axis_cc_tkeep;
+  logic s_axis_cc_tlast;
+  logic [32:0]    s_axis_cc_tuser;
+  logic s_axis_cc_tvalid;
+  logic s_axis_cc_tready;
+  logic [1:0]     cfg_max_payload;
+  logic [2:0]     cfg_max_read_req;
+  logic [3:0]     cfg_interrupt_msix_enable;
+  logic [3:0]     cfg_interrupt_msix_mask;
+  // BAR0 side
+  logic [21:0]    m_axil_awaddr;
+  logic [2:0]     m_axil_awprot;
+  logic m_axil_awvalid;
+  logic m_axil_awready;
+  logic [31:0]    m_axil_wdata;
+  logic [3:0]     m_axil_wstrb;
+  logic m_axil_wvalid;
+  logic m_axil_wready;
+  logic [1:0]     m_axil_bresp;
+  logic m_axil_bvalid;
+  logic m_axil_bready;
+  logic [21:0]    m_axil_araddr;
+  logic [2:0]     m_axil_arprot;
+  logic m_axil_arvalid;
+  logic m_axil_arready;
+  logic [31:0]    m_axil_rdata;
+  logic [1:0]     m_axil_rresp;
+  logic m_axil_rvalid;
+  logic m_axil_rready;
+  // DMA side
+  logic [3:0]     s_axi_awid;
+  logic [63:0]    s_axi_awaddr;
+  logic [7:0]     s_axi_awlen;
+  logic [2:0]     s_axi_awsize;
+  logic [1:0]     s_axi_awburst;
+  logic s_axi_awvalid;
+  logic s_axi_awready;
+  logic [255:0]   s_axi_wdata;
+  logic [31:0]    s_axi_wstrb;
+  logic s_axi_wlast;
+  logic s_axi_wvalid;
+  logic s_axi_wready;
+  logic [3:0]     s_axi_bid;
+  logic [1:0]     s_axi_bresp;
+  logic s_axi_bvalid;
+  logic s_axi_bready;
+  logic [3:0]     s_axi_arid;
+  logic [63:0]    s_axi_araddr;
+  logic [7:0]     s_axi_arlen;
+  logic [2:0]     s_axi_arsize;
+  logic [1:0]     s_axi_arburst;
+  logic s_axi_arvalid;
+  logic s_axi_arready;
+  logic [3:0]     s_axi_rid;
+  logic [255:0]   s_axi_rdata;
+  logic [1:0]     s_axi_rresp;
+  logic s_axi_rlast;
+  logic s_axi_rvalid;
+  logic s_axi_rready;
+  logic [15:0]    unexpected_cpls;
+  logic [15:0]    cpl_timeouts;
+  logic [15:0]    msix_dropped;
+
   assign m_axil_awprot = 3'd0;
   assign m_axil_arprot = 3'd0;
-  wire unused_tb = ^{pcie_cq_np_req_count, s_axi_awburst, s_axi_arsize, s_axi_arburst};
+  logic unused_tb;
+  assign unused_tb = ^{pcie_cq_np_req_count, s_axi_awburst, s_axi_arsize, s_axi_arburst};
 
   pcie_us_if #(.BarBits(22), .NumTags(32), .TimeoutCycles(TimeoutCycles)) u_dut (
     .clk_i(clk), .rst_i(rst),
