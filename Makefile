@@ -287,8 +287,22 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@rm -f $(SYNTH_DIR)/width-*
 	@touch $@
 
+# ---- board-level simulation (cocotb) ---------------------------------------------------------
+# The Python packages of the cocotb test benches (tests/board/requirements.txt, pinned) live in
+# a venv of their own, build/pyenv, made from PYTHON. The stamp is remade when the requirements
+# change. Board pieces' benches and the board-level test run in `make test-board`.
+PYENV        := $(BUILD)/pyenv
+PYENV_STAMP  := $(PYENV)/.requirements
+PYENV_PYTHON := $(PYENV)/bin/python
+
+$(PYENV_STAMP): tests/board/requirements.txt
+	@rm -rf $(PYENV)
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
+	@cp $< $@
+
 # ---- targets ---------------------------------------------------------------------------------
-.PHONY: help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
+.PHONY: pyenv test-board help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
 FORCE:
 
@@ -297,6 +311,9 @@ help:
 	@echo '  run      deps + lib, then build and run the doorbell-batching benchmark (bench/doorbell.c);'
 	@echo '           also builds build/bin/ndkperf (tools/ndkperf.c, docs/ndkperf.md)'
 	@echo '  test     deps + lib, build the Criterion tests and examples, run them at DataWidth 64 and 256'
+	@echo '  test-board  the cocotb test benches of the board pieces (PCIe, Ethernet) and the board-level'
+	@echo '           test (tests/board/; venv build/pyenv from tests/board/requirements.txt)'
+	@echo '  pyenv    only the venv of the board-level simulations (build/pyenv)'
 	@echo '  lib      build/lib/libndk.a (driver, harness, both Verilated models) and build/ndk.pc'
 	@echo '  models   only the two Verilated nic_core models (build/verilated/w64, w256)'
 	@echo '  build-tests  build the test binary, the examples and build/bin/ndkperf without running them'
@@ -313,6 +330,12 @@ help:
 deps:
 	@tools/deps.sh
 
+pyenv: $(PYENV_STAMP)
+
+# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one.
+test-board: deps $(PYENV_STAMP)
+	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH))
+
 models: $(MODEL_ARS)
 
 lib: $(LIB_OUTPUTS)
@@ -322,6 +345,7 @@ test: deps
 	@if [ -z '$(TEST_SRCS)' ]; then echo 'make test: there are no tests/*.c yet'; exit 1; fi
 	@$(MAKE) --no-print-directory build-tests
 	@tools/run_tests.sh $(TEST_ARGS)
+	@$(MAKE) --no-print-directory test-board
 
 build-tests: $(LIB_OUTPUTS) $(TEST_BIN) $(EXAMPLE_BINS) $(TOOL_BINS)
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Build and run the cocotb test benches of the board pieces and the board-level test.
+
+Each bench is one top-level RTL module (a test harness or the piece itself), its sources and
+parameters, and one Python test module beside this file. Every bench is built with Verilator
+(the same Debian 5.006 as the C suite; assertions on) into BUILD/<bench>, then its tests run.
+The last line says 'N passed, N failed' over all benches; the exit status is 1 if any test
+failed or a bench did not build.
+
+    run.py --build build/board [--only NAME]
+"""
+import argparse
+import os
+import pathlib
+import sys
+
+from cocotb.runner import get_runner, get_results
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def rtl(*globs):
+    files = []
+    for g in globs:
+        files += sorted(ROOT.glob(g))
+    return [str(f) for f in files]
+
+
+def core_sources():
+    # The order the Makefile uses: waivers, the packages (nic_pkg first), then the modules.
+    pkgs = [ROOT / "rtl/pkg/nic_pkg.sv"] + [p for p in sorted(ROOT.glob("rtl/pkg/*.sv"))
+                                            if p.name != "nic_pkg.sv"]
+    return [str(p) for p in pkgs] + rtl("rtl/lib/*.sv", "rtl/core/*.sv", "rtl/transport/*.sv")
+
+
+# name: (top module, sources, parameters, python test module)
+BENCHES = {
+    # (the benches land with the pieces they test)
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=str(ROOT / "build/board"))
+    ap.add_argument("--only", action="append")
+    args = ap.parse_args()
+    names = args.only or list(BENCHES)
+    passed = failed = 0
+    runner = get_runner("verilator")
+    for name in names:
+        top, sources, params, module = BENCHES[name]
+        build_dir = pathlib.Path(args.build) / name
+        print(f"=== board: {name} ({top})", flush=True)
+        try:
+            runner.build(verilog_sources=sources(), hdl_toplevel=top, parameters=params,
+                         build_dir=str(build_dir), always=False,
+                         build_args=["--assert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                                     "-O2", "--x-assign", "fast", "--x-initial", "fast",
+                                     "-Wno-TIMESCALEMOD"])
+            xml = runner.test(hdl_toplevel=top, test_module=module, build_dir=str(build_dir),
+                              test_dir=str(HERE), results_xml=str(build_dir / "results.xml"),
+                              extra_env={"PYTHONPATH": str(HERE), "NDK_ROOT": str(ROOT)})
+            total, fails = get_results(xml)
+        except SystemExit as e:
+            print(f"=== board: {name}: build or run failed ({e})", flush=True)
+            total, fails = 1, 1
+        except Exception as e:  # a bench that does not build counts as one failure
+            print(f"=== board: {name}: build or run failed ({e})", flush=True)
+            total, fails = 1, 1
+        passed += total - fails
+        failed += fails
+    print(f"board: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
