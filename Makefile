@@ -38,6 +38,10 @@ RTL_SRCS    := $(sort $(foreach d,$(RTL_DIRS),$(wildcard $(d)/*.sv)))
 # Order matters to Verilator: waivers first, then the packages, then the modules.
 RTL_FILES   := $(RTL_WAIVERS) $(RTL_PKG) $(RTL_SRCS)
 WIDTHS      := 64 256
+# The Ethernet port (rtl/eth, docs/ethernet.md): its modules and what they use of pkg/ and lib/.
+ETH_TOP     := nic_eth_port
+ETH_SRCS    := rtl/pkg/nic_roce_pkg.sv rtl/lib/nic_crc32_lanes.sv $(sort $(wildcard rtl/lib/nic_cdc_*.sv)) \
+	$(sort $(wildcard rtl/eth/*.sv))
 
 PUB_HDRS     := $(sort $(wildcard host/include/*.h))
 HOST_SRCS    := $(sort $(wildcard host/src/*.c))
@@ -303,7 +307,7 @@ $(PYENV_STAMP): tests/board/requirements.txt
 
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: pyenv test-board help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
-	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
+	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth
 FORCE:
 
 help:
@@ -376,7 +380,33 @@ step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \
 lint: deps
 	@$(MAKE) --no-print-directory -k lint-steps && echo 'lint: all steps passed'
 
-lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) lint-c
+lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-c
+
+# The Ethernet port at both widths, and nic_eth_regs: Verilator -Wall, then Yosys reads each top
+# for UltraScale+ (hierarchy -check, proc, check -assert) and fails on an implicitly declared net.
+$(WIDTHS:%=lint-eth-w%): lint-eth-w%:
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module $(ETH_TOP) -GDataWidth=$* $(RTL_WAIVERS) $(ETH_SRCS))
+ETH_YOSYS_CHECK = $(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(ETH_SRCS); \
+	chparam -set DataWidth 256 $(ETH_TOP); hierarchy -check -top $(ETH_TOP); proc; check -assert; \
+	design -reset; read_verilog -sv -DSYNTHESIS $(ETH_SRCS); hierarchy -check -top nic_eth_regs; \
+	proc; check -assert"
+lint-eth-yosys:
+	@mkdir -p $(BUILD)/synth
+	@$(call step,$(ETH_YOSYS_CHECK) > $(BUILD)/synth/eth-check.log 2>&1 \
+		&& ! grep -i 'implicitly declared' $(BUILD)/synth/eth-check.log)
+
+# Resource estimate of the Ethernet port alone: Yosys synth_xilinx for UltraScale+ (xcup) at both
+# widths; not in CI (a few minutes). Numbers in docs/ethernet.md.
+synth-eth:
+	@mkdir -p $(BUILD)/synth
+	@for w in $(WIDTHS); do \
+		$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(ETH_SRCS); chparam -set DataWidth $$w $(ETH_TOP); \
+			synth_xilinx -family xcup -top $(ETH_TOP); tee -o $(BUILD)/synth/eth-w$$w.stat stat" \
+			> $(BUILD)/synth/eth-w$$w.log 2>&1 || { echo "synth-eth: see $(BUILD)/synth/eth-w$$w.log"; exit 1; }; \
+		if grep -qi 'implicitly declared' $(BUILD)/synth/eth-w$$w.log; then echo "synth-eth: implicit net"; exit 1; fi; \
+		echo "== $(ETH_TOP) DataWidth $$w (UltraScale+)"; \
+		grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[78]|SRL16E|RAM[0-9A-Z]+) ' $(BUILD)/synth/eth-w$$w.stat; \
+	done
 
 lint-formats:
 	@$(call step,$(PYTHON) tools/genformats.py --check)
