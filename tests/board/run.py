@@ -38,12 +38,24 @@ def core_sources():
     return [str(p) for p in pkgs] + rtl("rtl/lib/*.sv", "rtl/core/*.sv", "rtl/transport/*.sv")
 
 
+def eth_sources():
+    return rtl("rtl/pkg/nic_roce_pkg.sv", "rtl/lib/nic_crc32_lanes.sv", "rtl/lib/nic_cdc_*.sv", "rtl/eth/*.sv")
+
+
 # name: (top module, sources, parameters, python test module)
 BENCHES = {
     # The PCIe interface alone: cocotbext-pcie's UltraScale+ block and root complex on one
     # side, cocotbext-axi models of the core's AXI-Lite slave and AXI master on the other.
     "pcie_if": ("tb_pcie_if", lambda: rtl("rtl/lib/nic_ram_1r1w.sv", "rtl/pcie/*.sv", "tests/board/tb_pcie_if.sv"),
                 {"TimeoutCycles": 4000}, "test_pcie_if"),
+    # The async FIFO of rtl/lib under random clock ratios, plain and store-and-forward.
+    "cdc_fifo": ("nic_cdc_async_fifo", lambda: rtl("rtl/lib/nic_cdc_sync.sv", "rtl/lib/nic_cdc_async_fifo.sv"),
+                 {"Width": 16, "LogDepth": 3, "PacketMode": 0}, "test_cdc_fifo"),
+    "cdc_fifo_packet": ("nic_cdc_async_fifo", lambda: rtl("rtl/lib/nic_cdc_sync.sv", "rtl/lib/nic_cdc_async_fifo.sv"),
+                        {"Width": 16, "LogDepth": 5, "PacketMode": 1}, "test_cdc_fifo"),
+    # The Ethernet port (rtl/eth: MAC, PCS, FIFOs) against tests/board/baser.py, at both core widths.
+    "eth_port_w64": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 64}, "test_eth_port"),
+    "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),
 }
 
 # Benches written but not yet passing: run only when named (--only NAME / TESTBENCH=NAME), not by
