@@ -16,20 +16,37 @@ ENUM = {e["name"]: {v["name"]: v["value"] for v in e["values"]} for e in _SPEC["
 STRUCT = {s["name"]: s for s in _SPEC["structs"]}
 
 
-def field(struct_name, name):
-    """(offset, bytes) of a scalar field."""
+# The PD's privileged token (an SGE address is then a logical address). It is not in
+# formats/nic.toml: the C driver defines it in host/src/ndk_internal.h (ndk_privileged_token).
+def privileged_token(pdn):
+    return 0xFF000000 | (pdn << 8) | 0xFF
+
+
+def _field(struct_name, name):
     for f in STRUCT[struct_name]["fields"]:
         if f["name"] == name:
-            return f["offset"], f["bits"] // 8
+            return f
     raise KeyError(f"{struct_name}.{name}")
 
 
+def field(struct_name, name):
+    """(offset, bytes) of a scalar field."""
+    f = _field(struct_name, name)
+    return f["offset"], f["bits"] // 8
+
+
 def pack(struct_name, **values):
-    """The little-endian image of a struct with the given scalar fields set."""
+    """The little-endian image of a struct with the given fields set (a nested struct field
+    takes a dict of its own fields)."""
     buf = bytearray(STRUCT[struct_name]["bytes"])
     for name, value in values.items():
-        off, n = field(struct_name, name)
-        buf[off:off + n] = int(value).to_bytes(n, "little")
+        f = _field(struct_name, name)
+        if "struct" in f:
+            sub = pack(f["struct"], **value)
+            buf[f["offset"]:f["offset"] + len(sub)] = sub
+        else:
+            n = f["bits"] // 8
+            buf[f["offset"]:f["offset"] + n] = int(value).to_bytes(n, "little")
     return bytes(buf)
 
 
