@@ -307,7 +307,7 @@ $(PYENV_STAMP): tests/board/requirements.txt
 
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: pyenv test-board help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
-	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth lint-pcie lint-boards synth-board
+	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth lint-pcie synth-pcie lint-boards synth-board
 FORCE:
 
 help:
@@ -451,6 +451,18 @@ synth-eth:
 		sed -n '/design hierarchy/,$$p' $(BUILD)/synth/eth-w$$w.stat \
 			| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[789]|SRL16E|RAM[0-9A-Z]+) '; \
 	done
+
+# The PCIe interface (rtl/pcie, pcie_us_if) through Yosys synth_xilinx -family xcup, out of
+# context: LUT / FF / block-RAM counts (a few minutes; not in CI).
+synth-pcie:
+	@mkdir -p $(BUILD)/synth
+	@$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(PCIE_SRCS); synth_xilinx -family xcup -noiopad -top pcie_us_if; \
+		tee -o $(BUILD)/synth/pcie.stat stat" > $(BUILD)/synth/pcie.log 2>&1 \
+		|| { echo "synth-pcie: see $(BUILD)/synth/pcie.log"; exit 1; }
+	@if grep -qi 'implicitly declared' $(BUILD)/synth/pcie.log; then echo "synth-pcie: implicit net"; exit 1; fi
+	@echo "== pcie_us_if (UltraScale+)"
+	@sed -n '/design hierarchy/,$$p' $(BUILD)/synth/pcie.stat \
+		| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[789]|SRL16E|RAM[0-9A-Z]+) '
 
 lint-formats:
 	@$(call step,$(PYTHON) tools/genformats.py --check)
