@@ -38,6 +38,8 @@ def make_pcie(dut, msix_vectors=16, msix_table=0x3000, msix_pba=0x3800):
         cfg_interrupt_msix_enable=dut.cfg_interrupt_msix_enable,
         cfg_interrupt_msix_mask=dut.cfg_interrupt_msix_mask,
     )
+    # the models' per-function and per-port loggers report every configuration access at INFO
+    logging.getLogger("cocotb.pcie").setLevel(logging.WARNING)
     dev.log.setLevel(logging.WARNING)
     rc.log.setLevel(logging.WARNING)
     dev.functions[0].configure_bar(0, BAR0_BYTES)
