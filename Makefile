@@ -38,6 +38,10 @@ RTL_SRCS    := $(sort $(foreach d,$(RTL_DIRS),$(wildcard $(d)/*.sv)))
 # Order matters to Verilator: waivers first, then the packages, then the modules.
 RTL_FILES   := $(RTL_WAIVERS) $(RTL_PKG) $(RTL_SRCS)
 WIDTHS      := 64 256
+# The Ethernet port (rtl/eth, docs/ethernet.md): its modules and what they use of pkg/ and lib/.
+ETH_TOP     := nic_eth_port
+ETH_SRCS    := rtl/pkg/nic_roce_pkg.sv rtl/lib/nic_crc32_lanes.sv $(sort $(wildcard rtl/lib/nic_cdc_*.sv)) \
+	$(sort $(wildcard rtl/eth/*.sv))
 
 PUB_HDRS     := $(sort $(wildcard host/include/*.h))
 HOST_SRCS    := $(sort $(wildcard host/src/*.c))
@@ -334,9 +338,24 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@rm -f $(SYNTH_DIR)/width-*
 	@touch $@
 
+# ---- board-level simulation (cocotb) ---------------------------------------------------------
+# The Python packages of the cocotb test benches (tests/board/requirements.txt, pinned) live in
+# a venv of their own, build/pyenv, made from PYTHON. The stamp is remade when the requirements
+# change. Board pieces' benches and the board-level test run in `make test-board`.
+PYENV        := $(BUILD)/pyenv
+PYENV_STAMP  := $(PYENV)/.requirements
+PYENV_PYTHON := $(PYENV)/bin/python
+
+$(PYENV_STAMP): tests/board/requirements.txt
+	@rm -rf $(PYENV)
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
+	@cp $< $@
+
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-c synth-report \
-	synth clean FORCE $(WIDTHS:%=lint-rtl-w%)
+	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
+	lint-pcie synth-pcie lint-boards synth-board
 FORCE:
 
 help:
@@ -344,11 +363,17 @@ help:
 	@echo '  run      deps + lib, then build and run the doorbell-batching benchmark (bench/doorbell.c);'
 	@echo '           also builds build/bin/ndkperf (tools/ndkperf.c, docs/ndkperf.md)'
 	@echo '  test     deps + lib, build the Criterion tests and examples, run them at DataWidth 64 and 256'
+	@echo '  test-board  the cocotb test benches of the board pieces (PCIe, Ethernet) and the board-level'
+	@echo '           test (tests/board/; venv build/pyenv from tests/board/requirements.txt)'
+	@echo '  pyenv    only the venv of the board-level simulations (build/pyenv)'
 	@echo '  lib      build/lib/libndk.a (driver, harness, both Verilated models) and build/ndk.pc'
 	@echo '  models   only the two Verilated nic_core models (build/verilated/w64, w256)'
 	@echo '  build-tests  build the test binary, the examples and build/bin/ndkperf without running them'
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
+	@echo '  synth-eth    Yosys resource estimate of the Ethernet port (rtl/eth) for UltraScale+, both widths'
+	@echo '  synth-board  BOARD=vcu118|u200: Yosys resource estimate of a whole board top for UltraScale+'
+	@echo '  make -C fw/vcu118 (or fw/u200): the board image with Vivado (fw/<board>/README.md)'
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
 	@echo '  interop-full  ndknic against rdma_rxe and rdma-core / perftest in a QEMU guest, perftest'
 	@echo '           at its default iterations (make test runs fewer: docs/interop.md)'
@@ -363,6 +388,13 @@ help:
 
 deps:
 	@tools/deps.sh
+
+pyenv: $(PYENV_STAMP)
+
+# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one, TESTCASE=t
+# one test of it.
+test-board: deps $(PYENV_STAMP)
+	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH)) $(if $(TESTCASE),--testcase $(TESTCASE))
 
 models: $(MODEL_ARS)
 
@@ -411,7 +443,85 @@ step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \
 lint: deps
 	@$(MAKE) --no-print-directory -k lint-steps && echo 'lint: all steps passed'
 
-lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) lint-c
+lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-pcie lint-boards lint-c
+
+# The PCIe interface (rtl/pcie, 256 bits only) and the board-independent wrapper (rtl/board,
+# everything between the hard blocks, nic_core included): Verilator -Wall, then Yosys reads the
+# wrapper (hierarchy -check, proc, check -assert) and fails on an implicitly declared net.
+PCIE_SRCS  := rtl/lib/nic_ram_1r1w.sv $(sort $(wildcard rtl/pcie/*.sv))
+BOARD_SRCS := $(RTL_PKG) $(RTL_SRCS) $(sort $(wildcard rtl/eth/*.sv rtl/pcie/*.sv rtl/board/*.sv))
+lint-pcie:
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module pcie_us_if $(RTL_WAIVERS) $(PCIE_SRCS))
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module nic_board_core $(RTL_WAIVERS) $(BOARD_SRCS))
+	@mkdir -p $(BUILD)/synth
+	@$(call step,$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(BOARD_SRCS); hierarchy -check -top nic_board_core; \
+		proc; check -assert" > $(BUILD)/synth/board-core-check.log 2>&1 \
+		&& ! grep -i 'implicitly declared' $(BUILD)/synth/board-core-check.log)
+
+# The board tops (fw/<board>/, BOARDS): Yosys reads each for UltraScale+ with the vendor IPs as
+# black-box stubs and nic_core as a black box (fw/common/yosys_board.tcl, NDK_SYNTH=check): no
+# missing module or port, no implicitly declared net. A few seconds per board.
+BOARDS := vcu118 u200
+lint-boards:
+	@mkdir -p $(BUILD)/synth
+	@if [ ! -f rtl/board/nic_board_core.sv ]; then \
+		echo 'lint-boards: skipped: rtl/board/nic_board_core.sv (the board-independent wrapper) is not in this tree'; \
+		exit 0; fi; \
+	for b in $(BOARDS); do \
+		echo "NDK_BOARD=$$b NDK_SYNTH=check $(YOSYS) -c fw/common/yosys_board.tcl"; \
+		NDK_BOARD=$$b NDK_SYNTH=check $(YOSYS) -c fw/common/yosys_board.tcl > $(BUILD)/synth/board-$$b-check.log 2>&1 \
+			|| { grep -E 'ERROR' $(BUILD)/synth/board-$$b-check.log; echo "lint-boards: $$b failed, see $(BUILD)/synth/board-$$b-check.log"; exit 1; }; \
+		if grep -i 'implicitly declared' $(BUILD)/synth/board-$$b-check.log; then exit 1; fi; \
+	done
+
+# The resource estimate of a whole board top, nic_core included (Yosys synth_xilinx -family xcup,
+# vendor IPs as black boxes): make synth-board BOARD=vcu118. Tens of minutes; not in CI.
+synth-board:
+	@mkdir -p $(BUILD)/synth
+	@test -n '$(BOARD)' || { echo 'synth-board: BOARD=vcu118 or BOARD=u200'; exit 1; }
+	NDK_BOARD=$(BOARD) NDK_SYNTH=full $(YOSYS) -c fw/common/yosys_board.tcl > $(BUILD)/synth/board-$(BOARD).log 2>&1 \
+		|| { tail -n 5 $(BUILD)/synth/board-$(BOARD).log; exit 1; }
+	@sed -n '/design hierarchy/,$$p' $(BUILD)/synth/board-$(BOARD).stat \
+		| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|URAM[0-9]+|CARRY[0-9]+|MUXF[789]|DSP[0-9A-Z]+|RAM[0-9A-Z]+) '
+
+# The Ethernet port at both widths, and nic_eth_regs: Verilator -Wall, then Yosys reads each top
+# for UltraScale+ (hierarchy -check, proc, check -assert) and fails on an implicitly declared net.
+$(WIDTHS:%=lint-eth-w%): lint-eth-w%:
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module $(ETH_TOP) -GDataWidth=$* $(RTL_WAIVERS) $(ETH_SRCS))
+ETH_YOSYS_CHECK = $(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(ETH_SRCS); \
+	chparam -set DataWidth 256 $(ETH_TOP); hierarchy -check -top $(ETH_TOP); proc; check -assert; \
+	design -reset; read_verilog -sv -DSYNTHESIS $(ETH_SRCS); hierarchy -check -top nic_eth_regs; \
+	proc; check -assert"
+lint-eth-yosys:
+	@mkdir -p $(BUILD)/synth
+	@$(call step,$(ETH_YOSYS_CHECK) > $(BUILD)/synth/eth-check.log 2>&1 \
+		&& ! grep -i 'implicitly declared' $(BUILD)/synth/eth-check.log)
+
+# Resource estimate of the Ethernet port alone: Yosys synth_xilinx for UltraScale+ (xcup) at both
+# widths; not in CI (a few minutes). Numbers in docs/ethernet.md.
+synth-eth:
+	@mkdir -p $(BUILD)/synth
+	@for w in $(WIDTHS); do \
+		$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(ETH_SRCS); chparam -set DataWidth $$w $(ETH_TOP); \
+			synth_xilinx -family xcup -noiopad -top $(ETH_TOP); tee -o $(BUILD)/synth/eth-w$$w.stat stat" \
+			> $(BUILD)/synth/eth-w$$w.log 2>&1 || { echo "synth-eth: see $(BUILD)/synth/eth-w$$w.log"; exit 1; }; \
+		if grep -qi 'implicitly declared' $(BUILD)/synth/eth-w$$w.log; then echo "synth-eth: implicit net"; exit 1; fi; \
+		echo "== $(ETH_TOP) DataWidth $$w (UltraScale+)"; \
+		sed -n '/design hierarchy/,$$p' $(BUILD)/synth/eth-w$$w.stat \
+			| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[789]|SRL16E|RAM[0-9A-Z]+) '; \
+	done
+
+# The PCIe interface (rtl/pcie, pcie_us_if) through Yosys synth_xilinx -family xcup, out of
+# context: LUT / FF / block-RAM counts (a few minutes; not in CI).
+synth-pcie:
+	@mkdir -p $(BUILD)/synth
+	@$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(PCIE_SRCS); synth_xilinx -family xcup -noiopad -top pcie_us_if; \
+		tee -o $(BUILD)/synth/pcie.stat stat" > $(BUILD)/synth/pcie.log 2>&1 \
+		|| { echo "synth-pcie: see $(BUILD)/synth/pcie.log"; exit 1; }
+	@if grep -qi 'implicitly declared' $(BUILD)/synth/pcie.log; then echo "synth-pcie: implicit net"; exit 1; fi
+	@echo "== pcie_us_if (UltraScale+)"
+	@sed -n '/design hierarchy/,$$p' $(BUILD)/synth/pcie.stat \
+		| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[789]|SRL16E|RAM[0-9A-Z]+) '
 
 lint-formats:
 	@$(call step,$(PYTHON) tools/genformats.py --check)

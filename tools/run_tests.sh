@@ -17,6 +17,8 @@
 #   first time and cached in build/guest), and build/tests/refused_dma in a boot of its own
 #   (the device server's DMA firewall stops the NIC). With criterion options (a filter while iterating)
 #   only the main suite runs; NDK_TEST_GUEST=0 leaves the guest out.
+# - The board-level cocotb benches (make test-board, tests/board/) run last and add their
+#   counts; not with criterion options; NDK_TEST_BOARD=0 leaves them out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
@@ -187,6 +189,33 @@ if (($# == 0)); then
 			rerun+=("${fw_cmd[*]}")
 		fi
 		echo "=== pci: $(($(date +%s) - t0)) s (log: $log)"
+	fi
+fi
+
+# The board-level cocotb benches (tests/board/, `make test-board`: the Ethernet port, the clock
+# crossings, the PCIe interface, nic_board_core with cocotbext-pcie's model of the PCIe block).
+# Not with criterion options; NDK_TEST_BOARD=0 leaves them out.
+if (($# == 0)); then
+	if [[ ${NDK_TEST_BOARD:-1} == 0 ]]; then
+		echo "=== board: NDK_TEST_BOARD=0: the board-level benches are left out"
+	else
+		log=$BUILD/tests/board.log
+		t0=$(date +%s)
+		echo "=== board: make test-board (log: $log)"
+		make --no-print-directory test-board 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		summary=$(grep -E '^board: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+		if [[ $summary =~ ^board:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+			passed=$((passed + BASH_REMATCH[1]))
+			failed=$((failed + BASH_REMATCH[2]))
+			((BASH_REMATCH[2] == 0 && rc == 0)) || rerun+=("make test-board (one bench: TESTBENCH=name, one test: TESTCASE=name)")
+			((BASH_REMATCH[2] == 0 && rc != 0)) && failed=$((failed + 1))
+		else
+			echo "[FAIL] board: make test-board ended without its summary (exit $rc)"
+			failed=$((failed + 1))
+			rerun+=("make test-board")
+		fi
+		echo "=== board: $(($(date +%s) - t0)) s"
 	fi
 fi
 

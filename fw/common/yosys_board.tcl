@@ -1,0 +1,52 @@
+# Yosys (0.23) run on a board top for AMD UltraScale+, with the vendor IPs as the black-box stubs
+# of fw/common/stubs (their ports as the IPs document them) and the Xilinx primitives from Yosys's
+# own cell library:   NDK_BOARD=vcu118 NDK_SYNTH=check|full yosys -c fw/common/yosys_board.tcl
+#   check  read everything, nic_core as a black box (its own checks are make lint / make synth):
+#          hierarchy -check (no missing module or port), proc, check -assert; the caller fails
+#          the run on "implicitly declared" in the log. Seconds: part of make lint.
+#   full   synth_xilinx -family xcup of the whole top, nic_core included, then stat: the resource
+#          estimate of make synth-board (tens of minutes; not in CI).
+# The top's parameters are the generics of fw/<board>/config.tcl, as Vivado gets them.
+yosys -import
+
+set root  [file normalize [file join [file dirname [info script]] .. ..]]
+set board $::env(NDK_BOARD)
+set mode  $::env(NDK_SYNTH)
+set cfg_ip_dir ""
+source [file join $root fw $board config.tcl]
+
+set pkgs [list [file join $root rtl pkg nic_pkg.sv]]
+foreach f [lsort [glob -nocomplain [file join $root rtl pkg *.sv]]] {
+    if {[file tail $f] ne "nic_pkg.sv"} { lappend pkgs $f }
+}
+set mods {}
+foreach dir {lib core transport pcie eth board} {
+    set mods [concat $mods [lsort [glob -nocomplain [file join $root rtl $dir *.sv]]]]
+}
+set mods [concat $mods [lsort [glob [file join $root fw common rtl *.sv]]]]
+lappend mods [file join $root fw $board "$cfg_top.sv"]
+
+read_verilog -lib +/xilinx/cells_sim.v
+read_verilog -lib +/xilinx/cells_xtra.v
+foreach f [lsort [glob [file join $root fw common stubs *.sv]]] { read_verilog -sv $f }
+read_verilog -sv -DSYNTHESIS {*}$pkgs {*}$mods
+
+set sets {}
+foreach g $cfg_generics {
+    set kv [split $g =]
+    lappend sets -set [lindex $kv 0] [lindex $kv 1]
+}
+chparam {*}$sets $cfg_top
+
+if {$mode eq "check"} {
+    blackbox nic_core
+    hierarchy -check -top $cfg_top
+    yosys proc
+    check -assert
+    stat
+} else {
+    hierarchy -check -top $cfg_top
+    synth_xilinx -family xcup -top $cfg_top -flatten
+    check
+    tee -o [file join $root build synth "board-$board.stat"] stat
+}
