@@ -47,6 +47,10 @@ BENCHES = {
                  {"Width": 16, "LogDepth": 3, "PacketMode": 0}, "test_cdc_fifo"),
     "cdc_fifo_packet": ("nic_cdc_async_fifo", lambda: rtl("rtl/lib/nic_cdc_sync.sv", "rtl/lib/nic_cdc_async_fifo.sv"),
                         {"Width": 16, "LogDepth": 5, "PacketMode": 1}, "test_cdc_fifo"),
+    # The 10G MACs alone against cocotbext-eth's XGMII source and sink models.
+    "eth_mac": ("tb_eth_mac", lambda: rtl("rtl/pkg/nic_roce_pkg.sv", "rtl/lib/nic_crc32_lanes.sv",
+                                          "rtl/eth/nic_eth_mac_*.sv", "tests/board/tb_eth_mac.sv"),
+                {}, "test_eth_mac"),
     # The Ethernet port (rtl/eth: MAC, PCS, FIFOs) against tests/board/baser.py, at both core widths.
     "eth_port_w64": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 64}, "test_eth_port"),
     "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),
@@ -63,7 +67,7 @@ def main():
     runner = get_runner("verilator")
     for name in names:
         top, sources, params, module = BENCHES[name]
-        build_dir = pathlib.Path(args.build) / name
+        build_dir = pathlib.Path(args.build).resolve() / name
         print(f"=== board: {name} ({top})", flush=True)
         try:
             runner.build(verilog_sources=sources(), hdl_toplevel=top, parameters=params,
