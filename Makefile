@@ -307,7 +307,7 @@ $(PYENV_STAMP): tests/board/requirements.txt
 
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: pyenv test-board help deps lib models test build-tests run bench outhash lint lint-steps lint-formats lint-c synth-report \
-	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth lint-boards synth-board
+	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth lint-pcie lint-boards synth-board
 FORCE:
 
 help:
@@ -339,9 +339,10 @@ deps:
 
 pyenv: $(PYENV_STAMP)
 
-# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one.
+# The cocotb test benches (tests/board/run.py lists them); TESTBENCH=name runs one, TESTCASE=t
+# one test of it.
 test-board: deps $(PYENV_STAMP)
-	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH))
+	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH)) $(if $(TESTCASE),--testcase $(TESTCASE))
 
 models: $(MODEL_ARS)
 
@@ -383,7 +384,20 @@ step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \
 lint: deps
 	@$(MAKE) --no-print-directory -k lint-steps && echo 'lint: all steps passed'
 
-lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-boards lint-c
+lint-steps: lint-formats $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-pcie lint-boards lint-c
+
+# The PCIe interface (rtl/pcie, 256 bits only) and the board-independent wrapper (rtl/board,
+# everything between the hard blocks, nic_core included): Verilator -Wall, then Yosys reads the
+# wrapper (hierarchy -check, proc, check -assert) and fails on an implicitly declared net.
+PCIE_SRCS  := rtl/lib/nic_ram_1r1w.sv $(sort $(wildcard rtl/pcie/*.sv))
+BOARD_SRCS := $(RTL_PKG) $(RTL_SRCS) $(sort $(wildcard rtl/eth/*.sv rtl/pcie/*.sv rtl/board/*.sv))
+lint-pcie:
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module pcie_us_if $(RTL_WAIVERS) $(PCIE_SRCS))
+	@$(call step,$(VERILATOR) --lint-only -Wall --top-module nic_board_core $(RTL_WAIVERS) $(BOARD_SRCS))
+	@mkdir -p $(BUILD)/synth
+	@$(call step,$(YOSYS) -p "read_verilog -sv -DSYNTHESIS $(BOARD_SRCS); hierarchy -check -top nic_board_core; \
+		proc; check -assert" > $(BUILD)/synth/board-core-check.log 2>&1 \
+		&& ! grep -i 'implicitly declared' $(BUILD)/synth/board-core-check.log)
 
 # The board tops (fw/<board>/, BOARDS): Yosys reads each for UltraScale+ with the vendor IPs as
 # black-box stubs and nic_core as a black box (fw/common/yosys_board.tcl, NDK_SYNTH=check): no

@@ -15,7 +15,10 @@ import os
 import pathlib
 import sys
 
-from cocotb.runner import get_runner, get_results
+try:
+    from cocotb_tools.runner import get_runner, get_results
+except ImportError:
+    from cocotb.runner import get_runner, get_results
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
@@ -41,7 +44,10 @@ def eth_sources():
 
 # name: (top module, sources, parameters, python test module)
 BENCHES = {
-    # (the benches land with the pieces they test)
+    # The PCIe interface alone: cocotbext-pcie's UltraScale+ block and root complex on one
+    # side, cocotbext-axi models of the core's AXI-Lite slave and AXI master on the other.
+    "pcie_if": ("tb_pcie_if", lambda: rtl("rtl/lib/nic_ram_1r1w.sv", "rtl/pcie/*.sv", "tests/board/tb_pcie_if.sv"),
+                {"TimeoutCycles": 4000}, "test_pcie_if"),
     # The async FIFO of rtl/lib under random clock ratios, plain and store-and-forward.
     "cdc_fifo": ("nic_cdc_async_fifo", lambda: rtl("rtl/lib/nic_cdc_sync.sv", "rtl/lib/nic_cdc_async_fifo.sv"),
                  {"Width": 16, "LogDepth": 3, "PacketMode": 0}, "test_cdc_fifo"),
@@ -58,17 +64,28 @@ BENCHES = {
     "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),
 }
 
+# Benches written but not yet passing: run only when named (--only NAME / TESTBENCH=NAME), not by
+# `make test`. docs/pcie.md says what is open.
+PENDING = {
+    # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
+    # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
+    "board": ("nic_board_core", lambda: core_sources() + rtl("rtl/pcie/*.sv", "rtl/board/*.sv"),
+              {}, "test_board"),
+}
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=str(ROOT / "build/board"))
     ap.add_argument("--only", action="append")
+    ap.add_argument("--testcase", help="run only this test of the bench")
     args = ap.parse_args()
     names = args.only or list(BENCHES)
+    benches = {**BENCHES, **PENDING}
     passed = failed = 0
     runner = get_runner("verilator")
     for name in names:
-        top, sources, params, module = BENCHES[name]
+        top, sources, params, module = benches[name]
         build_dir = pathlib.Path(args.build).resolve() / name
         print(f"=== board: {name} ({top})", flush=True)
         try:
@@ -78,7 +95,7 @@ def main():
                                      "-O2", "--x-assign", "fast", "--x-initial", "fast",
                                      "-Wno-TIMESCALEMOD"])
             xml = runner.test(hdl_toplevel=top, test_module=module, build_dir=str(build_dir),
-                              test_dir=str(HERE), results_xml=str(build_dir / "results.xml"),
+                              test_dir=str(HERE), testcase=args.testcase, results_xml=str(build_dir / "results.xml"),
                               extra_env={"PYTHONPATH": str(HERE), "NDK_ROOT": str(ROOT)})
             total, fails = get_results(xml)
         except SystemExit as e:
@@ -89,6 +106,11 @@ def main():
             total, fails = 1, 1
         passed += total - fails
         failed += fails
+    if not names:
+        # no 'N passed, N failed' line: CI reads the last such line as the run's test count,
+        # and this one must not hide the C suite's
+        print("board: no cocotb benches are enabled yet (tests/board/run.py)")
+        return 0
     print(f"board: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
