@@ -476,12 +476,16 @@ lint-boards:
 
 # The resource estimate of a whole board top, nic_core included (Yosys synth_xilinx -family xcup,
 # vendor IPs as black boxes): make synth-board BOARD=vcu118. Tens of minutes; not in CI.
+# CORE=0 leaves nic_core a black box: what the board adds around the core, in a few minutes.
+SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,full)
 synth-board:
 	@mkdir -p $(BUILD)/synth
 	@test -n '$(BOARD)' || { echo 'synth-board: BOARD=vcu118 or BOARD=u200'; exit 1; }
-	NDK_BOARD=$(BOARD) NDK_SYNTH=full $(YOSYS) -c fw/common/yosys_board.tcl > $(BUILD)/synth/board-$(BOARD).log 2>&1 \
-		|| { tail -n 5 $(BUILD)/synth/board-$(BOARD).log; exit 1; }
-	@sed -n '/design hierarchy/,$$p' $(BUILD)/synth/board-$(BOARD).stat \
+	NDK_BOARD=$(BOARD) NDK_SYNTH=$(SYNTH_BOARD_MODE) $(YOSYS) -c fw/common/yosys_board.tcl \
+		> $(BUILD)/synth/board-$(BOARD)-$(SYNTH_BOARD_MODE).log 2>&1 \
+		|| { tail -n 5 $(BUILD)/synth/board-$(BOARD)-$(SYNTH_BOARD_MODE).log; exit 1; }
+	@if grep -qi 'implicitly declared' $(BUILD)/synth/board-$(BOARD)-$(SYNTH_BOARD_MODE).log; then exit 1; fi
+	@$(LAST_STAT_SECTION) $(BUILD)/synth/board-$(BOARD)-$(SYNTH_BOARD_MODE).stat \
 		| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|URAM[0-9]+|CARRY[0-9]+|MUXF[789]|DSP[0-9A-Z]+|RAM[0-9A-Z]+) '
 
 # The Ethernet port at both widths, and nic_eth_regs: Verilator -Wall, then Yosys reads each top
@@ -497,6 +501,9 @@ lint-eth-yosys:
 	@$(call step,$(ETH_YOSYS_CHECK) > $(BUILD)/synth/eth-check.log 2>&1 \
 		&& ! grep -i 'implicitly declared' $(BUILD)/synth/eth-check.log)
 
+# The last section of a Yosys stat: the design hierarchy's totals, or the top of a flat netlist.
+LAST_STAT_SECTION = awk '/^=== /{buf=""} {buf=buf $$0 "\n"} END{printf "%s", buf}'
+
 # Resource estimate of the Ethernet port alone: Yosys synth_xilinx for UltraScale+ (xcup) at both
 # widths; not in CI (a few minutes). Numbers in docs/ethernet.md.
 synth-eth:
@@ -507,7 +514,7 @@ synth-eth:
 			> $(BUILD)/synth/eth-w$$w.log 2>&1 || { echo "synth-eth: see $(BUILD)/synth/eth-w$$w.log"; exit 1; }; \
 		if grep -qi 'implicitly declared' $(BUILD)/synth/eth-w$$w.log; then echo "synth-eth: implicit net"; exit 1; fi; \
 		echo "== $(ETH_TOP) DataWidth $$w (UltraScale+)"; \
-		sed -n '/design hierarchy/,$$p' $(BUILD)/synth/eth-w$$w.stat \
+		$(LAST_STAT_SECTION) $(BUILD)/synth/eth-w$$w.stat \
 			| grep -E '^ +(LUT[1-6]|FD[A-Z]+|RAMB[0-9A-Z_]+|CARRY[0-9]+|MUXF[789]|SRL16E|RAM[0-9A-Z]+) '; \
 	done
 

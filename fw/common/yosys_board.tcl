@@ -6,6 +6,8 @@
 #          the run on "implicitly declared" in the log. Seconds: part of make lint.
 #   full   synth_xilinx -family xcup of the whole top, nic_core included, then stat: the resource
 #          estimate of make synth-board (tens of minutes; not in CI).
+#   shell  the same with nic_core a black box: what the board adds around the core (PCIe
+#          interface, crossings, Ethernet port, board glue); make synth-board CORE=0.
 # The top's parameters are the generics of fw/<board>/config.tcl, as Vivado gets them.
 yosys -import
 
@@ -45,8 +47,9 @@ if {$mode eq "check"} {
     check -assert
     stat
 } else {
+    if {$mode eq "shell"} { blackbox nic_core }
     hierarchy -check -top $cfg_top
     synth_xilinx -family xcup -top $cfg_top -flatten
     check
-    tee -o [file join $root build synth "board-$board.stat"] stat
+    tee -o [file join $root build synth "board-$board-$mode.stat"] stat
 }

@@ -54,6 +54,12 @@ BENCHES = {
                  {"Width": 16, "LogDepth": 3, "PacketMode": 0}, "test_cdc_fifo"),
     "cdc_fifo_packet": ("nic_cdc_async_fifo", lambda: rtl("rtl/lib/nic_cdc_sync.sv", "rtl/lib/nic_cdc_async_fifo.sv"),
                         {"Width": 16, "LogDepth": 5, "PacketMode": 1}, "test_cdc_fifo"),
+    # The 10G MACs alone against cocotbext-eth's XGMII source and sink models.
+    "eth_mac": ("tb_eth_mac", lambda: rtl("rtl/pkg/nic_roce_pkg.sv", "rtl/lib/nic_crc32_lanes.sv",
+                                          "rtl/eth/nic_eth_mac_*.sv", "tests/board/tb_eth_mac.sv"),
+                {}, "test_eth_mac"),
+    # The port's host registers (MAC, IPv4, status, counters) through AXI4-Lite.
+    "eth_regs": ("nic_eth_regs", lambda: rtl("rtl/eth/nic_eth_regs.sv"), {}, "test_eth_regs"),
     # The Ethernet port (rtl/eth: MAC, PCS, FIFOs) against tests/board/baser.py, at both core widths.
     "eth_port_w64": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 64}, "test_eth_port"),
     "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),

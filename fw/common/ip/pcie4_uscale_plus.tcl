@@ -48,5 +48,4 @@ set_property -dict [list \
     CONFIG.PF0_MSIX_CAP_TABLE_OFFSET $cfg_msix_table_offset \
     CONFIG.PF0_MSIX_CAP_PBA_BIR {BAR_1:0} \
     CONFIG.PF0_MSIX_CAP_PBA_OFFSET $cfg_msix_pba_offset \
-    CONFIG.PF1_Use_Class_Code_Lookup_Assistant {false} \
 ] [get_ips pcie4_uscale_plus_0]
