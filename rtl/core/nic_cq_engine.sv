@@ -190,13 +190,16 @@ module nic_cq_engine #(
   logic [63:0]       cmd_base;
   logic [7:0]        cmd_logd;
   logic [15:0]       cmd_vec;
+  nic_pkg::cmd_cq_create_t create_args;
+
+  assign create_args = cmd_args_i;
 
   always_comb begin
     cmd_in_range = cmd_index_i < 16'(NumCqs);
     cmd_cqn      = CqBits'(cmd_index_i);
-    cmd_base     = cmd_args_i[63:0];
-    cmd_logd     = cmd_args_i[71:64];
-    cmd_vec      = cmd_args_i[95:80];
+    cmd_base     = create_args.base;
+    cmd_logd     = create_args.log_depth;
+    cmd_vec      = create_args.msix_vector;
     cmd_create   = cmd_valid_i && cmd_op_i == nic_pkg::CMD_CQ_CREATE && cmd_in_range
                    && 32'(cmd_logd) <= LogMaxCqDepth && 32'(cmd_vec) < MsixVectors
                    && cmd_base[11:0] == 12'd0;
@@ -209,19 +212,24 @@ module nic_cq_engine #(
   logic [CqBits-1:0] db_cqn;
   logic [15:0]       db_new_ci, db_old_ci, db_pi;
   logic [1:0]        db_type;
+  nic_pkg::cq_ci_arm_t     db_ci_arm;
+  nic_pkg::cq_moderation_t db_moderation;
+
+  assign db_ci_arm     = db_data_i;
+  assign db_moderation = db_data_i;
 
   always_comb begin
     db_in_range = {1'b0, db_cqn_i} < 9'(NumCqs);
     db_cqn      = CqBits'(db_cqn_i);
     db_ci       = db_valid_i && !db_moderation_i && db_in_range && valid_q[db_cqn];
-    db_arm      = db_ci && db_data_i[16];
+    db_arm      = db_ci && db_ci_arm.arm;
     db_mod      = db_valid_i && db_moderation_i && db_in_range && valid_q[db_cqn];
-    db_new_ci   = db_data_i[15:0];
+    db_new_ci   = db_ci_arm.consumer_index;
     db_old_ci   = ci_q[16*db_cqn +: 16];
     db_pi       = pi_q[16*db_cqn +: 16];
     // ci may only move forward, and not past pi (see the header)
     db_ci_ok    = (db_new_ci - db_old_ci) <= (db_pi - db_old_ci);
-    db_type     = (db_data_i[18:17] == 2'd3) ? nic_pkg::ARM_ANY : db_data_i[18:17];
+    db_type     = (db_ci_arm.arm_type == 2'd3) ? nic_pkg::ARM_ANY : db_ci_arm.arm_type;
   end
 
   // ---- completion request decode (the context as it is now; see S_IDLE) ----
@@ -392,8 +400,8 @@ module nic_cq_engine #(
                : (commit_cqe && wr_cqn_q == db_cqn) ? sat_inc(d_new_eff) : d_new_eff;
     d_tim_eff  = tlive_q[db_cqn] ? tim_q[db_cqn] : 16'd0;
     d_tim_next = !hold[db_cqn] ? 16'd0 : us_tick_i ? sat_inc(d_tim_eff) : d_tim_eff;
-    d_count    = db_data_i[15:0];
-    d_interval = db_data_i[31:16];
+    d_count    = db_moderation.count;
+    d_interval = db_moderation.interval_us;
   end
 
   logic [NumCqs*16-1:0] tim_tick;   // on a tick: the held CQs' timers after it
@@ -606,14 +614,24 @@ module nic_cq_engine #(
   logic [CqBits-1:0] rd_cqn;
   assign rd_in_range     = {1'b0, state_rd_cqn_i} < 9'(NumCqs);
   assign rd_cqn          = CqBits'(state_rd_cqn_i);
-  assign state_rd_data_o = rd_in_range ? {error_q[rd_cqn], 15'd0, pi_q[16*rd_cqn +: 16]} : 32'd0;
+  nic_pkg::cq_state_t rd_state;
+
+  always_comb begin
+    rd_state = '0;
+    if (rd_in_range) begin
+      rd_state.error          = error_q[rd_cqn];
+      rd_state.producer_index = pi_q[16*rd_cqn +: 16];
+    end
+  end
+
+  assign state_rd_data_o = rd_state;
 
   // irq_cqn_q names the CQ behind the request in flight, for waveforms and debugging.
   logic unused_irq_cqn;
   assign unused_irq_cqn = ^irq_cqn_q;
   // The command arguments this engine does not read belong to the other commands' layouts.
   logic unused_cmd_args;
-  assign unused_cmd_args = ^{cmd_args_i[255:96], cmd_args_i[79:72]};
+  assign unused_cmd_args = ^{create_args.rsvd_96, create_args.rsvd_72, db_ci_arm.rsvd_19};
 
 `ifndef SYNTHESIS
   // Immediate assertions in clocked blocks: they read the values before the edge (what a

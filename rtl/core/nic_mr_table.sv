@@ -202,16 +202,22 @@ module nic_mr_table #(
   logic             x2_ok_q, x2_ok_d;
   logic [11:0]      x2_page_off_q, x2_page_off_d;
   logic [51:0]      mtt_rdata;
+  nic_pkg::token_t  xl_tok, x1_tok;     // the tokens of stage 0 and stage 1
+
+  assign xl_tok = xl_token_i;
+  assign x1_tok = x1_token_q;
+  logic  unused_xl_tok;                 // stage 0 reads the entry; stage 1 checks the whole token
+  assign unused_xl_tok = ^xl_tok;
 
   nic_ram_1r1w #(.Width(IdW), .Depth(NumMrs), .Forward(1'b1)) u_id_xl (
     .clk_i (clk_i), .rst_i (rst_i),
     .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (id_wdata),
-    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_id)
+    .re_i (xl_valid_i), .raddr_i (xl_tok.index[MrW-1:0]), .rdata_o (xl_id)
   );
   nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_xl (
     .clk_i (clk_i), .rst_i (rst_i),
     .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata),
-    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_reg)
+    .re_i (xl_valid_i), .raddr_i (xl_tok.index[MrW-1:0]), .rdata_o (xl_reg)
   );
 
   logic             x1_in_range, x1_entry_ok, x1_access_ok, x1_range_ok, x1_parent_ok, x1_ok;
@@ -224,7 +230,7 @@ module nic_mr_table #(
 
   // Evaluated only while a request is in stage 1 (its only use: the port idles otherwise).
   always_comb begin
-    x1_idx          = x1_token_q[8 +: MrW];
+    x1_idx          = x1_tok.index[MrW-1:0];
     x1_in_range     = 1'b0;
     x1_state        = nic_pkg::MR_STATE_FREE;
     x1_base_va      = '0;
@@ -243,7 +249,7 @@ module nic_mr_table #(
     x1_off          = '0;
     x1_mtt_idx      = '0;
     if (x1_valid_q) begin
-      x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
+      x1_in_range     = 32'(x1_tok.index) < NumMrs;
       x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
       x1_base_va      = xl_reg[71:8];
       x1_length       = xl_reg[135:72];
@@ -253,7 +259,7 @@ module nic_mr_table #(
       x1_parent       = xl_reg[216+MttAW +: MrW];
       x1_parent_state = state_o[2*x1_parent +: 2];
       x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
-                        xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
+                        xl_reg[7:0] == x1_tok.key && xl_id[15:0] == x1_pd_q;
       x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
       x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
                         {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};

@@ -93,18 +93,15 @@ module nic_sq_engine #(
   end
 
   // ---- commands -----------------------------------------------------------------------------
-  logic [31:0] arg0, arg1, arg2, arg3, arg4, arg5;
+  nic_pkg::cmd_qp_create_t qp_create_args;
+  nic_pkg::cmd_mr_init_t   mr_init_args;
   logic        cmd_qp, cmd_mr;
   logic [7:0]  cmd_qpn;
   logic        qp_create, qp_destroy, qp_flush, qp_reset, create_ok;
   logic        mr_init, mr_free;
 
-  assign arg0 = cmd_args_i[31:0];
-  assign arg1 = cmd_args_i[63:32];
-  assign arg2 = cmd_args_i[95:64];
-  assign arg3 = cmd_args_i[127:96];
-  assign arg4 = cmd_args_i[159:128];
-  assign arg5 = cmd_args_i[191:160];
+  assign qp_create_args = cmd_args_i;
+  assign mr_init_args   = cmd_args_i;
 
   assign cmd_qp     = cmd_valid_i && 32'(cmd_index_i) < NumQps;
   assign cmd_mr     = cmd_valid_i && 32'(cmd_index_i) < NumMrs;
@@ -113,7 +110,8 @@ module nic_sq_engine #(
   assign qp_destroy = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_DESTROY;
   assign qp_flush   = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_FLUSH;
   assign qp_reset   = qp_create || qp_destroy;     // either way the old ring's WQEs are gone
-  assign create_ok  = 32'(arg3[7:0]) <= LogMaxSqDepth && arg0[11:0] == 12'd0;
+  assign create_ok  = 32'(qp_create_args.sq_log_depth) <= LogMaxSqDepth &&
+                      qp_create_args.sq_base[11:0] == 12'd0;
   assign mr_init    = cmd_mr && cmd_op_i == nic_pkg::CMD_MR_INIT;
   assign mr_free    = cmd_mr && cmd_op_i == nic_pkg::CMD_MR_FREE;
 
@@ -208,9 +206,9 @@ module nic_sq_engine #(
   // The static fields: written by QP_CREATE (whether or not the QP becomes READY).
   always_ff @(posedge clk_i) begin
     if (qp_create) begin
-      pd_q[cmd_idx]      <= arg2[15:0];
-      sq_cqn_q[cmd_idx]  <= arg2[23:16];
-      rq_cqn_q[cmd_idx]  <= arg2[31:24];
+      pd_q[cmd_idx]      <= qp_create_args.pd;
+      sq_cqn_q[cmd_idx]  <= qp_create_args.sq_cqn;
+      rq_cqn_q[cmd_idx]  <= qp_create_args.rq_cqn;
     end
   end
 
@@ -253,9 +251,12 @@ module nic_sq_engine #(
   end
 `endif
 
-  // The receive ring (ARG3[15:8], ARG4, ARG5) and the connection are the transport's.
+  // The receive ring and the connection are the transport's; the SQ ring's low address bits are
+  // only checked.
   logic unused_args;
-  assign unused_args = ^{cmd_args_i[255:192], arg0[31:16], arg3[31:8], arg4, arg5};
+  assign unused_args = ^{qp_create_args.rq_log_depth, qp_create_args.rq_base,
+                         qp_create_args.rsvd_192, qp_create_args.rsvd_112,
+                         qp_create_args.sq_log_depth[7:4], mr_init_args};
 
   // ---- DMA reads: client 0 = WQE fetch (ARID 0), client 1 = page lists (ARID 1) --------------
   logic [3:0]           cl_ar_valid, cl_ar_ready, cl_r_valid, cl_r_ready;
@@ -317,8 +318,8 @@ module nic_sq_engine #(
     .qp_reset_i     (qp_reset),
     .qp_reset_qpn_i (cmd_qpn),
     .qp_create_i    (qp_create),
-    .qp_create_base_i      ({arg1, arg0[31:12]}),
-    .qp_create_log_depth_i (arg3[3:0]),
+    .qp_create_base_i      (qp_create_args.sq_base[63:12]),
+    .qp_create_log_depth_i (qp_create_args.sq_log_depth[3:0]),
     .qp_active_i    (qp_active_q),
     .sq_db_valid_i  (sq_db_valid_i),
     .sq_db_qpn_i    (sq_db_qpn_i),
@@ -379,11 +380,11 @@ module nic_sq_engine #(
     .init_i            (mr_init),
     .free_i            (mr_free),
     .cmd_idx_i         (cmd_index_i[MrW-1:0]),
-    .init_pd_i         (arg0[15:0]),
-    .init_max_pages_i  (arg1),
-    .init_mtt_offset_i (arg2),
-    .init_is_mw_i      (arg3[1]),
-    .init_remote_ok_i  (arg3[0]),
+    .init_pd_i         (mr_init_args.pd),
+    .init_max_pages_i  (mr_init_args.max_pages),
+    .init_mtt_offset_i (mr_init_args.mtt_offset),
+    .init_is_mw_i      (mr_init_args.is_mw),
+    .init_remote_ok_i  (mr_init_args.remote_access_ok),
     .state_o           (mr_state),
     .a_re_i            (mr_a_re),
     .a_idx_i           (mr_a_idx),
