@@ -47,7 +47,7 @@ module nic_local_exec #(
   output logic [7:0]                tp_qpn_o,
   output logic [15:0]               tp_idx_o,
   input  logic [NumQps-1:0]         tp_busy_i,
-  // QP context (owned by nic_sq_engine): a read port for the QP of the WQE being executed
+  // QP context (owned by nic_qp_ctx): a read port for the QP of the WQE being executed
   input  logic                      qp_reset_i,        // QP created or destroyed this cycle
   input  logic [7:0]                qp_reset_qpn_i,
   output logic [7:0]                qp_rd_qpn_o,       // the QP whose context is read
@@ -703,6 +703,9 @@ module nic_local_exec #(
       end
       if (cur_valid_q) begin
         a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+      end
+      if (cpl_valid_o) begin
+        a_cpl_cqn_of_qp: assert (32'(cpl_cqe_o.qpn) < NumQps);
       end
       // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
       if (st_q != StRun) begin

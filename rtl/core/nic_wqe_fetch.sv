@@ -49,7 +49,7 @@ module nic_wqe_fetch #(
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
-  // QP commands and state, from nic_sq_engine
+  // QP commands and state, from nic_qp_ctx
   input  logic                   qp_reset_i,       // QP created or destroyed this cycle
   input  logic [7:0]             qp_reset_qpn_i,   // (< NumQps)
   input  logic                   qp_create_i,      // ... and it is a QP_CREATE: the ring below
