@@ -18,16 +18,18 @@
 //                  (port 2), in acceptance order on one AXI ID, so a message never overtakes its
 //                  CQE and a CQE never overtakes its payload
 //
-// Parameters are checked here at elaboration (and again by the modules that depend on them).
+// The parameter checks below are the only ones that matter: every limit a submodule relies on
+// is checked here (the submodules keep their own checks for when they are used alone).
 module nic_core #(
   parameter int DataWidth = 64,      // DMA and stream width in bits: 64 or 256
   parameter int NumQps = 16,         // queue pairs, 1..256
   parameter int NumCqs = 16,         // completion queues, 1..256
-  parameter int NumMrs = 256,        // MR/MW table entries, 1..65535
-  parameter int MttEntries = 1024,   // translation entries (4 KiB pages), 1..65535
+  parameter int NumMrs = 256,        // MR/MW table entries, 2..65535
+  parameter int MttEntries = 1024,   // translation entries (4 KiB pages), 2..65535
   parameter int MsixVectors = 16,    // MSI-X table size, 1..2048
-  parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..255
-  parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution, 1..65535
+  parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..64, <= WqeBufEntries,
+                                     // and at most 256 beats: <= 4 * DataWidth / 8
+  parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution: a power of two, 2..32768
   parameter int LogMaxSqDepth = 12,  // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
   parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
   parameter int MaxReads = 32        // Reads a QP may have outstanding (ORD, IRD): 2..128, a power of two
@@ -73,15 +75,24 @@ module nic_core #(
   if (NumCqs < 1 || NumCqs > 256) begin : gen_bad_num_cqs
     $fatal(1, "nic_core: NumCqs must be 1..256 (8-bit CQ numbers)");
   end
-  if (NumMrs < 1 || NumMrs > 65535 || MttEntries < 1 || MttEntries > 65535) begin : gen_bad_memory
-    $fatal(1, "nic_core: NumMrs and MttEntries must be 1..65535 (16-bit CAP_MEMORY fields)");
+  if (NumMrs < 2 || NumMrs > 65535 || MttEntries < 2 || MttEntries > 65535) begin : gen_bad_memory
+    $fatal(1, "nic_core: NumMrs and MttEntries must be 2..65535 (16-bit CAP_MEMORY fields; a table index needs a bit)");
   end
   if (MsixVectors < 1 || MsixVectors > 2048) begin : gen_bad_msix
     $fatal(1, "nic_core: MsixVectors must be 1..2048 (the table must end below MSIX_PBA)");
   end
-  if (MaxBurstWqes < 1 || MaxBurstWqes > 255 || WqeBufEntries < 1 || WqeBufEntries > 65535)
-  begin : gen_bad_sq_buffers
-    $fatal(1, "nic_core: MaxBurstWqes must be 1..255 and WqeBufEntries 1..65535 (CAP_SQ fields)");
+  if (MaxBurstWqes < 1 || MaxBurstWqes > 64 || MaxBurstWqes > WqeBufEntries) begin : gen_bad_burst
+    $fatal(1, "nic_core: MaxBurstWqes must be 1..64 (a 4 KiB page holds 64 WQEs) and <= WqeBufEntries");
+  end
+  if (MaxBurstWqes * nic_pkg::WQE_BYTES / (DataWidth / 8) > 256) begin : gen_bad_burst_beats
+    $fatal(1, "nic_core: MaxBurstWqes * 64 / (DataWidth / 8) must be <= 256 (an AXI4 burst)");
+  end
+  if (WqeBufEntries < 2 || WqeBufEntries > 32768 || (WqeBufEntries & (WqeBufEntries - 1)) != 0)
+  begin : gen_bad_wqe_buf
+    $fatal(1, "nic_core: WqeBufEntries must be a power of two in 2..32768 (pointer wrap; 16-bit CAP_SQ field)");
+  end
+  if (MaxReads < 2 || MaxReads > 128 || (MaxReads & (MaxReads - 1)) != 0) begin : gen_bad_max_reads
+    $fatal(1, "nic_core: MaxReads must be a power of two in 2..128 (the requester's read contexts)");
   end
   if (LogMaxSqDepth < 0 || LogMaxSqDepth > 15 || LogMaxCqDepth < 0 || LogMaxCqDepth > 15)
   begin : gen_bad_depths

@@ -41,14 +41,14 @@ module nic_csr #(
   parameter int DataWidth     = 64,    // reported in CAP_DATA_WIDTH
   parameter int NumQps        = 16,    // queue pairs, 1..256
   parameter int NumCqs        = 16,    // completion queues, 1..256
-  parameter int NumMrs        = 64,    // reported in CAP_MEMORY
+  parameter int NumMrs        = 256,   // reported in CAP_MEMORY
   parameter int MttEntries    = 1024,  // reported in CAP_MEMORY
   parameter int MsixVectors   = 16,    // MSI-X table size, 1..2048
   parameter int MaxBurstWqes  = 16,    // reported in CAP_SQ
-  parameter int WqeBufEntries = 32,    // reported in CAP_SQ
+  parameter int WqeBufEntries = 128,   // reported in CAP_SQ
   parameter int LogMaxSqDepth = 12,    // reported in CAP_SQ
   parameter int LogMaxCqDepth = 14,    // reported in CAP_CQ
-  parameter int MaxReads      = 8      // reported in CAP_TRANSPORT: the most Reads per QP, <= 255
+  parameter int MaxReads      = 32     // reported in CAP_TRANSPORT: the most Reads per QP, <= 255
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,

@@ -27,7 +27,7 @@
 module nic_local_exec #(
   parameter int DataWidth  = 64,    // AXI data width: 64, 128 or 256
   parameter int NumQps     = 16,    // queue pairs, 1..256
-  parameter int NumMrs     = 64,    // MR/MW table entries
+  parameter int NumMrs     = 256,   // MR/MW table entries
   parameter int MttEntries = 1024   // MTT entries
 ) (
   input  logic                      clk_i,
@@ -133,8 +133,8 @@ module nic_local_exec #(
   if (NumQps < 1 || NumQps > 256) begin : gen_bad_qps
     $fatal(1, "nic_local_exec: NumQps must be 1..256");
   end
-  if (NumMrs < 2 || NumMrs > (1 << 24) || MttEntries < 2) begin : gen_bad_table
-    $fatal(1, "nic_local_exec: NumMrs must be 2..2^24 and MttEntries >= 2");
+  if (NumMrs < 2 || NumMrs > 65535 || MttEntries < 2 || MttEntries > 65535) begin : gen_bad_table
+    $fatal(1, "nic_local_exec: NumMrs and MttEntries must be 2..65535 (as nic_mr_table)");
   end
 
   // The CQE's op_type for a WQE opcode (unknown opcodes complete as SEND, the generic type).
