@@ -5,13 +5,14 @@
 //   nic_csr        BAR0 decode: ID block, commands, state read-back, doorbells, MSI-X window
 //   nic_qp_ctx     QP contexts: state, PD, CQ numbers; the QP commands; read ports
 //   nic_wqe_fetch  SQ indices and rings, WQE fetch by DMA (or from a BlueFlame copy), WQE buffer
-//   nic_local_exec the WQE stream in ring order: memory operations (FastRegister, Bind,
-//                  Invalidate) executed here, transport WQEs handed to nic_transport
+//   nic_wqe_dispatch the WQE stream in ring order: transport WQEs to nic_transport, memory
+//                  operations to nic_mem_op (checks, MR table writes) and nic_page_list (a
+//                  FastRegister's page list into the MTT), the rest completed at once
 //   nic_mr_table   MR/MW table and MTT; nic_xl_arb in front of its translation port
 //   nic_dma_rd     AXI AR/R: WQE fetch (ARID 0), page lists (1), requester payload (2),
 //                  responder receive WQEs and read-response payload (3)
 //   nic_transport  RoCEv2 RC transport: requester, responder, framing (docs/transport.md)
-//   nic_cpl_arb    the executor's, the requester's and the responder's completions into one stream
+//   nic_cpl_arb    the dispatcher's, the requester's and the responder's completions into one stream
 //   nic_cq_engine  CQ contexts: CQE writes, overflow, arming; interrupt requests
 //   nic_msix       MSI-X table and PBA; messages
 //   nic_dma_wr     AXI AW/W/B: CQEs / error records (port 0), MSI-X messages (port 1) and payload
@@ -127,7 +128,7 @@ module nic_core #(
   logic [7:0]          lx_cpl_cqn, rq_cpl_cqn, rs_cpl_cqn;
   nic_pkg::cqe_t       lx_cpl_cqe, rq_cpl_cqe, rs_cpl_cqe;
 
-  // ---- QP contexts, WQE fetch, executor ----
+  // ---- QP contexts, WQE fetch, dispatch ----
   logic                qp_reset, qp_create;
   logic [7:0]          qp_reset_qpn;
   logic [51:0]         qp_create_base;
@@ -146,7 +147,7 @@ module nic_core #(
   logic [7:0]          retire_qpn;
   logic [15:0]         retire_idx;
 
-  // ---- executor -> transport ----
+  // ---- dispatch -> transport ----
   logic                tp_valid, tp_ready;
   logic [511:0]        tp_data;
   logic [7:0]          tp_qpn, tp_req_err_qpn, tp_rsp_err_qpn;
@@ -154,7 +155,7 @@ module nic_core #(
   logic [NumQps-1:0]   tp_busy;
   logic                tp_req_err, tp_rsp_err;
 
-  // ---- MR/MW table: the executor's ports, the translation clients (0 responder, 1 requester) ----
+  // ---- MR/MW table: nic_mem_op's ports, the translation clients (0 responder, 1 requester) ----
   localparam int MrW   = $clog2(NumMrs);
   localparam int MttAW = $clog2(MttEntries);
   logic [2*NumMrs-1:0] mr_state;
@@ -355,13 +356,19 @@ module nic_core #(
     .wqe_stale_o          (wqe_stale)
   );
 
-  // ---- executor ---------------------------------------------------------------------------------
-  nic_local_exec #(
-    .DataWidth  (DataWidth),
-    .NumQps     (NumQps),
-    .NumMrs     (NumMrs),
-    .MttEntries (MttEntries)
-  ) u_exec (
+  // ---- dispatch, memory operations, page lists -----------------------------------------------------
+  logic                mo_load, mo_cur_valid, mo_exec, mo_commit;
+  logic [511:0]        mo_cur_wqe;
+  logic [15:0]         mo_qp_pd;
+  logic [31:0]         mo_status, mo_fr_mtt_offset;
+  logic [MttAW-1:0]    mo_mtt_base;
+  logic                pl_start, pl_active, pl_done, pl_err, pl_bad;
+  logic [63:0]         pl_addr;
+  logic [31:0]         pl_mtt_off, pl_count;
+
+  nic_wqe_dispatch #(
+    .NumQps(NumQps)
+  ) u_dispatch (
     .clk_i             (clk_i),
     .rst_i             (rst_i),
     .wqe_valid_i       (wqe_valid),
@@ -392,6 +399,38 @@ module nic_core #(
     .cpl_cqn_o         (lx_cpl_cqn),
     .cpl_cqe_o         (lx_cpl_cqe),
     .cpl_ready_i       (lx_cpl_ready),
+    .mo_load_o         (mo_load),
+    .mo_cur_valid_o    (mo_cur_valid),
+    .mo_cur_wqe_o      (mo_cur_wqe),
+    .mo_qp_pd_o        (mo_qp_pd),
+    .mo_status_i       (mo_status),
+    .mo_fr_mtt_offset_i(mo_fr_mtt_offset),
+    .mo_exec_o         (mo_exec),
+    .mo_commit_o       (mo_commit),
+    .pl_start_o        (pl_start),
+    .pl_addr_o         (pl_addr),
+    .pl_mtt_off_o      (pl_mtt_off),
+    .pl_active_o       (pl_active),
+    .pl_count_o        (pl_count),
+    .pl_done_i         (pl_done),
+    .pl_err_i          (pl_err),
+    .pl_bad_i          (pl_bad)
+  );
+
+  nic_mem_op #(
+    .NumMrs     (NumMrs),
+    .MttEntries (MttEntries)
+  ) u_mem_op (
+    .load_i            (mo_load),
+    .head_wqe_i        (wqe_data),
+    .cur_valid_i       (mo_cur_valid),
+    .cur_wqe_i         (mo_cur_wqe),
+    .qp_pd_i           (mo_qp_pd),
+    .status_o          (mo_status),
+    .fr_mtt_offset_o   (mo_fr_mtt_offset),
+    .exec_i            (mo_exec),
+    .commit_i          (mo_commit),
+    .mtt_base_i        (mo_mtt_base),
     .mr_state_i        (mr_state),
     .mr_a_re_o         (mr_a_re),
     .mr_a_idx_o        (mr_a_idx),
@@ -420,19 +459,36 @@ module nic_core #(
     .mr_wr_byte_off_o  (mr_wr_byte_off),
     .mr_wr_access_o    (mr_wr_access),
     .mr_wr_mtt_base_o  (mr_wr_mtt_base),
-    .mr_wr_parent_o    (mr_wr_parent),
-    .mtt_we_o          (mtt_we),
-    .mtt_idx_o         (mtt_idx),
-    .mtt_pfn_o         (mtt_pfn),
-    .pl_ar_valid_o     (rd_ar_valid[1]),
-    .pl_ar_ready_i     (rd_ar_ready[1]),
-    .pl_ar_addr_o      (rd_ar_addr[127:64]),
-    .pl_ar_len_o       (rd_ar_len[15:8]),
-    .pl_r_valid_i      (rd_r_valid[1]),
-    .pl_r_ready_o      (rd_r_ready[1]),
-    .pl_r_data_i       (rd_r_data),
-    .pl_r_resp_i       (rd_r_resp),
-    .pl_r_last_i       (rd_r_last)
+    .mr_wr_parent_o    (mr_wr_parent)
+  );
+
+  nic_page_list #(
+    .DataWidth  (DataWidth),
+    .MttEntries (MttEntries)
+  ) u_page_list (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .start_i    (pl_start),
+    .addr_i     (pl_addr),
+    .mtt_off_i  (pl_mtt_off),
+    .active_i   (pl_active),
+    .count_i    (pl_count),
+    .done_o     (pl_done),
+    .err_o      (pl_err),
+    .bad_o      (pl_bad),
+    .mtt_base_o (mo_mtt_base),
+    .ar_valid_o (rd_ar_valid[1]),
+    .ar_ready_i (rd_ar_ready[1]),
+    .ar_addr_o  (rd_ar_addr[127:64]),
+    .ar_len_o   (rd_ar_len[15:8]),
+    .r_valid_i  (rd_r_valid[1]),
+    .r_ready_o  (rd_r_ready[1]),
+    .r_data_i   (rd_r_data),
+    .r_resp_i   (rd_r_resp),
+    .r_last_i   (rd_r_last),
+    .mtt_we_o   (mtt_we),
+    .mtt_idx_o  (mtt_idx),
+    .mtt_pfn_o  (mtt_pfn)
   );
 
   // ---- MR/MW table and its translation arbiter ----------------------------------------------------

@@ -1,11 +1,12 @@
 `default_nettype none
 // nic_cpl_arb: the one completion arbiter. Three completion streams (valid/ready, each stable
-// until taken) into the CQ engine's one: the local executor's (x_*), the requester's (q_*) and
-// the responder's (s_*). Order within each stream is kept; the streams carry no order between
-// them (a QP's send completions come from one stream at a time: see nic_local_exec's hold on QPs
-// with transport WQEs outstanding; its receive completions all come from the responder).
+// until taken) into the CQ engine's one: the dispatcher's (x_*: nic_wqe_dispatch), the
+// requester's (q_*) and the responder's (s_*). Order within each stream is kept; the streams
+// carry no order between them (a QP's send completions come from one stream at a time: see
+// nic_wqe_dispatch's hold on QPs with transport WQEs outstanding; its receive completions all
+// come from the responder).
 //
-// Policy: the executor and the transport take turns (when both wait, the one not served last
+// Policy: the dispatcher and the transport take turns (when both wait, the one not served last
 // goes), and within the transport's turns the requester and the responder take turns the same
 // way; an offer not taken keeps its choice, so the output holds still until taken. (This is the
 // order of the two cascaded arbiters this one replaced, kept so that no completion moves by a
@@ -34,7 +35,7 @@ module nic_cpl_arb (
   // tr_*: the transport's side (requester or responder). last_*_q: the second of a pair was
   // served last, so the first goes when both wait; held_*_q / held_*2_q: the choice of an offer
   // not taken last cycle.
-  logic          last_tr_q, held_q, held_tr_q;     // executor vs transport
+  logic          last_tr_q, held_q, held_tr_q;     // dispatcher vs transport
   logic          last_s_q, held_t_q, held_s_q;     // requester vs responder
   logic          pick_tr, pick_s, tr_valid, tr_ready;
   logic [7:0]    tr_cqn;

@@ -16,7 +16,7 @@
 //     (ACCESS_VIOLATION); the MW not bound (INVALID_DEVICE_STATE); the window inside the MR, and
 //     remote write only on an MR with local write (ACCESS_VIOLATION).
 //   Invalidate: the entry VALID with that key and PD (ACCESS_VIOLATION).
-// Writes (the table's executor write port), when the dispatcher says the WQE succeeded:
+// Writes (the table's write port), when the dispatcher says the WQE succeeded:
 //   exec_i: Bind (the MW becomes a window onto the MR's pages) or Invalidate (INVALID);
 //   commit_i: FastRegister, once its page list is in the MTT (mtt_base_i): the MR becomes VALID.
 // fr_mtt_offset_o is the MR's MTT range, where its page list goes.

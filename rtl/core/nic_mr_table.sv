@@ -3,11 +3,11 @@
 //
 // MRs and MWs share NumMrs entries; a token is {index[31:8], key[7:0]}. Each entry has
 //   - a state (FREE / INVALID / VALID), in flops: every reader sees it current, and both the
-//     slow-path commands and the executor write it (a command wins a same-cycle clash);
+//     slow-path commands and nic_mem_op write it (a command wins a same-cycle clash);
 //   - init fields from MR_INIT (pd, is_mw, remote_access_ok, max_pages, mtt_offset), in RAM,
 //     written only by commands;
 //   - registration fields (key, base_va, length, byte_off, access, mtt_base, parent), in RAM,
-//     written only by the executor (FastRegister for an MR, Bind for an MW).
+//     written only by nic_mem_op (FastRegister for an MR, Bind for an MW).
 // An entry's pages are MTT[mtt_base + ((va - base_va + byte_off) >> 12)]. For an MR,
 // mtt_base = mtt_offset and byte_off = the first-byte offset; a bound MW copies its parent MR's
 // mtt_base and stores the offset of its own first byte within the parent's pages, so MRs and MWs
@@ -16,8 +16,8 @@
 // Read ports (RAM latency one cycle, so each is "present an index with re, use the data from the
 // next cycle on"): the data is kept current with later writes to the same entry (the RAMs
 // forward), so a reader may hold an entry across stall cycles.
-//   A: the executor's token (FastRegister / Bind MR / Invalidate): all fields.
-//   B: the executor's Bind MW: pd and is_mw.
+//   A: nic_mem_op's token (FastRegister / Bind MR / Invalidate): all fields.
+//   B: nic_mem_op's Bind MW: pd and is_mw.
 //   xl: translation for the transport (RDMA Read/Write/Send data placement), a two-stage
 //       pipeline, one request per cycle: a request {token, va, len, pd, needed access, tag} gives
 //       {status, pfn, page offset, the same tag} XlLatency cycles later, the tag naming the asker
@@ -29,7 +29,7 @@
 //       With xl_inv_i the request is a remote invalidation (SendAndInvalidate at the responder):
 //       va, len and the access are ignored; SUCCESS, and the entry becomes INVALID, when the
 //       token is VALID with that key and pd. Exactly one of two invalidations of one entry
-//       wins: if the executor writes that entry in the cycle of the check, the remote one fails.
+//       wins: if nic_mem_op writes that entry in the cycle of the check, the remote one fails.
 //
 // Commands (one-cycle pulses from nic_csr, applied in that cycle; an index >= NumMrs is ignored):
 // MR_INIT (arguments cmd_mr_init_t): state := INVALID, the init fields written; MR_FREE:
@@ -67,7 +67,7 @@ module nic_mr_table #(
   input  logic [$clog2(NumMrs)-1:0] b_idx_i,
   output logic [15:0]               b_pd_o,
   output logic                      b_is_mw_o,
-  // executor write port: state, and with wr_reg_i the registration fields
+  // nic_mem_op's write port: state, and with wr_reg_i the registration fields
   input  logic                      wr_i,
   input  logic [$clog2(NumMrs)-1:0] wr_idx_i,
   input  logic [1:0]                wr_state_i,
@@ -159,7 +159,7 @@ module nic_mr_table #(
   // ---- entry states ---------------------------------------------------------------------------
   // One vector of flops (it needs a reset and every reader sees it current), written like a RAM:
   // only the entry a write names changes, nothing is evaluated per entry in other cycles. The
-  // executor writes first, a remote invalidation (never on the executor's entry, see x1_inv_ok)
+  // nic_mem_op writes first, a remote invalidation (never on its entry, see x1_inv_ok)
   // next, the commands last: a command wins a same-cycle clash on one entry.
   logic [2*NumMrs-1:0] state_q;
   logic                x1_inv_wr;
@@ -218,7 +218,7 @@ module nic_mr_table #(
   assign b_is_mw_o      = b_id[16];
 
   logic unused_a_parent;
-  assign unused_a_parent = ^a_reg[216+MttAW +: MrW];   // the executor never needs A's parent
+  assign unused_a_parent = ^a_reg[216+MttAW +: MrW];   // nic_mem_op never needs A's parent
 
   // ---- translation port -----------------------------------------------------------------------
   // stage 0: read the entry; stage 1: check it and read the MTT; stage 2: answer.
@@ -378,7 +378,7 @@ module nic_mr_table #(
       if (wr_i) begin
         a_wr_idx_in_range: assert (32'(wr_idx_i) < NumMrs);
         // No entry is ever in the undefined state 3: the states change only by these writes,
-        // and the commands write constants, so checking the executor's written state covers
+        // and the commands write constants, so checking nic_mem_op's written state covers
         // every entry.
         a_wr_state_known: assert (wr_state_i != 2'd3);
       end

@@ -7,7 +7,7 @@
 // whichever comes first) and writes each 64-bit entry's page frame number (entry >> 12) into
 // MTT[mtt_off + n], one entry per cycle. done_o says every entry was requested and received;
 // err_o that a beat came with an error response, bad_o that an entry was not 4 KiB aligned;
-// mtt_off_o is the MTT entry of the first page (the MR's mtt_base). The list's length, count_i,
+// mtt_base_o is the MTT entry of the first page (the MR's mtt_base, to nic_mem_op). The list's length, count_i,
 // and active_i come from the dispatcher, which holds the WQE (and its page_count) for the whole
 // read: the reader needs no copy of them.
 module nic_page_list #(
@@ -25,7 +25,7 @@ module nic_page_list #(
   output logic                          done_o,      // every entry received
   output logic                          err_o,       // a beat came with an error response
   output logic                          bad_o,       // an entry was not 4 KiB aligned
-  output logic [31:0]                   mtt_off_o,
+  output logic [$clog2(MttEntries)-1:0] mtt_base_o,
   // DMA read client (nic_dma_rd)
   output logic                          ar_valid_o,
   input  logic                          ar_ready_i,
@@ -125,7 +125,7 @@ module nic_page_list #(
   assign done_o    = left_q == '0 && rcv_q == count_i;
   assign err_o     = err_q;
   assign bad_o     = bad_q;
-  assign mtt_off_o = mtt_off_q;
+  assign mtt_base_o = MttAW'(mtt_off_q);
 
   always_comb begin
     addr_d    = addr_q;

@@ -12,7 +12,7 @@
 //              are gone either way).
 //   QP_FLUSH: ERROR (a QP in RESET stays there).
 //   QP_CONNECT: READY -> RTS (ignored in any other state).
-// Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the executor or
+// Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the dispatcher or
 // the transport, when a doorbell would overrun its ring (nic_wqe_fetch), or while its send or
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
 // incarnation.
@@ -23,7 +23,7 @@
 // requester and the responder.
 //
 // Interfaces: qp_state_o is the whole state vector (nic_csr reads it back, the transport checks
-// its QPs); the executor's read port is combinational (rd_qpn_i -> rd_*_o in the same cycle), a
+// its QPs); the dispatcher's read port is combinational (rd_qpn_i -> rd_*_o in the same cycle), a
 // request / response pair a register can later be put on.
 module nic_qp_ctx #(
   parameter int NumQps        = 16,  // queue pairs, 1..256
@@ -50,13 +50,13 @@ module nic_qp_ctx #(
   input  logic [NumCqs-1:0]   cq_error_i,       // CQ n is in error (overflow)
   input  logic                db_err_i,         // a doorbell overran the ring
   input  logic [7:0]          db_err_qpn_i,
-  input  logic                exec_err_i,       // a WQE failed in the executor
+  input  logic                exec_err_i,       // a WQE failed in nic_wqe_dispatch
   input  logic [7:0]          exec_err_qpn_i,
   input  logic                req_err_i,        // ... in the requester
   input  logic [7:0]          req_err_qpn_i,
   input  logic                rsp_err_i,        // ... in the responder
   input  logic [7:0]          rsp_err_qpn_i,
-  // the executor's read port
+  // the dispatcher's read port
   input  logic [7:0]          rd_qpn_i,
   output logic [1:0]          rd_state_o,       // RESET if rd_qpn_i >= NumQps
   output logic [15:0]         rd_pd_o,
@@ -182,7 +182,7 @@ module nic_qp_ctx #(
   assign qp_state_o  = state_q;
   assign qp_active_o = active_q;
 
-  // ---- the executor's read port -----------------------------------------------------------------
+  // ---- the dispatcher's read port -----------------------------------------------------------------
   logic [QpW-1:0] rd_idx;
 
   assign rd_idx      = QpW'(rd_qpn_i);

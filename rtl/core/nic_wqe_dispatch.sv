@@ -30,8 +30,7 @@
 // Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) and
 // nic_mem_op's status are request / response, combinational today.
 module nic_wqe_dispatch #(
-  parameter int NumQps     = 16,    // queue pairs, 1..256
-  parameter int MttEntries = 1024   // MTT entries, 2..65535
+  parameter int NumQps = 16        // queue pairs, 1..256
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -75,8 +74,7 @@ module nic_wqe_dispatch #(
   input  logic [31:0]                   mo_status_i,       // its checks' status
   input  logic [31:0]                   mo_fr_mtt_offset_i,
   output logic                          mo_exec_o,         // Bind / Invalidate: write now
-  output logic                          mo_commit_o,       // FastRegister: register now ...
-  output logic [$clog2(MttEntries)-1:0] mo_mtt_base_o,     // ... with its pages from here
+  output logic                          mo_commit_o,       // FastRegister: register now
   // nic_page_list
   output logic                          pl_start_o,
   output logic [63:0]                   pl_addr_o,
@@ -85,18 +83,13 @@ module nic_wqe_dispatch #(
   output logic [31:0]                   pl_count_o,
   input  logic                          pl_done_i,
   input  logic                          pl_err_i,
-  input  logic                          pl_bad_i,
-  input  logic [31:0]                   pl_mtt_off_i
+  input  logic                          pl_bad_i
 );
 
-  localparam int MttAW = $clog2(MttEntries);
   localparam int QpW   = (NumQps > 1) ? $clog2(NumQps) : 1;
 
   if (NumQps < 1 || NumQps > 256) begin : gen_bad_qps
     $fatal(1, "nic_wqe_dispatch: NumQps must be 1..256");
-  end
-  if (MttEntries < 2 || MttEntries > 65535) begin : gen_bad_mtt
-    $fatal(1, "nic_wqe_dispatch: MttEntries must be 2..65535");
   end
 
   // The CQE's op_type for a WQE opcode (unknown opcodes complete as SEND, the generic type).
@@ -256,7 +249,6 @@ module nic_wqe_dispatch #(
   assign pl_mtt_off_o  = mo_fr_mtt_offset_i;
   assign pl_active_o   = st_q == StPageList;
   assign pl_count_o    = fr.page_count;
-  assign mo_mtt_base_o = MttAW'(pl_mtt_off_i);
 
   // Taking the next WQE: when there is none in `cur` or `cur` finishes this cycle.
   assign wqe_ready_o = !cur_valid_q || finish;

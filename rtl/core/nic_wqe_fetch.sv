@@ -3,7 +3,7 @@
 //
 // Per QP it keeps three 16-bit free-running indices: pi (the latest doorbell: later doorbells
 // overwrite earlier ones, which is the coalescing, and nothing is lost because the index is
-// absolute), fetch (next WQE to read) and exec (next WQE the executor retires). A doorbell that
+// absolute), fetch (next WQE to read) and exec (next WQE the dispatcher retires). A doorbell that
 // would put more than 2^log_depth WQEs outstanding (pi - exec > depth), or that moves pi behind
 // what was already fetched, is a software bug: it is dropped and reported (db_err_o), and the
 // owner moves the QP to ERROR; already fetched WQEs then complete CANCELLED, nothing hangs.
@@ -16,10 +16,10 @@
 // order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
 // tagged with the ring index and a DMA-error flag (an R beat with an error response).
 //
-// The buffer is a FIFO in issue order, so the executor sees each QP's WQEs in ring order. Its
+// The buffer is a FIFO in issue order, so the dispatcher sees each QP's WQEs in ring order. Its
 // output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. Each slot
 // also carries its QP number in flops, so a QP reset (create or destroy) marks every WQE of that
-// QP still in flight or buffered as stale (wqe_stale_o): the executor discards it without a
+// QP still in flight or buffered as stale (wqe_stale_o): the dispatcher discards it without a
 // completion, and a new incarnation of the QP never sees WQEs of the old one.
 //
 // BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
@@ -64,7 +64,7 @@ module nic_wqe_fetch #(
   input  logic [511:0]           sq_db_bf_data_i,  // ... of this WQE
   output logic                   db_err_o,         // doorbell dropped: the QP must go to ERROR
   output logic [7:0]             db_err_qpn_o,
-  // the executor retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
+  // the dispatcher retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
   input  logic                   retire_i,
   input  logic [7:0]             retire_qpn_i,
   input  logic [15:0]            retire_idx_i,
@@ -78,7 +78,7 @@ module nic_wqe_fetch #(
   input  logic [DataWidth-1:0]   r_data_i,
   input  logic [1:0]             r_resp_i,
   input  logic                   r_last_i,
-  // WQE stream to the executor
+  // WQE stream to the dispatcher
   output logic                   wqe_valid_o,
   input  logic                   wqe_ready_i,
   output logic [511:0]           wqe_data_o,
@@ -315,7 +315,7 @@ module nic_wqe_fetch #(
 
   // ---- BlueFlame: the doorbell's copy instead of a fetch (see the top) ---------------------------
   nic_pkg::wqe_hdr_t bf_hdr;
-  logic              unused_bf_hdr;    // only the index matters here; the executor decodes the rest
+  logic              unused_bf_hdr;    // only the index matters here; the dispatcher decodes the rest
   assign bf_hdr        = sq_db_bf_data_i;
   assign unused_bf_hdr = ^{bf_hdr.rsvd_6, bf_hdr.flags, bf_hdr.nsge, bf_hdr.opcode};
   // db_ok: the QP is live and the index is sane. pi_q = fetch_q: nothing of it waits to be
@@ -549,7 +549,7 @@ module nic_wqe_fetch #(
         a_qp_indices_in_range_db: assert (indices_ok(pi_q[chk_db_idx_q], fetch_q[chk_db_idx_q],
             exec_q[chk_db_idx_q], ring_ld_q[chk_db_idx_q]));
       end
-      // The executor retires this QP's WQEs one by one, in ring order, and only fetched ones.
+      // The dispatcher retires this QP's WQEs one by one, in ring order, and only fetched ones.
       if (retire_i && !(qp_reset_i && qp_reset_qpn_i == retire_qpn_i)) begin
         a_retire_in_order: assert (32'(retire_qpn_i) < NumQps &&
             retire_idx_i == exec_q[retire_idx] && exec_q[retire_idx] != fetch_q[retire_idx]);
@@ -589,7 +589,7 @@ module nic_wqe_fetch #(
         a_rlast_matches_reserved: assert (r_last_i == burst_done);
         a_r_expected: assert (!rq_empty);
       end
-      // The WQE offered to the executor stays until taken (only its stale mark may rise).
+      // The WQE offered to the dispatcher stays until taken (only its stale mark may rise).
       if (held_q) begin
         a_wqe_stable: assert (wqe_valid_o && buf_rdata == held_word_q &&
                               wqe_qpn_o == held_qpn_q);

@@ -2,7 +2,7 @@
 // nic_transport: the RoCEv2 reliable-connection transport (docs/transport.md), between the send
 // queue engine and the network port.
 //
-//   nic_local_exec ─transport WQEs─▶ nic_requester ─packets─┐
+//   nic_wqe_dispatch ─transport WQEs─▶ nic_requester ─packets─┐
 //                                      ▲ ACK / NAK           ├─▶ nic_roce_tx ─▶ m_axis_tx
 //                                      │                     │   (descriptor arbiter:
 //   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    alternating)
@@ -36,7 +36,7 @@ module nic_transport #(
   input  logic                          rq_db_valid_i,
   input  logic [7:0]                    rq_db_qpn_i,
   input  logic [15:0]                   rq_db_pi_i,
-  // transport WQEs from nic_local_exec; busy_o holds a QP's later WQEs there
+  // transport WQEs from nic_wqe_dispatch; busy_o holds a QP's later WQEs there
   input  logic                          wqe_valid_i,
   input  logic [511:0]                  wqe_data_i,
   input  logic [7:0]                    wqe_qpn_i,
