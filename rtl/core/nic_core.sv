@@ -3,8 +3,8 @@
 // (AXI4-Stream, RoCEv2 frames) in and out.
 //
 //   nic_csr        BAR0 decode: ID block, commands, state read-back, doorbells, MSI-X window
-//   nic_qp_ctx     QP contexts: state, PD, CQ numbers; the QP commands; read ports
-//   nic_wqe_fetch  SQ indices and rings, WQE fetch by DMA (or from a BlueFlame copy), WQE buffer
+//   nic_qp_ctx     QP contexts: state, PD, CQ numbers, send ring; the QP commands; read ports
+//   nic_wqe_fetch  SQ indices, WQE fetch by DMA (or from a BlueFlame copy), WQE buffer
 //   nic_wqe_dispatch the WQE stream in ring order: transport WQEs to nic_transport, memory
 //                  operations to nic_mem_op (checks, MR table writes) and nic_page_list (a
 //                  FastRegister's page list into the MTT), the rest completed at once
@@ -129,10 +129,10 @@ module nic_core #(
   nic_pkg::cqe_t       lx_cpl_cqe, rq_cpl_cqe, rs_cpl_cqe;
 
   // ---- QP contexts, WQE fetch, dispatch ----
-  logic                qp_reset, qp_create;
-  logic [7:0]          qp_reset_qpn;
-  logic [51:0]         qp_create_base;
-  logic [3:0]          qp_create_log_depth;
+  logic                qp_reset;
+  logic [7:0]          qp_reset_qpn, ring_db_qpn, ring_rd_qpn;
+  logic [51:0]         ring_rd_base;
+  logic [3:0]          ring_db_log_depth, ring_rd_log_depth;
   logic [NumQps-1:0]   qp_active;
   logic                db_err, exec_err;
   logic [7:0]          db_err_qpn, exec_err_qpn;
@@ -291,9 +291,11 @@ module nic_core #(
     .cmd_args_i           (cmd_args),
     .qp_reset_o           (qp_reset),
     .qp_reset_qpn_o       (qp_reset_qpn),
-    .qp_create_o          (qp_create),
-    .qp_create_base_o     (qp_create_base),
-    .qp_create_log_depth_o(qp_create_log_depth),
+    .ring_db_qpn_i        (ring_db_qpn),
+    .ring_db_log_depth_o  (ring_db_log_depth),
+    .ring_rd_qpn_i        (ring_rd_qpn),
+    .ring_rd_base_o       (ring_rd_base),
+    .ring_rd_log_depth_o  (ring_rd_log_depth),
     .qp_state_o           (qp_state),
     .qp_active_o          (qp_active),
     .cq_error_i           (cq_error),
@@ -324,9 +326,11 @@ module nic_core #(
     .rst_i                (rst_i),
     .qp_reset_i           (qp_reset),
     .qp_reset_qpn_i       (qp_reset_qpn),
-    .qp_create_i          (qp_create),
-    .qp_create_base_i     (qp_create_base),
-    .qp_create_log_depth_i(qp_create_log_depth),
+    .ring_db_qpn_o        (ring_db_qpn),
+    .ring_db_log_depth_i  (ring_db_log_depth),
+    .ring_rd_qpn_o        (ring_rd_qpn),
+    .ring_rd_base_i       (ring_rd_base),
+    .ring_rd_log_depth_i  (ring_rd_log_depth),
     .qp_active_i          (qp_active),
     .sq_db_valid_i        (sq_db_valid),
     .sq_db_qpn_i          (sq_db_qpn),

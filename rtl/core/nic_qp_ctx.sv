@@ -1,13 +1,13 @@
 `default_nettype none
 // nic_qp_ctx: the core's QP contexts. It owns, per QP, the state (RESET / READY / RTS / ERROR),
-// the protection domain and the send and receive CQ numbers, applies the QP commands and the
-// error events of the engines, and gives the engines read ports.
+// the protection domain, the send and receive CQ numbers and the send ring (base, depth),
+// applies the QP commands and the error events of the engines, and gives the engines read ports.
 //
 // Commands (one-cycle pulses from nic_csr, applied in that cycle; a QP number >= NumQps is
 // ignored):
 //   QP_CREATE: READY if sq_log_depth <= LogMaxSqDepth and the SQ ring is 4 KiB aligned, else the
 //              QP stays / goes to RESET (the driver reads QP_STATE). pd and the CQ numbers are
-//              written either way. qp_create_o hands the SQ ring to nic_wqe_fetch.
+//              written either way, and so is the send ring.
 //   QP_DESTROY: RESET. qp_reset_o pulses for QP_CREATE and QP_DESTROY alike (the old ring's WQEs
 //              are gone either way).
 //   QP_FLUSH: ERROR (a QP in RESET stays there).
@@ -17,13 +17,12 @@
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
 // incarnation.
 //
-// Still kept elsewhere (to move here with read ports): the SQ ring base and depth (nic_wqe_fetch,
-// its only core user, and the requester's copy), the receive ring and the connection (peer,
-// PSNs, MTU, read limits: the transport's engines); PD and CQ numbers also have copies in the
-// requester and the responder.
+// Still kept elsewhere (to move here with read ports): the receive ring and the connection (peer,
+// PSNs, MTU, read limits: the transport's engines); the requester and the responder also keep
+// copies of PD, CQ numbers and (the requester) the send ring.
 //
 // Interfaces: qp_state_o is the whole state vector (nic_csr reads it back, the transport checks
-// its QPs); the dispatcher's read port is combinational (rd_qpn_i -> rd_*_o in the same cycle), a
+// its QPs); the read ports are combinational (rd_qpn_i -> rd_*_o in the same cycle), a
 // request / response pair a register can later be put on.
 module nic_qp_ctx #(
   parameter int NumQps        = 16,  // queue pairs, 1..256
@@ -40,9 +39,12 @@ module nic_qp_ctx #(
   // what the commands mean for nic_wqe_fetch
   output logic                qp_reset_o,       // QP created or destroyed this cycle
   output logic [7:0]          qp_reset_qpn_o,
-  output logic                qp_create_o,      // ... by QP_CREATE, with this SQ ring:
-  output logic [51:0]         qp_create_base_o,       // SQ ring base address [63:12]
-  output logic [3:0]          qp_create_log_depth_o,  // SQ ring depth log2
+  // the send ring, for nic_wqe_fetch: at a doorbell (its depth) and at a fetch (base and depth)
+  input  logic [7:0]          ring_db_qpn_i,
+  output logic [3:0]          ring_db_log_depth_o,
+  input  logic [7:0]          ring_rd_qpn_i,
+  output logic [51:0]         ring_rd_base_o,       // SQ ring base address [63:12]
+  output logic [3:0]          ring_rd_log_depth_o,
   // states
   output logic [2*NumQps-1:0] qp_state_o,       // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
   output logic [NumQps-1:0]   qp_active_o,      // state != RESET
@@ -82,11 +84,8 @@ module nic_qp_ctx #(
   assign create_ok   = 32'(create_args.sq_log_depth) <= LogMaxSqDepth &&
                        create_args.sq_base[11:0] == 12'd0;
 
-  assign qp_reset_o            = qp_create || qp_destroy;
-  assign qp_reset_qpn_o        = cmd_qpn;
-  assign qp_create_o           = qp_create;
-  assign qp_create_base_o      = create_args.sq_base[63:12];
-  assign qp_create_log_depth_o = create_args.sq_log_depth[3:0];
+  assign qp_reset_o     = qp_create || qp_destroy;
+  assign qp_reset_qpn_o = cmd_qpn;
 
   // The receive ring and the connection are the transport's; the SQ ring's low address bits are
   // only checked.
@@ -105,6 +104,8 @@ module nic_qp_ctx #(
   logic [15:0]         pd_q      [NumQps];
   logic [7:0]          sq_cqn_q  [NumQps];
   logic [7:0]          rq_cqn_q  [NumQps];
+  logic [51:0]         sq_base_q [NumQps];     // send ring base [63:12]
+  logic [3:0]          sq_ld_q   [NumQps];     // send ring depth log2
 
   // a live QP: READY or connected (RTS); errors move it to ERROR
   function automatic logic live(input logic [1:0] st);
@@ -176,6 +177,8 @@ module nic_qp_ctx #(
       pd_q[cmd_idx]     <= create_args.pd;
       sq_cqn_q[cmd_idx] <= create_args.sq_cqn;
       rq_cqn_q[cmd_idx] <= create_args.rq_cqn;
+      sq_base_q[cmd_idx] <= create_args.sq_base[63:12];
+      sq_ld_q[cmd_idx]   <= create_args.sq_log_depth[3:0];
     end
   end
 
@@ -189,6 +192,14 @@ module nic_qp_ctx #(
   assign rd_state_o  = (32'(rd_qpn_i) < NumQps) ? state_q[2*rd_idx +: 2] : nic_pkg::QP_STATE_RESET;
   assign rd_pd_o     = pd_q[rd_idx];
   assign rd_sq_cqn_o = sq_cqn_q[rd_idx];
+
+  // ---- nic_wqe_fetch's read ports (QP numbers < NumQps) --------------------------------------------
+  assign ring_db_log_depth_o = sq_ld_q[QpW'(ring_db_qpn_i)];
+  assign ring_rd_base_o      = sq_base_q[QpW'(ring_rd_qpn_i)];
+  assign ring_rd_log_depth_o = sq_ld_q[QpW'(ring_rd_qpn_i)];
+
+  logic unused_ring_qpn;       // the bits above a table index (nic_wqe_fetch asks for QPs < NumQps)
+  assign unused_ring_qpn = ^{ring_db_qpn_i, ring_rd_qpn_i};
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block: they read the values before the edge (what a
