@@ -107,12 +107,14 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 static int probe(struct ndk_adapter *adapter)
 {
 	struct ndk_adapter_info *info = &adapter->info;
-	uint32_t version_word, ids_word, queues_word, memory_word, sq_word, cq, transport;
+	uint32_t version_word, ids_word, queues_word, memory_word, sq_word, sq_bf_word, cq,
+		transport;
 	struct nic_version version;
 	struct nic_ids ids;
 	struct nic_cap_queues queues;
 	struct nic_cap_memory memory;
 	struct nic_cap_sq sq;
+	struct nic_cap_sq_bf sq_bf;
 	unsigned log_sq, log_cq;
 
 	if (rd(adapter, NIC_REG_ID_MAGIC) != NIC_MAGIC)
@@ -134,7 +136,9 @@ static int probe(struct ndk_adapter *adapter)
 	cq = rd(adapter, NIC_REG_CAP_CQ);
 	transport = rd(adapter, NIC_REG_CAP_TRANSPORT);
 	/* a core without BlueFlame reads 0 here (the address was unmapped before) */
-	adapter->sq_bf_bytes = rd(adapter, NIC_REG_CAP_SQ_BF) & 0xffu; /* {bf_bytes[7:0]} */
+	sq_bf_word = rd(adapter, NIC_REG_CAP_SQ_BF);
+	nic_cap_sq_bf_unpack(&sq_bf_word, &sq_bf);
+	adapter->sq_bf_bytes = sq_bf.bf_bytes;
 
 	adapter->num_qps = queues.num_qps;
 	adapter->num_cqs = queues.num_cqs;

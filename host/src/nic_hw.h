@@ -783,4 +783,22 @@ static inline void nic_qp_db_pi_unpack(const uint32_t w[1], struct nic_qp_db_pi 
 	v->producer_index = (uint16_t)nic_bits_get(w, 0, 16);
 }
 
+/* The CAP_SQ_BF register. */
+struct nic_cap_sq_bf {
+	uint8_t bf_bytes; /* the BlueFlame area of a QP doorbell page (64: one WQE), 0: none */
+};
+#define NIC_CAP_SQ_BF_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_sq_bf_pack(const struct nic_cap_sq_bf *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->bf_bytes);
+}
+static inline void nic_cap_sq_bf_unpack(const uint32_t w[1], struct nic_cap_sq_bf *v)
+{
+	v->bf_bytes = (uint8_t)nic_bits_get(w, 0, 8);
+}
+
 #endif /* NIC_HW_H */

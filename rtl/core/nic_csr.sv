@@ -333,6 +333,7 @@ module nic_csr #(
   nic_pkg::cap_memory_t  cap_memory;
   nic_pkg::cap_sq_t      cap_sq;
   nic_pkg::port_mac_hi_t port_mac_hi;
+  nic_pkg::cap_sq_bf_t   cap_sq_bf;
 
   always_comb begin
     id_version                = '0;
@@ -353,6 +354,8 @@ module nic_csr #(
     cap_sq.log_max_depth      = 8'(LogMaxSqDepth);
     port_mac_hi               = '0;
     port_mac_hi.mac_hi        = port_mac_i[47:32];
+    cap_sq_bf                 = '0;
+    cap_sq_bf.bf_bytes        = 8'(nic_pkg::WQE_BYTES);   // one WQE
   end
 
   assign rd_take          = s_axil_arvalid_i && (!rvalid_q || s_axil_rready_i);
@@ -388,7 +391,7 @@ module nic_csr #(
       nic_pkg::REG_PORT_MAC_HI:    rd_const = port_mac_hi;
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
       nic_pkg::REG_RX_DROPS:       rd_const = rx_drops_i;
-      nic_pkg::REG_CAP_SQ_BF:      rd_const = 32'(nic_pkg::WQE_BYTES);   // one WQE
+      nic_pkg::REG_CAP_SQ_BF:      rd_const = cap_sq_bf;
       default:                     rd_const = 32'd0;
     endcase
   end

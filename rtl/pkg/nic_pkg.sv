@@ -407,4 +407,10 @@ package nic_pkg;
     logic [15:0] producer_index;  // the queue's new producer index (free running)
   } qp_db_pi_t;
 
+  // cap_sq_bf (32 bits): The CAP_SQ_BF register.
+  typedef struct packed {
+    logic [23:0] rsvd_8;
+    logic [7:0] bf_bytes;  // the BlueFlame area of a QP doorbell page (64: one WQE), 0: none
+  } cap_sq_bf_t;
+
 endpackage
