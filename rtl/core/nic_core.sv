@@ -19,6 +19,9 @@
 //                  (port 2), in acceptance order on one AXI ID, so a message never overtakes its
 //                  CQE and a CQE never overtakes its payload
 //
+// This file is wiring only (the instances and their port lists, a little over 800 lines); it
+// holds no logic of its own beyond the parameter checks.
+//
 // The parameter checks below are the only ones that matter: every limit a submodule relies on
 // is checked here (the submodules keep their own checks for when they are used alone).
 module nic_core #(
