@@ -3,7 +3,7 @@
 //
 // Per QP it keeps three 16-bit free-running indices: pi (the latest doorbell: later doorbells
 // overwrite earlier ones, which is the coalescing, and nothing is lost because the index is
-// absolute), fetch (next WQE to read) and exec (next WQE the executor retires). A doorbell that
+// absolute), fetch (next WQE to read) and exec (next WQE the dispatcher retires). A doorbell that
 // would put more than 2^log_depth WQEs outstanding (pi - exec > depth), or that moves pi behind
 // what was already fetched, is a software bug: it is dropped and reported (db_err_o), and the
 // owner moves the QP to ERROR; already fetched WQEs then complete CANCELLED, nothing hangs.
@@ -16,10 +16,10 @@
 // order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
 // tagged with the ring index and a DMA-error flag (an R beat with an error response).
 //
-// The buffer is a FIFO in issue order, so the executor sees each QP's WQEs in ring order. Its
+// The buffer is a FIFO in issue order, so the dispatcher sees each QP's WQEs in ring order. Its
 // output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. Each slot
 // also carries its QP number in flops, so a QP reset (create or destroy) marks every WQE of that
-// QP still in flight or buffered as stale (wqe_stale_o): the executor discards it without a
+// QP still in flight or buffered as stale (wqe_stale_o): the dispatcher discards it without a
 // completion, and a new incarnation of the QP never sees WQEs of the old one.
 //
 // BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
@@ -32,7 +32,8 @@
 // Otherwise the doorbell is an ordinary one and the WQE is fetched from the ring: a copy that
 // is stale, partial or for another WQE is never executed.
 //
-// The per-QP state (ring base and depth, written by QP_CREATE; the three indices) and the
+// The SQ ring (base, depth) is nic_qp_ctx's, read through its two ports (the doorbell's QP, the
+// fetched QP). The per-QP state here (the three indices) and the
 // per-slot tags are tables written like RAMs: an event writes only the entry it names, and a
 // per-entry loop runs only in the cycle of the event that needs it (a QP reset scans the slot
 // tags; an issue tags the slots it reserves). Nothing is evaluated per entry in a cycle without
@@ -43,18 +44,21 @@ module nic_wqe_fetch #(
   parameter int DataWidth     = 64,  // AXI data width: 64, 128 or 256
   parameter int NumQps        = 16,  // queue pairs, 1..256
   parameter int MaxBurstWqes  = 16,  // most WQEs per read burst: 1..64, <= WqeBufEntries
-  parameter int WqeBufEntries = 32,  // WQE buffer slots: a power of two >= 2
+  parameter int WqeBufEntries = 128, // WQE buffer slots: a power of two >= 2
   parameter int LogMaxSqDepth = 12,  // largest ring: 2^LogMaxSqDepth WQEs, <= 15
   parameter int MaxReads      = 4    // WQE reads in flight: a power of two >= 2
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
-  // QP commands and state, from nic_sq_engine
+  // QP commands and state, from nic_qp_ctx
   input  logic                   qp_reset_i,       // QP created or destroyed this cycle
   input  logic [7:0]             qp_reset_qpn_i,   // (< NumQps)
-  input  logic                   qp_create_i,      // ... and it is a QP_CREATE: the ring below
-  input  logic [51:0]            qp_create_base_i,       // SQ ring base address [63:12]
-  input  logic [3:0]             qp_create_log_depth_i,  // SQ ring depth log2
+  // the send ring (nic_qp_ctx's read ports): the doorbell's QP's depth, the fetched QP's ring
+  output logic [7:0]             ring_db_qpn_o,
+  input  logic [3:0]             ring_db_log_depth_i,
+  output logic [7:0]             ring_rd_qpn_o,
+  input  logic [51:0]            ring_rd_base_i,         // SQ ring base address [63:12]
+  input  logic [3:0]             ring_rd_log_depth_i,
   input  logic [NumQps-1:0]      qp_active_i,      // state != RESET
   // send-queue doorbells (one-cycle pulses)
   input  logic                   sq_db_valid_i,
@@ -64,7 +68,7 @@ module nic_wqe_fetch #(
   input  logic [511:0]           sq_db_bf_data_i,  // ... of this WQE
   output logic                   db_err_o,         // doorbell dropped: the QP must go to ERROR
   output logic [7:0]             db_err_qpn_o,
-  // the executor retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
+  // the dispatcher retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
   input  logic                   retire_i,
   input  logic [7:0]             retire_qpn_i,
   input  logic [15:0]            retire_idx_i,
@@ -78,7 +82,7 @@ module nic_wqe_fetch #(
   input  logic [DataWidth-1:0]   r_data_i,
   input  logic [1:0]             r_resp_i,
   input  logic                   r_last_i,
-  // WQE stream to the executor
+  // WQE stream to the dispatcher
   output logic                   wqe_valid_o,
   input  logic                   wqe_ready_i,
   output logic [511:0]           wqe_data_o,
@@ -129,10 +133,7 @@ module nic_wqe_fetch #(
   endfunction
 
   // ---- per-QP tables ------------------------------------------------------------------------------
-  // SQ ring of each QP (base [63:12], log2 depth): written by QP_CREATE, read at fetch and doorbell.
-  // No reset: a QP is only used after its QP_CREATE wrote them.
-  logic [51:0]          ring_base_q [NumQps];
-  logic [3:0]           ring_ld_q   [NumQps];
+  // The SQ ring of each QP (base, depth) is nic_qp_ctx's: read at a doorbell and at a fetch.
   // The indices: pi, fetch and exec of each QP. No reset either: QP_CREATE (and QP_DESTROY) zero
   // them, and only an active QP's indices are used.
   logic [15:0]          pi_q        [NumQps];
@@ -159,12 +160,6 @@ module nic_wqe_fetch #(
   assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_q[pick_idx];
   assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_q[db_idx];
 
-  always_ff @(posedge clk_i) begin
-    if (qp_create_i) begin
-      ring_base_q[reset_idx] <= qp_create_base_i;
-      ring_ld_q[reset_idx]   <= qp_create_log_depth_i;
-    end
-  end
 
   // Events in the order of precedence: a QP reset (QP_CREATE / QP_DESTROY: a fresh ring) comes
   // last and wins. It never meets an issue (no read is issued in a reset cycle) nor a doorbell of
@@ -226,7 +221,8 @@ module nic_wqe_fetch #(
   assign db_exec_now  = exec_q[db_idx] + 16'(retire_i && retire_qpn_i == db_sel);
   assign db_fetch_now = fetch_q[db_idx] +
                         ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
-  assign db_depth       = 17'd1 << ring_ld_q[db_idx];
+  assign ring_db_qpn_o  = db_sel;
+  assign db_depth       = 17'd1 << ring_db_log_depth_i;
   assign db_outstanding16 = sq_db_pi_i - db_exec_now;
   assign db_fetched16     = db_fetch_now - db_exec_now;
   assign db_outstanding   = 17'(db_outstanding16);
@@ -289,8 +285,9 @@ module nic_wqe_fetch #(
 
   assign sel_pi    = pi_q[pick_idx];
   assign sel_fetch = fetch_q[pick_idx];
-  assign sel_base  = ring_base_q[pick_idx];
-  assign sel_ld    = ring_ld_q[pick_idx];
+  assign ring_rd_qpn_o = pick_qpn;
+  assign sel_base  = ring_rd_base_i;
+  assign sel_ld    = ring_rd_log_depth_i;
   assign sel_depth = 17'd1 << sel_ld;
   assign sel_slot  = sel_fetch & 16'(sel_depth - 17'd1);
   assign to_end    = sel_depth - 17'(sel_slot);              // slots up to the ring end
@@ -315,7 +312,7 @@ module nic_wqe_fetch #(
 
   // ---- BlueFlame: the doorbell's copy instead of a fetch (see the top) ---------------------------
   nic_pkg::wqe_hdr_t bf_hdr;
-  logic              unused_bf_hdr;    // only the index matters here; the executor decodes the rest
+  logic              unused_bf_hdr;    // only the index matters here; the dispatcher decodes the rest
   assign bf_hdr        = sq_db_bf_data_i;
   assign unused_bf_hdr = ^{bf_hdr.rsvd_6, bf_hdr.flags, bf_hdr.nsge, bf_hdr.opcode};
   // db_ok: the QP is live and the index is sane. pi_q = fetch_q: nothing of it waits to be
@@ -517,6 +514,7 @@ module nic_wqe_fetch #(
 
   logic             chk_retire_q, chk_issue_q, chk_db_q;
   logic [QpW-1:0]   chk_retire_idx_q, chk_issue_idx_q, chk_db_idx_q;
+  logic [3:0]       chk_issue_ld_q, chk_db_ld_q;   // the ring depths read at the event
   logic             held_q;                  // the offered WQE was not taken last cycle
   logic [WordW-1:0] held_word_q;
   logic [7:0]       held_qpn_q;
@@ -528,6 +526,8 @@ module nic_wqe_fetch #(
     chk_retire_idx_q <= retire_idx;
     chk_issue_idx_q  <= pick_idx;
     chk_db_idx_q     <= db_idx;
+    chk_issue_ld_q   <= sel_ld;
+    chk_db_ld_q      <= ring_db_log_depth_i;
     held_q           <= !rst_i && wqe_valid_o && !wqe_ready_i;
     if (wqe_valid_o && !wqe_ready_i) begin
       held_word_q <= buf_rdata;
@@ -539,17 +539,18 @@ module nic_wqe_fetch #(
     if (!rst_i) begin
       if (chk_retire_q && qp_active_i[chk_retire_idx_q]) begin
         a_qp_indices_in_range_retire: assert (indices_ok(pi_q[chk_retire_idx_q],
-            fetch_q[chk_retire_idx_q], exec_q[chk_retire_idx_q], ring_ld_q[chk_retire_idx_q]));
+            fetch_q[chk_retire_idx_q], exec_q[chk_retire_idx_q], 4'd15));
+        // (a retire only shrinks pi - exec: its order is checked here, its bound held before)
       end
       if (chk_issue_q && qp_active_i[chk_issue_idx_q]) begin
         a_qp_indices_in_range_issue: assert (indices_ok(pi_q[chk_issue_idx_q],
-            fetch_q[chk_issue_idx_q], exec_q[chk_issue_idx_q], ring_ld_q[chk_issue_idx_q]));
+            fetch_q[chk_issue_idx_q], exec_q[chk_issue_idx_q], chk_issue_ld_q));
       end
       if (chk_db_q && qp_active_i[chk_db_idx_q]) begin
         a_qp_indices_in_range_db: assert (indices_ok(pi_q[chk_db_idx_q], fetch_q[chk_db_idx_q],
-            exec_q[chk_db_idx_q], ring_ld_q[chk_db_idx_q]));
+            exec_q[chk_db_idx_q], chk_db_ld_q));
       end
-      // The executor retires this QP's WQEs one by one, in ring order, and only fetched ones.
+      // The dispatcher retires this QP's WQEs one by one, in ring order, and only fetched ones.
       if (retire_i && !(qp_reset_i && qp_reset_qpn_i == retire_qpn_i)) begin
         a_retire_in_order: assert (32'(retire_qpn_i) < NumQps &&
             retire_idx_i == exec_q[retire_idx] && exec_q[retire_idx] != fetch_q[retire_idx]);
@@ -561,7 +562,7 @@ module nic_wqe_fetch #(
         a_pending_matches_fetch: assert (sel_pi != sel_fetch);
       end
       if (db_take) begin
-        a_log_depth_in_range_db: assert (32'(ring_ld_q[db_idx]) <= LogMaxSqDepth);
+        a_log_depth_in_range_db: assert (32'(ring_db_log_depth_i) <= LogMaxSqDepth);
         a_pending_matches_db: assert (pend_q[db_idx] == (pi_q[db_idx] != fetch_q[db_idx]));
       end
       a_no_issue_on_reset: assert (!(issue && qp_reset_i));
@@ -589,7 +590,7 @@ module nic_wqe_fetch #(
         a_rlast_matches_reserved: assert (r_last_i == burst_done);
         a_r_expected: assert (!rq_empty);
       end
-      // The WQE offered to the executor stays until taken (only its stale mark may rise).
+      // The WQE offered to the dispatcher stays until taken (only its stale mark may rise).
       if (held_q) begin
         a_wqe_stable: assert (wqe_valid_o && buf_rdata == held_word_q &&
                               wqe_qpn_o == held_qpn_q);
