@@ -624,22 +624,19 @@ module nic_responder #(
     .rdata_o(pf_rdata)
   );
 
-  // round robin over the wanting QPs, starting after the last one picked (a priority encoder of
-  // one bit per QP; evaluated only in PF_IDLE, its one reader, and only while some QP wants)
+  // round robin over the wanting QPs, starting after the last one picked (evaluated only in
+  // PF_IDLE, its one reader, and only while some QP wants)
   logic          pf_pick_ok;
   logic [QW-1:0] pf_pick;
-  always_comb begin
-    pf_pick_ok = 1'b0;
-    pf_pick    = '0;
-    if (pf_st_q == PF_IDLE && pf_want_q != '0) begin
-      for (int i = 1; i <= NumQps; i++) begin
-        if (!pf_pick_ok && pf_want_q[QW'((32'(pf_rr_q) + i) % NumQps)]) begin
-          pf_pick_ok = 1'b1;
-          pf_pick    = QW'((32'(pf_rr_q) + i) % NumQps);
-        end
-      end
-    end
-  end
+  nic_rr_pick #(
+    .N(NumQps)
+  ) u_pf_pick (
+    .en_i   (pf_st_q == PF_IDLE),
+    .req_i  (pf_want_q),
+    .last_i (pf_rr_q),
+    .found_o(pf_pick_ok),
+    .idx_o  (pf_pick)
+  );
 
   // the burst for pf_qpn: the posted WQEs after the cached and requested ones, within the free
   // slots, the ring and the page
