@@ -131,8 +131,6 @@ module nic_requester #(
   localparam int QW   = (NumQps > 1) ? $clog2(NumQps) : 1;
   localparam int OW   = $clog2(OutDepth);
   localparam int EntW = 16 + 24 + 16 + 1 + 1 + 32;   // idx, last psn, op type, silent, pend, status
-  // the longest DMA read burst: 256 beats (AXI4), and never more than a page
-  localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
 
   if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
     $fatal(1, "nic_requester: DataWidth must be 64 or 256");
@@ -185,10 +183,6 @@ module nic_requester #(
       5'd30: rnr_wait_us = 20'd327680;
       default: rnr_wait_us = 20'd491520;
     endcase
-  endfunction
-
-  function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
-    psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
   endfunction
 
   // ---- context and connection per QP (tables written by their commands) ------------------------
@@ -399,8 +393,6 @@ module nic_requester #(
   logic               inline_data;
   nic_pkg::sge_t      cur_sge;
   logic [QW-1:0]      wq;                    // the incoming WQE's QP
-  logic [4:0]         lmtu;
-  logic [12:0]        mtu;
 
   assign ws = wqe_q;
   assign wr = wqe_q;
@@ -421,8 +413,6 @@ module nic_requester #(
                         : ((sge_q == 2'd0) ? ws.sge0 : (sge_q == 2'd1) ? ws.sge1 : ws.sge2);
     end
     wq          = QW'(wqe_qpn_i);
-    lmtu        = {1'b0, log_mtu_q[qpn_q]};
-    mtu         = 13'd1 << lmtu;
   end
 
   // the current packet
@@ -433,7 +423,7 @@ module nic_requester #(
   logic [7:0]   pkt_opcode;
   always_comb begin
     pkt_len_full = msg_len - msg_off_q;
-    pkt_len      = (pkt_len_full > 32'(mtu)) ? mtu : 13'(pkt_len_full);
+    pkt_len      = nic_roce_pkg::pkt_len(pkt_len_full, log_mtu_q[qpn_q]);
     pkt_first    = msg_off_q == 32'd0;
     pkt_last     = 32'(pkt_len) == pkt_len_full;
     if (is_read) begin
@@ -477,12 +467,8 @@ module nic_requester #(
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
-  logic [32:0] rd_span;
   logic [23:0] rd_npkts;
-  always_comb begin
-    rd_span  = (33'(msg_len) + 33'(mtu) - 33'd1) >> lmtu;
-    rd_npkts = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
-  end
+  assign rd_npkts = nic_roce_pkg::read_npkts(msg_len, log_mtu_q[qpn_q]);
 
   // the intake QP's Reads not completed, its read limit
   logic [RW:0] in_rd_tail, in_rd_head, in_rd_out;
@@ -513,12 +499,7 @@ module nic_requester #(
       if (sge_left < 32'(piece_len)) begin
         piece_len = 13'(sge_left);
       end
-      if (13'(13'd4096 - {1'b0, piece_va[11:0]}) < piece_len) begin
-        piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
-      end
-      if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
-        piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
-      end
+      piece_len = nic_dma_pkg::piece_clip(piece_len, piece_va[11:0], W8);
     end
     priv_token = cur_sge.token[31:24] == 8'hFF;
   end
@@ -567,62 +548,32 @@ module nic_requester #(
   // client that held its data until nic_roce_tx took its packet could block the responder's data
   // behind it, and the responder's packet may be what nic_roce_tx waits for.
   localparam int DqDepth = 8192 / W8;            // beats: two pages of payload in flight
-  localparam int DqW     = $clog2(DqDepth);
-  logic [DqW:0]          dq_wp_q, dq_wp_d, dq_rp_q, dq_rp_d;   // RAM write / read pointers
-  logic [DqW+1:0]        dq_used_q, dq_used_d;    // beats reserved by requests, not yet consumed
-  logic                  dq_re, dq_take;          // RAM read (into the output) / output consumed
-  logic                  dq_v_q, dq_v_d;          // the RAM output holds an unconsumed beat
+  logic                  dq_take;                 // the beat offered is consumed
+  logic                  dq_v;                    // a beat is offered
   logic [DataWidth:0]    dq_rdata;
   logic [DataWidth-1:0]  dq_data;
   logic                  dq_last;
-  logic [8:0]            ar_beats;
   logic                  dq_room;
-  assign ar_beats = 9'(ar_len_o) + 9'd1;
-  assign dq_room  = 32'(dq_used_q) + 32'(ar_beats) <= DqDepth;
-  logic [DqW:0]          dq_fill;                 // beats in the RAM (the output register aside)
-  assign dq_fill  = dq_wp_q - dq_rp_q;
   assign dq_data  = dq_rdata[DataWidth-1:0];
   assign dq_last  = dq_rdata[DataWidth];
   assign r_ready_o = 1'b1;                        // room was reserved
 
-  nic_ram_1r1w #(
-    .Width  (DataWidth + 1),
-    .Depth  (DqDepth),
-    .Forward(1'b0)
+  nic_gather_buf #(
+    .Width (DataWidth + 1),
+    .Depth (DqDepth),
+    .OutReg(1'b1)
   ) u_rdata (
-    .clk_i  (clk_i),
-    .rst_i  (rst_i),
-    .we_i   (r_valid_i),
-    .waddr_i(dq_wp_q[DqW-1:0]),
-    .wdata_i({r_last_i, r_data_i}),
-    .re_i   (dq_re),
-    .raddr_i(dq_rp_q[DqW-1:0]),
-    .rdata_o(dq_rdata)
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .req_beats_i(9'(ar_len_o) + 9'd1),
+    .room_o     (dq_room),
+    .reserve_i  (ar_valid_o && ar_ready_i),
+    .we_i       (r_valid_i),
+    .wdata_i    ({r_last_i, r_data_i}),
+    .valid_o    (dq_v),
+    .data_o     (dq_rdata),
+    .take_i     (dq_take)
   );
-
-  always_comb begin
-    // refill the output when it is empty or consumed now (one beat a cycle)
-    dq_re     = dq_fill != '0 && (!dq_v_q || dq_take);
-    dq_v_d    = dq_re || (dq_v_q && !dq_take);
-    dq_wp_d   = dq_wp_q + (DqW+1)'(r_valid_i);
-    dq_rp_d   = dq_rp_q + (DqW+1)'(dq_re);
-    dq_used_d = dq_used_q + ((ar_valid_o && ar_ready_i) ? (DqW+2)'(ar_beats) : '0)
-                - (DqW+2)'(dq_take);
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      dq_wp_q   <= '0;
-      dq_rp_q   <= '0;
-      dq_used_q <= '0;
-      dq_v_q    <= 1'b0;
-    end else begin
-      dq_wp_q   <= dq_wp_d;
-      dq_rp_q   <= dq_rp_d;
-      dq_used_q <= dq_used_d;
-      dq_v_q    <= dq_v_d;
-    end
-  end
 
   // the sender: offers the oldest packet, then its payload (inline bytes, or the data of its
   // pieces as their DMA reads return)
@@ -684,14 +635,14 @@ module nic_requester #(
     pl_data_o   = chunk_data;
     pl_nbytes_o = chunk_n;
     if (ostate_q == O_DATA) begin
-      pl_valid_o = dq_v_q && !pc_empty;
+      pl_valid_o = dq_v && !pc_empty;
     end else if (ostate_q == O_INLINE) begin
       pl_valid_o  = 1'b1;
       pl_data_o   = o_inl_shifted[DataWidth-1:0];
       pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
     end
   end
-  assign o_beat = ostate_q == O_DATA && !pc_empty && dq_v_q && pl_ready_i;
+  assign o_beat = ostate_q == O_DATA && !pc_empty && dq_v && pl_ready_i;
 
   always_comb begin
     ostate_d  = ostate_q;
@@ -826,7 +777,7 @@ module nic_requester #(
     rd_issue     = 1'b0;
     ar_valid_o   = 1'b0;
     ar_addr_o    = {phys_q[63:LW], {LW{1'b0}}};
-    ar_len_o     = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
+    ar_len_o     = nic_dma_pkg::burst_len(12'(phys_q[LW-1:0]), piece_q, W8);
     if (state_q == S_RP_AR) begin
       ar_addr_o = {sq_base_q[qpn_q], 12'd0} + {42'd0, rp_ring_slot, 6'd0};
       ar_len_o  = 8'(WqeBeats - 1);
@@ -874,7 +825,7 @@ module nic_requester #(
         end
       end
       S_RP_ENT: begin
-        if (!rp_pend || psn_le(rp_psn, psn_q - 24'd1)) begin
+        if (!rp_pend || nic_roce_pkg::psn_le(rp_psn, psn_q - 24'd1)) begin
           // acknowledged by the NAK (the completer pops it), or it never went out
           rp_slot_d = rp_slot_q + OW'(1);
           rp_left_d = rp_left_q - (OW+1)'(1);
@@ -895,8 +846,8 @@ module nic_requester #(
         end
       end
       S_RP_DATA: begin
-        dq_take = dq_v_q;
-        if (dq_v_q) begin
+        dq_take = dq_v;
+        if (dq_v) begin
           wqe_beat  = 1'b1;
           rp_beat_d = rp_beat_q + 3'd1;
           if (dq_last) begin
@@ -1156,9 +1107,9 @@ module nic_requester #(
     if (!e_pend) begin
       c_done   = 1'b1;
       c_status = e_status;
-    end else if (acked_v_q[cq_q] && psn_le(e_psn, acked_psn_q[cq_q])) begin
+    end else if (acked_v_q[cq_q] && nic_roce_pkg::psn_le(e_psn, acked_psn_q[cq_q])) begin
       c_done   = 1'b1;
-    end else if (nak_v_q[cq_q] && psn_le(nak_psn_q[cq_q], e_psn)) begin
+    end else if (nak_v_q[cq_q] && nic_roce_pkg::psn_le(nak_psn_q[cq_q], e_psn)) begin
       c_done     = 1'b1;
       c_status   = nak_status_q[cq_q];
       c_nak_used = 1'b1;
@@ -1402,7 +1353,7 @@ module nic_requester #(
                        & ~(c_no_work ? NumQps'(1) << cq_q : NumQps'(0)));
     if (ack_take) begin
       acked_v_d[ack_q] = 1'b1;
-      if (ack_ack && rnr_open_q[ack_q] && psn_le(rnr_psn_q[ack_q], ack_psn_i)) begin
+      if (ack_ack && rnr_open_q[ack_q] && nic_roce_pkg::psn_le(rnr_psn_q[ack_q], ack_psn_i)) begin
         rnr_open_d[ack_q] = 1'b0;      // the retried message got through
       end
       if (ack_rnr) begin
@@ -1569,13 +1520,8 @@ module nic_requester #(
         a_piece_ends_on_rlast: assert (dq_last == (o_cur_left == 13'(chunk_n)));
         a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || dq_last);
       end
-      // every beat that arrives had its room reserved
-      if (r_valid_i) begin
-        a_rdata_reserved: assert (32'(dq_fill) < DqDepth);
-      end
-      a_rdata_used_in_range: assert (32'(dq_used_q) <= DqDepth);
       // the WQE re-read is one slot: WqeBeats beats, the last one marked
-      if (state_q == S_RP_DATA && dq_v_q) begin
+      if (state_q == S_RP_DATA && dq_v) begin
         a_replay_wqe_beats: assert (32'(rp_beat_q) < WqeBeats
                                     && dq_last == (32'(rp_beat_q) == WqeBeats - 1));
       end

@@ -137,7 +137,6 @@ module nic_responder #(
   localparam int QW  = (NumQps > 1) ? $clog2(NumQps) : 1;
   localparam int CB  = $clog2(2 * W8) + 1;
   localparam int NB  = LW + 1;
-  localparam int MaxBurstBytes = (256 * W8 < 4096) ? 256 * W8 : 4096;
   localparam int RqBeats = 64 / W8;
   // Receive WQEs kept on chip (or on their way) per QP, prefetched ahead of the Sends that
   // consume them. A DMA read takes ~130-150 cycles, so a QP's Sends are served at best one per
@@ -157,10 +156,6 @@ module nic_responder #(
   if (nic_pkg::QP_STATE_ERROR != 2'b10) begin : gen_bad_err_code
     $fatal(1, "nic_responder: fl_any_err expects QP_STATE_ERROR == 2'b10");
   end
-
-  function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
-    psn_le = ((b - a) & 24'h800000) == 24'd0;   // a <= b within half the PSN space
-  endfunction
 
   function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
     for (int i = 0; i < W8; i++) begin
@@ -385,12 +380,7 @@ module nic_responder #(
           piece_len = 13'(rsge.length - (poff_q - rsge_start));
         end
       end
-      if (13'd4096 - {1'b0, piece_va[11:0]} < piece_len) begin
-        piece_len = 13'd4096 - {1'b0, piece_va[11:0]};
-      end
-      if (13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]) < piece_len) begin
-        piece_len = 13'(MaxBurstBytes) - 13'(piece_va[LW-1:0]);
-      end
+      piece_len = nic_dma_pkg::piece_clip(piece_len, piece_va[11:0], W8);
       piece_priv = piece_token[31:24] == 8'hFF && !by_rkey;
     end
   end
@@ -443,14 +433,8 @@ module nic_responder #(
   assign wr_strb_o  = sacc_q[W8-1:0];
 
   // ---- a Read request: how many PSNs its responses take ----------------------------------------
-  logic [4:0]  rd_lmtu;
-  logic [32:0] rd_span;
   logic [23:0] rd_npkts;                // responses: ceil(length / MTU), at least one
-  always_comb begin
-    rd_lmtu  = {1'b0, log_mtu_q[qpn_q]};
-    rd_span  = (33'(wleft_q) + (33'd1 << rd_lmtu) - 33'd1) >> rd_lmtu;
-    rd_npkts = (rd_span == 33'd0) ? 24'd1 : rd_span[23:0];
-  end
+  assign rd_npkts = nic_roce_pkg::read_npkts(wleft_q, log_mtu_q[qpn_q]);
 
   // a Read's context as a receive WQE, so its responses are placed like a Send's payload
   // (built only in R_RR_CTX, the one state that loads it)
@@ -924,7 +908,6 @@ module nic_responder #(
   localparam int OrdDepth = 32;        // bursts in flight: >= PfOut + GfDepth
   localparam int OrdW     = $clog2(OrdDepth);
   localparam int GbBeats  = 8192 / W8;  // the gather buffer: two pages of beats
-  localparam int GbW      = $clog2(GbBeats);
 
   // what a gather FIFO entry sends
   localparam logic [2:0] GK_DMA   = 3'd0;   // payload read by DMA
@@ -932,10 +915,6 @@ module nic_responder #(
   localparam logic [2:0] GK_FAIL  = 3'd2;   // the Read failed: zeros to the response's end, a NAK
   localparam logic [2:0] GK_SKIP  = 3'd3;   // the Read is dropped: nothing goes out
   localparam logic [2:0] GK_ACK   = 3'd4;   // a queued ACK / NAK of the dispatcher's
-
-  function automatic logic [12:0] rsp_len(input logic [31:0] left, input logic [3:0] lmtu);
-    rsp_len = (left <= (32'd1 << lmtu)) ? 13'(left) : 13'(32'd1 << lmtu);
-  endfunction
 
   // -- the queue (RAM-like fields: written on push, read while the Read is queued)
   logic [QW-1:0] rdq_qpn  [RdqDepth];
@@ -1037,20 +1016,13 @@ module nic_responder #(
   assign pn_s       = rdq_pl_q[RdqW-1:0];
   assign pn_nq      = rdq_qpn[pn_s];
   assign pn_rsp_end = pn_left_q == 32'(pn_pleft_q);
-  assign g_ar_len   = 8'((32'(pn_phys_q[LW-1:0]) + 32'(pn_piece_q) + W8 - 1) / W8 - 1);
+  assign g_ar_len   = nic_dma_pkg::burst_len(12'(pn_phys_q[LW-1:0]), pn_piece_q, W8);
   // the read is requested when the gather buffer has room for all its beats
-  assign g_ar_valid = pn_st_q == PN_AR
-                      && 32'(gb_resv_q) + 32'(g_ar_len) + 1 <= GbBeats;
+  assign g_ar_valid = pn_st_q == PN_AR && gb_room;
   assign e_xl_req   = pn_st_q == PN_PIECE && gf_room;
 
   always_comb begin
-    pn_piece_len = pn_pleft_q;
-    if (13'd4096 - {1'b0, pn_va_q[11:0]} < pn_piece_len) begin
-      pn_piece_len = 13'd4096 - {1'b0, pn_va_q[11:0]};
-    end
-    if (13'(MaxBurstBytes) - 13'(pn_va_q[LW-1:0]) < pn_piece_len) begin
-      pn_piece_len = 13'(MaxBurstBytes) - 13'(pn_va_q[LW-1:0]);
-    end
+    pn_piece_len = nic_dma_pkg::piece_clip(pn_pleft_q, pn_va_q[11:0], W8);
   end
 
   always_comb begin
@@ -1088,7 +1060,7 @@ module nic_responder #(
           pn_left_d  = rdq_len[pn_s];
           pn_psn_d   = rdq_psn[pn_s];
           pn_first_d = 1'b1;
-          pn_plen_d  = rsp_len(rdq_len[pn_s], log_mtu_q[pn_nq]);
+          pn_plen_d  = nic_roce_pkg::pkt_len(rdq_len[pn_s], log_mtu_q[pn_nq]);
           pn_pleft_d = pn_plen_d;
           if (rdq_ack[pn_s]) begin
             // an ACK / NAK queued behind the QP's Reads: it goes out as it is
@@ -1153,7 +1125,7 @@ module nic_responder #(
             // the response is planned: the next one
             pn_psn_d   = pn_psn_q + 24'd1;
             pn_first_d = 1'b0;
-            pn_plen_d  = rsp_len(pn_left_d, log_mtu_q[pn_qpn_q]);
+            pn_plen_d  = nic_roce_pkg::pkt_len(pn_left_d, log_mtu_q[pn_qpn_q]);
             pn_pleft_d = pn_plen_d;
           end
           if (gfi_rlast) begin
@@ -1249,44 +1221,26 @@ module nic_responder #(
     end
   end
 
-  // -- the gather buffer: a ring of beats, as they arrived (the sender shifts the first one)
-  logic [GbW-1:0]       gb_wr_q, gb_rd_q, gb_rd_d;
-  logic [GbW:0]         gb_resv_q;         // beats reserved by requested reads, not yet sent
-  logic [GbW:0]         gb_avail_q;        // beats arrived, not yet sent
-  logic                 gb_we, gb_take;
-  logic [DataWidth-1:0] gb_rdata;          // the beat at gb_rd_q (from the cycle after it lands)
-  assign gb_we   = r_valid_i && ord_head_g;
-  assign gb_rd_d = gb_rd_q + GbW'(gb_take);
+  // -- the gather buffer: the beats, as they arrived (the sender shifts the first one)
+  logic                 gb_take, gb_valid, gb_room;
+  logic [DataWidth-1:0] gb_rdata;          // the oldest beat not yet sent
 
-  nic_ram_1r1w #(
-    .Width  (DataWidth),
-    .Depth  (GbBeats),
-    .Forward(1'b1)
+  nic_gather_buf #(
+    .Width (DataWidth),
+    .Depth (GbBeats),
+    .OutReg(1'b0)
   ) u_gather_buf (
-    .clk_i  (clk_i),
-    .rst_i  (rst_i),
-    .we_i   (gb_we),
-    .waddr_i(gb_wr_q),
-    .wdata_i(r_data_i),
-    .re_i   (1'b1),
-    .raddr_i(gb_rd_d),
-    .rdata_o(gb_rdata)
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .req_beats_i(9'(g_ar_len) + 9'd1),
+    .room_o     (gb_room),
+    .reserve_i  (g_ar_valid && ar_ready_i),
+    .we_i       (r_valid_i && ord_head_g),
+    .wdata_i    (r_data_i),
+    .valid_o    (gb_valid),
+    .data_o     (gb_rdata),
+    .take_i     (gb_take)
   );
-
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      gb_wr_q    <= '0;
-      gb_rd_q    <= '0;
-      gb_resv_q  <= '0;
-      gb_avail_q <= '0;
-    end else begin
-      gb_wr_q    <= gb_wr_q + GbW'(gb_we);
-      gb_rd_q    <= gb_rd_d;
-      gb_resv_q  <= gb_resv_q + ((g_ar_valid && ar_ready_i) ? (GbW+1)'(g_ar_len) + 1'b1 : '0)
-                    - (GbW+1)'(gb_take);
-      gb_avail_q <= gb_avail_q + (GbW+1)'(gb_we) - (GbW+1)'(gb_take);
-    end
-  end
 
   // -- the sender: the gather FIFO's head
   logic [GfW-1:0]  gh;                    // the head's index
@@ -1332,7 +1286,7 @@ module nic_responder #(
             e_tx_valid = 1'b1;
           end else begin
             sd_dma_body   = 1'b1;
-            tx_pl_valid_o = gb_avail_q != '0;
+            tx_pl_valid_o = gb_valid;
           end
         end
         default: begin   // GK_FAIL: zeros to the response's end, then the NAK
@@ -1542,7 +1496,7 @@ module nic_responder #(
     m_xl_req       = 1'b0;
     wr_req_valid_o = 1'b0;
     wr_req_addr_o  = {phys_q[63:LW], {LW{1'b0}}};
-    wr_req_len_o   = 8'((32'(phys_q[LW-1:0]) + 32'(piece_q) + W8 - 1) / W8 - 1);
+    wr_req_len_o   = nic_dma_pkg::burst_len(12'(phys_q[LW-1:0]), piece_q, W8);
     rdq_push       = 1'b0;
     rdq_push_ack   = 1'b0;
     ms_re          = 1'b0;
@@ -1610,7 +1564,7 @@ module nic_responder #(
             state_d = R_PIECE;
           end
         end else if (pkt_q.psn != q_epsn) begin
-          if (psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
+          if (nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
             // a duplicate: acknowledge what we have, drop it
             ack_syn_d = nic_roce_pkg::AETH_ACK;
             ack_psn_d = q_epsn - 24'd1;
@@ -2105,7 +2059,7 @@ module nic_responder #(
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
   logic unused_misc;
   assign unused_misc = ^{r_resp_i, cmd_args_i[255:216], cmd_args_i[207:196], cmd_args_i[191:184],
-                         cmd_args_i[159:120], cmd_args_i[95:0], rd_span[32:24],
+                         cmd_args_i[159:120], cmd_args_i[95:0], 
                          pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 
 `ifndef SYNTHESIS
@@ -2144,7 +2098,6 @@ module nic_responder #(
         a_gather_beat: assert (gf_kind[gh] == GK_DMA && tx_pl_nbytes_o != '0
                                && 32'(sd_done_q) + 32'(tx_pl_nbytes_o) <= 32'(gf_len[gh]));
       end
-      a_gather_buf: assert (gb_avail_q <= gb_resv_q && 32'(gb_resv_q) <= GbBeats);
       if (ord_push_g || po_push) begin
         a_ord_room: assert (32'(ord_used) < OrdDepth);
       end
