@@ -23,7 +23,7 @@ module nic_req_intake #(
   parameter int DataWidth = 64,   // DMA width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
   parameter int OutDepth  = 64,   // outstanding WQEs per QP (nic_req_out_ring)
-  parameter int MaxReads  = 8,    // outstanding Reads per QP (nic_req_read_ring)
+  parameter int MaxReads  = 32,   // outstanding Reads per QP (nic_req_read_ring; as nic_core)
   parameter int EntW      = 90    // bits of an outstanding entry
 ) (
   input  logic                          clk_i,
@@ -39,7 +39,7 @@ module nic_req_intake #(
   input  logic [7:0]                    wqe_qpn_i,
   input  logic [15:0]                   wqe_idx_i,
   output logic                          wqe_ready_o,
-  // the QP in hand, and its context (nic_req_qp_ctx)
+  // the QP in hand, and its context (nic_tp_qp_ctx)
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] qpn_o,
   input  logic [15:0]                   pd_i,
   input  logic [47:0]                   peer_mac_i,

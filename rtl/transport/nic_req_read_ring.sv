@@ -10,7 +10,7 @@
 // the commands (QP_CONNECT, QP_CREATE, QP_DESTROY empty the QP's ring).
 module nic_req_read_ring #(
   parameter int NumQps   = 16,  // queue pairs, <= 256
-  parameter int MaxReads = 8    // Reads per QP: a power of two in 2..128
+  parameter int MaxReads = 32   // Reads per QP: a power of two in 2..128 (as nic_core)
 ) (
   input  logic                    clk_i,
   input  logic                    rst_i,

@@ -16,10 +16,10 @@
 // (QP_CONNECT ARG6, at most MaxReads) are outstanding per QP, and a WQE with READ_FENCE waits
 // for every earlier Read of its QP to complete: both wait at intake (S_SPACE).
 //
-// Per QP: its PD and send CQ (latched from QP_CREATE on the command bus), the connection (peer
-// MAC, IPv4, QPN, path MTU: latched from QP_CONNECT), the next PSN, the PSN acknowledged so far, and a ring of outstanding WQEs (their index,
-// last PSN, completion type and flags) in a RAM of NumQps * OutDepth entries. A WQE waits at
-// intake while its QP's ring is full.
+// Per QP it keeps the next PSN, the PSN acknowledged so far, and a ring of outstanding WQEs
+// (their index, last PSN, completion type and flags) in a RAM of NumQps * OutDepth entries; a
+// WQE waits at intake while its QP's ring is full. Its PD, send CQ, SQ ring and connection (peer
+// MAC, IPv4, QPN, path MTU, ORD) are read from nic_tp_qp_ctx (ctx_* ports).
 //
 // Completion rules (checked in this order for a QP's oldest outstanding WQE):
 //   - decided at intake (its SGEs failed the checks: ACCESS_VIOLATION; its QP was not RTS:
@@ -48,8 +48,6 @@
 // was issued (R beats are never held up: the R channel is shared with nic_responder).
 //
 // The modules (one job each; docs/transport.md):
-//   nic_req_qp_ctx     per-QP context from QP_CREATE / QP_CONNECT (PD, send CQ, SQ ring, peer,
-//                      MTU, ORD), read at the intake's and the completer's QP
 //   nic_req_intake     WQE intake, SGE checks, packetising, piece planning, RNR replay walk;
 //                      owns the next PSN per QP
 //   nic_req_sender     packet and piece queues, the packets and their payload to nic_roce_tx
@@ -58,7 +56,8 @@
 //   nic_req_read_ring  the outstanding Reads per QP and their contexts (nic_responder's lookup)
 //   nic_req_rnr        RNR timers and the classification of each acknowledgement
 //   nic_req_completer  the acknowledgement state per QP, the completions in order
-// This file only decodes the commands and wires them.
+// The QP context (PD, send CQ, SQ ring, peer, MTU, ORD) is nic_tp_qp_ctx's, in nic_transport,
+// read through the ctx_* ports. This file only decodes the commands and wires the modules.
 //
 // Not built yet (the transport's next steps): retransmission after loss (timeouts: the link is
 // lossless and in order).
@@ -66,7 +65,7 @@ module nic_requester #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
   parameter int OutDepth  = 64,   // outstanding WQEs per QP: a power of two >= 2
-  parameter int MaxReads  = 8     // outstanding Reads per QP (the largest ORD): a power of two >= 2
+  parameter int MaxReads  = 32    // outstanding Reads per QP (the largest ORD): a power of two in 2..128 (as nic_core)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -131,6 +130,18 @@ module nic_requester #(
   // nic_responder placed the last response of that Read
   input  logic                          rdone_i,
   input  logic [7:0]                    rdone_qpn_i,
+  // the QP context (nic_tp_qp_ctx) at the intake's QP and at the completer's QP
+  output logic [7:0]                    ctx_in_qpn_o,
+  input  logic [15:0]                   ctx_in_pd_i,
+  input  logic [47:0]                   ctx_in_peer_mac_i,
+  input  logic [31:0]                   ctx_in_peer_ip_i,
+  input  logic [23:0]                   ctx_in_peer_qpn_i,
+  input  logic [3:0]                    ctx_in_log_mtu_i,
+  input  logic [7:0]                    ctx_in_ord_i,
+  input  logic [51:0]                   ctx_in_sq_base_i,
+  input  logic [3:0]                    ctx_in_sq_ld_i,
+  output logic [7:0]                    ctx_cpl_qpn_o,
+  input  logic [7:0]                    ctx_cpl_cqn_i,
   // completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -150,24 +161,17 @@ module nic_requester #(
   end
 
   // ---- the commands (QP in range) ------------------------------------------------------------
-  logic          cmd_in_range, cmd_create, cmd_connect, cmd_reset;
+  logic          cmd_in_range, cmd_connect, cmd_reset;
   logic [QW-1:0] cmd_qpn;
   assign cmd_in_range = 32'(cmd_index_i) < NumQps;
   assign cmd_qpn      = QW'(cmd_index_i);
-  assign cmd_create   = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE;
   assign cmd_connect  = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
   assign cmd_reset    = cmd_valid_i && cmd_in_range
                         && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
 
   // ---- signals between the modules ------------------------------------------------------------
   logic [QW-1:0]           in_qpn, cq, pick_qpn, scan;
-  logic [15:0]             in_pd;
-  logic [47:0]             in_peer_mac;
-  logic [31:0]             in_peer_ip;
-  logic [23:0]             in_peer_qpn, scan_psn;
-  logic [3:0]              in_log_mtu, in_sq_ld;
-  logic [7:0]              in_ord;
-  logic [51:0]             in_sq_base;
+  logic [23:0]             scan_psn;
   logic [RW:0]             reads_out;
   logic                    rd_issue;
   nic_roce_pkg::read_ctx_t rd_ctx;
@@ -196,27 +200,6 @@ module nic_requester #(
   logic                    gb_room, gb_valid, rp_take, send_take;
   logic [DataWidth:0]      gb_rdata;
 
-  nic_req_qp_ctx #(
-    .NumQps(NumQps)
-  ) u_qp_ctx (
-    .clk_i        (clk_i),
-    .cmd_create_i (cmd_create),
-    .cmd_connect_i(cmd_connect),
-    .cmd_qpn_i    (cmd_qpn),
-    .cmd_args_i   (cmd_args_i),
-    .in_qpn_i     (in_qpn),
-    .in_pd_o      (in_pd),
-    .in_peer_mac_o(in_peer_mac),
-    .in_peer_ip_o (in_peer_ip),
-    .in_peer_qpn_o(in_peer_qpn),
-    .in_log_mtu_o (in_log_mtu),
-    .in_ord_o     (in_ord),
-    .in_sq_base_o (in_sq_base),
-    .in_sq_ld_o   (in_sq_ld),
-    .cpl_qpn_i    (cq),
-    .cpl_cqn_o    (cpl_cqn_o)
-  );
-
   nic_req_intake #(
     .DataWidth(DataWidth),
     .NumQps   (NumQps),
@@ -237,14 +220,14 @@ module nic_requester #(
     .wqe_idx_i       (wqe_idx_i),
     .wqe_ready_o     (wqe_ready_o),
     .qpn_o           (in_qpn),
-    .pd_i            (in_pd),
-    .peer_mac_i      (in_peer_mac),
-    .peer_ip_i       (in_peer_ip),
-    .peer_qpn_i      (in_peer_qpn),
-    .log_mtu_i       (in_log_mtu),
-    .ord_i           (in_ord),
-    .sq_base_i       (in_sq_base),
-    .sq_ld_i         (in_sq_ld),
+    .pd_i            (ctx_in_pd_i),
+    .peer_mac_i      (ctx_in_peer_mac_i),
+    .peer_ip_i       (ctx_in_peer_ip_i),
+    .peer_qpn_i      (ctx_in_peer_qpn_i),
+    .log_mtu_i       (ctx_in_log_mtu_i),
+    .ord_i           (ctx_in_ord_i),
+    .sq_base_i       (ctx_in_sq_base_i),
+    .sq_ld_i         (ctx_in_sq_ld_i),
     .reads_out_i     (reads_out),
     .rd_issue_o      (rd_issue),
     .rd_ctx_o        (rd_ctx),
@@ -465,11 +448,18 @@ module nic_requester #(
     .qp_err_o        (qp_err_o)
   );
 
-  assign qp_err_qpn_o = 8'(cq);
+  assign qp_err_qpn_o  = 8'(cq);
+  assign ctx_in_qpn_o  = 8'(in_qpn);
+  assign ctx_cpl_qpn_o = 8'(cq);
+  assign cpl_cqn_o     = ctx_cpl_cqn_i;
   assign busy_o       = busy_intake | nonempty;
 
   // A DMA error on a payload read is not reported yet (the data goes out as read).
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
+  // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
+  // context's, nic_tp_qp_ctx)
+  logic unused_args;
+  assign unused_args = ^{cmd_args_i[255:152], cmd_args_i[127:0]};
 
 endmodule
