@@ -49,6 +49,56 @@ def check_struct(s, earlier):
             used[b] = True
 
 
+def check_word(w):
+    """A word is a register value or a command's arguments: `bits` wide (32 for a register,
+    256 for a command's ARG0..ARG7), fields at bit `lsb` of 32-bit word `arg` (default 0),
+    any width, not overlapping."""
+    used = [False] * w["bits"]
+    for f in w["fields"]:
+        f["pos"] = 32 * f.get("arg", 0) + f["lsb"]
+        if f["bits"] < 1 or f["bits"] > 64:
+            sys.exit(f"{w['name']}.{f['name']}: bits must be 1..64")
+        for b in range(f["pos"], f["pos"] + f["bits"]):
+            if b >= w["bits"] or used[b]:
+                sys.exit(f"{w['name']}.{f['name']}: overlaps or exceeds the word")
+            used[b] = True
+
+
+def sge_limits(s, structs):
+    """The limits a WQE layout sets: the SGEs it holds (its `sge` fields, back to back up to the
+    end of the WQE or of its last SGE) and, for a struct with `inline = true`, the inline bytes
+    (from its first SGE field to the end of the WQE)."""
+    sges = sorted((f for f in s["fields"] if f.get("struct") == "sge"), key=lambda f: f["offset"])
+    if not sges:
+        return []
+    first = sges[0]["offset"]
+    size = structs["sge"]["bytes"]
+    for i, f in enumerate(sges):
+        if f["offset"] != first + i * size:
+            sys.exit(f"{s['name']}: its sge fields must be back to back")
+    out = [(f"{s['name'].upper()}_SGE_OFFSET", first, "byte offset of its first SGE (or inline data)"),
+           (f"{s['name'].upper()}_MAX_SGE", len(sges), "SGEs it holds")]
+    if s.get("inline"):
+        out.append((f"{s['name'].upper()}_MAX_INLINE", s["bytes"] - first,
+                    "inline bytes it holds (from its first SGE field to its end)"))
+    return out
+
+
+def word_items(w):
+    """The word's fields from the most significant bit down, with reserved gaps named rsvd_<lsb>."""
+    pos = w["bits"]
+    items = []
+    for f in sorted(w["fields"], key=lambda f: -f["pos"]):
+        end = f["pos"] + f["bits"]
+        if end < pos:
+            items.append((f"rsvd_{end}", pos - end, None))
+        items.append((f["name"], f["bits"], f))
+        pos = f["pos"]
+    if pos > 0:
+        items.append(("rsvd_0", pos, None))
+    return items
+
+
 def gen_sv(d):
     dev = d["device"]
     o = [f"// {BANNER}", "//", "// Register map, constants and packed structs shared by every ndknic module.",
@@ -76,6 +126,7 @@ def gen_sv(d):
             o.append(f"  localparam logic [{e['bits']-1}:0] {e['name'].upper()}_{v['name']} = "
                      f"{e['bits']}'h{v['value']:X};")
         o.append("")
+    structs = {s["name"]: s for s in d["structs"]}
     for s in d["structs"]:
         o.append(f"  // {s['name']} ({s['bytes']} bytes): {s['doc']}")
         o.append("  typedef struct packed {")
@@ -96,6 +147,17 @@ def gen_sv(d):
             else:
                 o.append(f"    logic [{bits-1}:0] {name};")
         o.append(f"  }} {s['name']}_t;")
+        for name, value, doc in sge_limits(s, structs):
+            o.append(f"  localparam int {name} = {value};  // {doc}")
+        o.append("")
+    for w in d["words"]:
+        o.append(f"  // {w['name']} ({w['bits']} bits): {w['doc']}")
+        o.append("  typedef struct packed {")
+        for name, bits, f in word_items(w):
+            doc = f"  // {f['doc']}" if f and "doc" in f else ""
+            width = f"[{bits-1}:0] " if bits > 1 else ""
+            o.append(f"    logic {width}{name};{doc}")
+        o.append(f"  }} {w['name']}_t;")
         o.append("")
     o.append("endpackage")
     o.append("")
@@ -125,6 +187,7 @@ def gen_h(d):
             o.append(f"#define NIC_{e['name'].upper()}_{v['name']} {hexv(v['value'])}u")
         o.append("")
     ctype = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
+    structs = {s["name"]: s for s in d["structs"]}
     for s in d["structs"]:
         o.append(f"/* {s['doc']} */")
         o.append(f"struct nic_{s['name']} {{")
@@ -144,10 +207,64 @@ def gen_h(d):
         for f in s["fields"]:
             o.append(f"static_assert(offsetof(struct nic_{s['name']}, {f['name']}) == {f['offset']}, "
                      f"\"{s['name']}.{f['name']}\");")
+        for name, value, doc in sge_limits(s, structs):
+            o.append(f"#define NIC_{name} {value}u /* {doc} */")
+        o.append("")
+    o += ["/*",
+          " * Register words and command arguments: a struct of plain values per word, packed into",
+          " * (and unpacked from) 32-bit words by the functions below; bit `lsb` of word `w` is",
+          " * bit 32 * w + lsb of the word's SystemVerilog struct.",
+          " */",
+          "static inline void nic_bits_put(uint32_t *w, unsigned pos, unsigned bits, uint64_t v)",
+          "{",
+          "\tunsigned i;",
+          "",
+          "\tfor (i = 0; i < bits; i++, pos++)",
+          "\t\tw[pos / 32] |= (uint32_t)((v >> i) & 1u) << (pos % 32);",
+          "}",
+          "",
+          "static inline uint64_t nic_bits_get(const uint32_t *w, unsigned pos, unsigned bits)",
+          "{",
+          "\tuint64_t v = 0;",
+          "\tunsigned i;",
+          "",
+          "\tfor (i = 0; i < bits; i++, pos++)",
+          "\t\tv |= (uint64_t)((w[pos / 32] >> (pos % 32)) & 1u) << i;",
+          "\treturn v;",
+          "}",
+          ""]
+    for w in d["words"]:
+        n = w["name"]
+        nw = (max(f["pos"] + f["bits"] for f in w["fields"]) + 31) // 32
+        o.append(f"/* {w['doc']} */")
+        o.append(f"struct nic_{n} {{")
+        for f in sorted(w["fields"], key=lambda f: f["pos"]):
+            doc = f" /* {f['doc']} */" if "doc" in f else ""
+            o.append(f"\t{ctype[c_width(f['bits'])]} {f['name']};{doc}")
+        o.append("};")
+        o.append(f"#define NIC_{n.upper()}_WORDS {nw}u /* 32-bit words its fields use */")
+        o.append(f"static inline void nic_{n}_pack(const struct nic_{n} *v, uint32_t w[{nw}])")
+        o.append("{")
+        o.append(f"\tunsigned i;")
+        o.append("")
+        o.append(f"\tfor (i = 0; i < {nw}; i++)")
+        o.append("\t\tw[i] = 0;")
+        for f in sorted(w["fields"], key=lambda f: f["pos"]):
+            o.append(f"\tnic_bits_put(w, {f['pos']}, {f['bits']}, v->{f['name']});")
+        o.append("}")
+        o.append(f"static inline void nic_{n}_unpack(const uint32_t w[{nw}], struct nic_{n} *v)")
+        o.append("{")
+        for f in sorted(w["fields"], key=lambda f: f["pos"]):
+            o.append(f"\tv->{f['name']} = ({ctype[c_width(f['bits'])]})nic_bits_get(w, {f['pos']}, {f['bits']});")
+        o.append("}")
         o.append("")
     o.append("#endif /* NIC_HW_H */")
     o.append("")
     return "\n".join(o)
+
+
+def c_width(bits):
+    return next(w for w in (8, 16, 32, 64) if bits <= w)
 
 
 def md_escape(t):
@@ -171,6 +288,20 @@ def gen_regs_md(d):
         o += ["", f"## {e['name']}", "", md_escape(e["doc"]), "", "| name | value | meaning |", "|---|---|---|"]
         for v in e["values"]:
             o.append(f"| {v['name']} | {hexv(v['value'])} | {md_escape(v.get('doc', ''))} |")
+    o += ["", "## Register words and command arguments", "",
+          "Bit fields of register values and of the commands' ARG0..ARG7 (`arg` is the ARG "
+          "register, `bits` its bit range; nic_pkg `<name>_t`, nic_hw.h `struct nic_<name>` with "
+          "`nic_<name>_pack` / `_unpack`)."]
+    for w in d["words"]:
+        o += ["", f"### {w['name']}", "", md_escape(w["doc"]), "",
+              "| arg | bits | field | meaning |", "|---|---|---|---|"]
+        for f in sorted(w["fields"], key=lambda f: f["pos"]):
+            a, lo = divmod(f["pos"], 32)
+            hi = lo + f["bits"] - 1
+            rng = f"[{hi}:{lo}]" if f["bits"] > 1 else f"[{lo}]"
+            last = a + hi // 32
+            arg = "-" if w["bits"] <= 32 else f"ARG{a}" if last == a else f"ARG{a}..ARG{last}"
+            o.append(f"| {arg} | {rng} | {f['name']} | {md_escape(f.get('doc', ''))} |")
     o.append("")
     return "\n".join(o)
 
@@ -207,6 +338,8 @@ def main():
     for s in d["structs"]:
         check_struct(s, earlier)
         earlier[s["name"]] = s
+    for w in d["words"]:
+        check_word(w)
     outputs = {OUT_SV: gen_sv(d), OUT_H: gen_h(d), OUT_REGS: gen_regs_md(d), OUT_FMTS: gen_fmts_md(d)}
     stale = []
     for path, text in outputs.items():

@@ -16,11 +16,14 @@
 void ndk_cmd(struct ndk_adapter *adapter, uint32_t op, uint32_t index, const uint32_t *args,
 	     unsigned nargs)
 {
+	struct nic_cmd cmd = { .opcode = (uint8_t)op, .index = (uint16_t)index };
+	uint32_t word;
 	unsigned i;
 
 	for (i = 0; i < nargs; i++)
 		adapter->ops->mmio_write32(adapter->dev, NIC_REG_ARG0 + 4 * i, args[i]);
-	adapter->ops->mmio_write32(adapter->dev, NIC_REG_CMD, index << 8 | (op & 0xffu));
+	nic_cmd_pack(&cmd, &word);
+	adapter->ops->mmio_write32(adapter->dev, NIC_REG_CMD, word);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -65,7 +68,10 @@ static void reset_objects(struct ndk_adapter *adapter)
 static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 {
 	struct ndk_adapter_info *info = &adapter->info;
+	struct nic_port_mac_hi mac_hi;
 	uint32_t lo, hi;
+	uint64_t mac;
+	unsigned i;
 
 	adapter->transport = true;
 	adapter->transport_read = cap & NIC_CAP_TRANSPORT_READ;
@@ -91,42 +97,50 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 
 	lo = rd(adapter, NIC_REG_PORT_MAC_LO);
 	hi = rd(adapter, NIC_REG_PORT_MAC_HI);
-	adapter->mac[0] = (uint8_t)(hi >> 8);
-	adapter->mac[1] = (uint8_t)hi;
-	adapter->mac[2] = (uint8_t)(lo >> 24);
-	adapter->mac[3] = (uint8_t)(lo >> 16);
-	adapter->mac[4] = (uint8_t)(lo >> 8);
-	adapter->mac[5] = (uint8_t)lo;
+	nic_port_mac_hi_unpack(&hi, &mac_hi);
+	mac = (uint64_t)mac_hi.mac_hi << 32 | lo;
+	for (i = 0; i < 6; i++) /* mac[0] = MAC[47:40], the first byte on the wire */
+		adapter->mac[i] = (uint8_t)(mac >> (8 * (5 - i)));
 	adapter->ipv4 = rd(adapter, NIC_REG_PORT_IPV4);
 }
 
 static int probe(struct ndk_adapter *adapter)
 {
 	struct ndk_adapter_info *info = &adapter->info;
-	uint32_t version, ids, queues, memory, sq, cq, transport;
+	uint32_t version_word, ids_word, queues_word, memory_word, sq_word, cq, transport;
+	struct nic_version version;
+	struct nic_ids ids;
+	struct nic_cap_queues queues;
+	struct nic_cap_memory memory;
+	struct nic_cap_sq sq;
 	unsigned log_sq, log_cq;
 
 	if (rd(adapter, NIC_REG_ID_MAGIC) != NIC_MAGIC)
 		return -EOPNOTSUPP;
-	version = rd(adapter, NIC_REG_VERSION);
-	if (version >> 16 != NIC_VERSION_MAJOR)
+	version_word = rd(adapter, NIC_REG_VERSION);
+	nic_version_unpack(&version_word, &version);
+	if (version.major != NIC_VERSION_MAJOR)
 		return -EOPNOTSUPP;
-	ids = rd(adapter, NIC_REG_IDS);
+	ids_word = rd(adapter, NIC_REG_IDS);
+	nic_ids_unpack(&ids_word, &ids);
 	adapter->data_width = rd(adapter, NIC_REG_CAP_DATA_WIDTH);
-	queues = rd(adapter, NIC_REG_CAP_QUEUES);
-	memory = rd(adapter, NIC_REG_CAP_MEMORY);
+	queues_word = rd(adapter, NIC_REG_CAP_QUEUES);
+	nic_cap_queues_unpack(&queues_word, &queues);
+	memory_word = rd(adapter, NIC_REG_CAP_MEMORY);
+	nic_cap_memory_unpack(&memory_word, &memory);
 	adapter->msix_vectors = rd(adapter, NIC_REG_CAP_MSIX);
-	sq = rd(adapter, NIC_REG_CAP_SQ);
+	sq_word = rd(adapter, NIC_REG_CAP_SQ);
+	nic_cap_sq_unpack(&sq_word, &sq);
 	cq = rd(adapter, NIC_REG_CAP_CQ);
 	transport = rd(adapter, NIC_REG_CAP_TRANSPORT);
 	/* a core without BlueFlame reads 0 here (the address was unmapped before) */
-	adapter->sq_bf_bytes = rd(adapter, NIC_REG_CAP_SQ_BF) & 0xff;
+	adapter->sq_bf_bytes = rd(adapter, NIC_REG_CAP_SQ_BF) & 0xffu; /* {bf_bytes[7:0]} */
 
-	adapter->num_qps = queues & 0xffff;
-	adapter->num_cqs = queues >> 16;
-	adapter->num_mrs = memory & 0xffff;
-	adapter->mtt_entries = memory >> 16;
-	log_sq = sq & 0xff;
+	adapter->num_qps = queues.num_qps;
+	adapter->num_cqs = queues.num_cqs;
+	adapter->num_mrs = memory.num_mrs;
+	adapter->mtt_entries = memory.mtt_entries;
+	log_sq = sq.log_max_depth;
 	log_cq = cq & NIC_CAP_CQ_LOG_MAX_DEPTH_MASK;
 	/*
 	 * What this driver can drive: CQ numbers travel in 8-bit QP_CREATE fields, ring indices
@@ -139,10 +153,10 @@ static int probe(struct ndk_adapter *adapter)
 		return -EOPNOTSUPP;
 
 	memset(info, 0, sizeof(*info));
-	info->version_major = (uint16_t)(version >> 16);
-	info->version_minor = (uint16_t)version;
-	info->vendor_id = ids & 0xffff;
-	info->device_id = ids >> 16;
+	info->version_major = version.major;
+	info->version_minor = version.minor;
+	info->vendor_id = ids.vendor_id;
+	info->device_id = ids.device_id;
 	info->max_registration_size = (uint64_t)adapter->mtt_entries * NDK_PAGE_SIZE;
 	info->max_window_size = info->max_registration_size;
 	/* the size with which the most FRMRs fit: the MTT shared evenly by the table */

@@ -14,11 +14,19 @@ static uint32_t cq_db(const struct ndk_cq *cq)
 	return NIC_REG_CQ_DB_BASE + (cq->cqn << NIC_DB_PAGE_SHIFT) + NIC_DB_CQ_CI_ARM;
 }
 
-/* one CI_ARM doorbell; the device learns the consumer index from every one */
-static void cq_doorbell(struct ndk_cq *cq, uint32_t word)
+/* one CI_ARM doorbell (arming the CQ with `type` when `arm`); the device learns the consumer
+ * index from every one */
+static void cq_doorbell(struct ndk_cq *cq, bool arm, unsigned type)
 {
 	struct ndk_adapter *adapter = cq->adapter;
+	struct nic_cq_ci_arm ci_arm = {
+		.consumer_index = (uint16_t)cq->ci,
+		.arm = arm,
+		.arm_type = (uint8_t)type,
+	};
+	uint32_t word;
 
+	nic_cq_ci_arm_pack(&ci_arm, &word);
 	adapter->ops->host_cost(adapter->dev, NDK_COST_DOORBELL, 1);
 	ndk_to_device_barrier();
 	adapter->ops->mmio_write32(adapter->dev, cq_db(cq), word);
@@ -56,7 +64,8 @@ ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_not
 {
 	struct ndk_cq *cq;
 	void *va;
-	uint32_t cqn, args[3];
+	struct nic_cmd_cq_create create;
+	uint32_t cqn, args[NIC_CMD_CQ_CREATE_WORDS];
 	int err;
 
 	if (!adapter || !out || depth == 0 || depth > adapter->info.max_cq_depth)
@@ -97,10 +106,11 @@ ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_not
 	cq->vector = adapter->msix_vectors ? cqn % adapter->msix_vectors : 0;
 	if (adapter->msix_vectors && !(adapter->flags & NDK_ADAPTER_F_POLLING_ONLY))
 		msix_program(adapter, cq->vector);
-	args[0] = (uint32_t)cq->ring_logical;
-	args[1] = (uint32_t)(cq->ring_logical >> 32);
-	args[2] = cq->vector << 16 | cq->log_depth;
-	ndk_cmd(adapter, NIC_CMD_CQ_CREATE, cqn, args, 3);
+	create.base = cq->ring_logical;
+	create.log_depth = (uint8_t)cq->log_depth;
+	create.msix_vector = (uint16_t)cq->vector;
+	nic_cmd_cq_create_pack(&create, args);
+	ndk_cmd(adapter, NIC_CMD_CQ_CREATE, cqn, args, NIC_CMD_CQ_CREATE_WORDS);
 	__atomic_store_n(&adapter->cqs[cqn], cq, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&adapter->lock);
 	*out = cq;
@@ -232,7 +242,7 @@ static size_t cq_poll(struct ndk_cq *cq, struct ndk_result *res, struct ndk_resu
 		cq->ci++;
 		consumed = true;
 		if ((uint16_t)(cq->ci - cq->published) >= half)
-			cq_doorbell(cq, cq->ci);
+			cq_doorbell(cq, false, 0);
 	}
 	if (!consumed)
 		adapter->ops->idle_poll(adapter->dev);
@@ -260,7 +270,7 @@ void ndk_arm_cq(struct ndk_cq *cq, enum ndk_cq_notify_type type)
 		return;
 	/* counted before the doorbell, so the interrupt it may cause finds it */
 	__atomic_add_fetch(&cq->arms, 1, __ATOMIC_RELEASE);
-	cq_doorbell(cq, (uint32_t)type << 17 | 1u << 16 | cq->ci);
+	cq_doorbell(cq, true, type);
 }
 
 ndk_status ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,

@@ -144,32 +144,54 @@ static inline bool ndk_blueflame_wanted(void)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Tokens: {table index[31:8], key[7:0]}. The privileged token of PD p is 0xFF000000 | p << 8 |
- * 0xFF: its index 0xFF0000 | p lies beyond any table (CAP_MEMORY gives at most 65535 entries).
+ * Tokens (the words token and priv_token of formats/nic.toml): a table index and a key. The
+ * privileged token of a PD has an index beyond any table (CAP_MEMORY gives at most 65535
+ * entries).
  */
 static inline uint32_t ndk_token(uint32_t index, uint8_t key)
 {
-	return index << 8 | key;
+	struct nic_token t = { .key = key, .index = index };
+	uint32_t word;
+
+	nic_token_pack(&t, &word);
+	return word;
 }
 
 static inline uint32_t ndk_token_index(uint32_t token)
 {
-	return token >> 8;
+	struct nic_token t;
+
+	nic_token_unpack(&token, &t);
+	return t.index;
 }
 
 static inline uint8_t ndk_token_key(uint32_t token)
 {
-	return (uint8_t)token;
+	struct nic_token t;
+
+	nic_token_unpack(&token, &t);
+	return t.key;
 }
 
 static inline uint32_t ndk_privileged_token(uint16_t pdn)
 {
-	return 0xFF000000u | (uint32_t)pdn << 8 | 0xFFu;
+	struct nic_priv_token t = {
+		.key = NIC_PRIV_TOKEN_KEY,
+		.pd = pdn,
+		.marker = NIC_PRIV_TOKEN_MARKER,
+	};
+	uint32_t word;
+
+	nic_priv_token_pack(&t, &word);
+	return word;
 }
 
 static inline bool ndk_token_is_privileged(uint32_t token)
 {
-	return (token >> 24) == 0xFFu;
+	struct nic_priv_token t;
+
+	nic_priv_token_unpack(&token, &t);
+	return t.marker == NIC_PRIV_TOKEN_MARKER;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -279,13 +301,10 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
  * bytes). A post with more SGEs fails with DATA_OVERRUN, whatever the QP's max_*_request_sge
  * (they only promise at least that many; every WQE is a full slot).
  */
-#define NDK_SEND_MAX_SGE \
-	((NIC_WQE_BYTES - offsetof(struct nic_wqe_send, sge0)) / sizeof(struct nic_sge))
-#define NDK_RDMA_MAX_SGE \
-	((NIC_WQE_BYTES - offsetof(struct nic_wqe_rdma, sge0)) / sizeof(struct nic_sge))
-#define NDK_RECV_MAX_SGE \
-	((NIC_WQE_BYTES - offsetof(struct nic_wqe_recv, sge0)) / sizeof(struct nic_sge))
-#define NDK_RDMA_MAX_INLINE (NIC_WQE_BYTES - offsetof(struct nic_wqe_rdma, sge0))
+#define NDK_SEND_MAX_SGE    NIC_WQE_SEND_MAX_SGE
+#define NDK_RDMA_MAX_SGE    NIC_WQE_RDMA_MAX_SGE
+#define NDK_RECV_MAX_SGE    NIC_WQE_RECV_MAX_SGE
+#define NDK_RDMA_MAX_INLINE NIC_WQE_RDMA_MAX_INLINE
 
 /*
  * The longest message (the sum of a request's SGE lengths), with and without the transport:

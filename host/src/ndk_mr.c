@@ -10,10 +10,6 @@
 
 #include "ndk_internal.h"
 
-/* MR_INIT ARG3 bits */
-#define MR_INIT_REMOTE_ACCESS_OK 0x1u
-#define MR_INIT_IS_MW		 0x2u
-
 /* an MR/MW table index, held by `pd`; caller holds the lock */
 static int index_alloc(struct ndk_pd *pd, uint32_t *index)
 {
@@ -127,7 +123,8 @@ ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_p
 {
 	struct ndk_adapter *adapter;
 	struct ndk_page_list *pl;
-	uint32_t mtt_offset, args[4];
+	struct nic_cmd_mr_init init;
+	uint32_t mtt_offset, args[NIC_CMD_MR_INIT_WORDS];
 	int err;
 
 	if (!mr || adapter_page_count == 0 || adapter_page_count > mr->adapter->mtt_entries)
@@ -148,11 +145,13 @@ ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_p
 	mr->mtt_offset = mtt_offset;
 	mr->remote_access = remote_access;
 	mr->max_pages = adapter_page_count;
-	args[0] = mr->pd->pdn;
-	args[1] = adapter_page_count;
-	args[2] = mtt_offset;
-	args[3] = remote_access ? MR_INIT_REMOTE_ACCESS_OK : 0;
-	ndk_cmd(adapter, NIC_CMD_MR_INIT, mr->index, args, 4);
+	init.pd = (uint16_t)mr->pd->pdn;
+	init.max_pages = adapter_page_count;
+	init.mtt_offset = mtt_offset;
+	init.remote_access_ok = remote_access;
+	init.is_mw = 0;
+	nic_cmd_mr_init_pack(&init, args);
+	ndk_cmd(adapter, NIC_CMD_MR_INIT, mr->index, args, NIC_CMD_MR_INIT_WORDS);
 	pthread_mutex_unlock(&adapter->lock);
 	return NDK_STATUS_SUCCESS;
 
@@ -211,7 +210,8 @@ ndk_status ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **out)
 {
 	struct ndk_adapter *adapter;
 	struct ndk_mw *mw;
-	uint32_t args[4];
+	struct nic_cmd_mr_init init;
+	uint32_t args[NIC_CMD_MR_INIT_WORDS];
 	int err;
 
 	if (!pd || !out)
@@ -227,12 +227,14 @@ ndk_status ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **out)
 	if (err)
 		goto out_unlock;
 	adapter->mws[mw->index] = mw;
-	args[0] = pd->pdn;
-	args[1] = 0;
-	args[2] = 0;
+	init.pd = (uint16_t)pd->pdn;
+	init.max_pages = 0;
+	init.mtt_offset = 0;
 	/* a window exists to be reached remotely; the bind's flags say which rights */
-	args[3] = MR_INIT_IS_MW | MR_INIT_REMOTE_ACCESS_OK;
-	ndk_cmd(adapter, NIC_CMD_MR_INIT, mw->index, args, 4);
+	init.remote_access_ok = 1;
+	init.is_mw = 1;
+	nic_cmd_mr_init_pack(&init, args);
+	ndk_cmd(adapter, NIC_CMD_MR_INIT, mw->index, args, NIC_CMD_MR_INIT_WORDS);
 	pthread_mutex_unlock(&adapter->lock);
 	*out = mw;
 	return NDK_STATUS_SUCCESS;

@@ -74,7 +74,8 @@ ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, stru
 {
 	struct ndk_adapter *adapter;
 	struct ndk_qp *qp;
-	uint32_t qpn, args[6];
+	struct nic_cmd_qp_create create;
+	uint32_t qpn, args[NIC_CMD_QP_CREATE_WORDS];
 	int err;
 
 	if (!pd || !attr || !out)
@@ -114,13 +115,15 @@ ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, stru
 	ndk_pd_get(pd);
 	ndk_cq_get(qp->icq);
 	ndk_cq_get(qp->rcq);
-	args[0] = (uint32_t)qp->sq.ring_logical;
-	args[1] = (uint32_t)(qp->sq.ring_logical >> 32);
-	args[2] = qp->rcq->cqn << 24 | qp->icq->cqn << 16 | pd->pdn;
-	args[3] = qp->rq.log_depth << 8 | qp->sq.log_depth;
-	args[4] = (uint32_t)qp->rq.ring_logical;
-	args[5] = (uint32_t)(qp->rq.ring_logical >> 32);
-	ndk_cmd(adapter, NIC_CMD_QP_CREATE, qpn, args, 6);
+	create.sq_base = qp->sq.ring_logical;
+	create.pd = (uint16_t)pd->pdn;
+	create.sq_cqn = (uint8_t)qp->icq->cqn;
+	create.rq_cqn = (uint8_t)qp->rcq->cqn;
+	create.sq_log_depth = (uint8_t)qp->sq.log_depth;
+	create.rq_log_depth = (uint8_t)qp->rq.log_depth;
+	create.rq_base = qp->rq.ring_logical;
+	nic_cmd_qp_create_pack(&create, args);
+	ndk_cmd(adapter, NIC_CMD_QP_CREATE, qpn, args, NIC_CMD_QP_CREATE_WORDS);
 	__atomic_store_n(&adapter->qps[qpn], qp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&adapter->lock);
 	*out = qp;
@@ -185,7 +188,9 @@ static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 {
 	struct ndk_adapter *adapter = qp->adapter;
 	const uint8_t *mac = peer->mac;
-	uint32_t args[7], state;
+	struct nic_cmd_qp_connect connect;
+	uint32_t args[NIC_CMD_QP_CONNECT_WORDS], state;
+	unsigned i;
 	int err = 0;
 
 	pthread_mutex_lock(&adapter->lock);
@@ -193,15 +198,19 @@ static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	args[0] = (uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5];
-	args[1] = (uint32_t)mac[0] << 8 | mac[1];
-	args[2] = peer->ipv4;
-	args[3] = peer->qp_number;
+	connect.peer_mac = 0;
+	for (i = 0; i < 6; i++) /* mac[0] = MAC[47:40], the first byte on the wire */
+		connect.peer_mac = connect.peer_mac << 8 | mac[i];
+	connect.peer_ipv4 = peer->ipv4;
+	connect.peer_qpn = peer->qp_number;
 	/* both start PSNs 0: there is no connection manager to exchange random ones */
-	args[4] = 0;
-	args[5] = 0;
-	args[6] = inbound_read_limit << 16 | outbound_read_limit << 8 | adapter->log_mtu;
-	ndk_cmd(adapter, NIC_CMD_QP_CONNECT, qp->qpn, args, 7);
+	connect.sq_psn = 0;
+	connect.rq_psn = 0;
+	connect.log_mtu = (uint8_t)adapter->log_mtu;
+	connect.outbound_read_limit = (uint8_t)outbound_read_limit;
+	connect.inbound_read_limit = (uint8_t)inbound_read_limit;
+	nic_cmd_qp_connect_pack(&connect, args);
+	ndk_cmd(adapter, NIC_CMD_QP_CONNECT, qp->qpn, args, NIC_CMD_QP_CONNECT_WORDS);
 	/*
 	 * The device connects only a READY QP (one in error, after a flush or an error completion,
 	 * ignores the command). The read returns once the command took effect.
@@ -258,6 +267,16 @@ static void sq_write_blueflame(struct ndk_qp *qp, uint64_t index)
 					   le32toh(wqe[w]));
 }
 
+/* A producer-index doorbell word (SQ_PI, RQ_PI): the index modulo 2^16 */
+static uint32_t db_pi_word(uint64_t pi)
+{
+	struct nic_qp_db_pi db = { .producer_index = (uint16_t)pi };
+	uint32_t word;
+
+	nic_qp_db_pi_pack(&db, &word);
+	return word;
+}
+
 /* Tell the device about every WQE written so far (nothing if it knows them all). */
 static void sq_ring(struct ndk_qp *qp)
 {
@@ -270,7 +289,7 @@ static void sq_ring(struct ndk_qp *qp)
 	ndk_to_device_barrier();
 	if (qp->blueflame && pi - qp->sq.rung == 1)
 		sq_write_blueflame(qp, pi - 1);
-	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_SQ_PI, (uint16_t)pi);
+	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_SQ_PI, db_pi_word(pi));
 	qp->sq.rung = pi;
 }
 
@@ -657,7 +676,7 @@ static void rq_ring(struct ndk_qp *qp)
 
 	adapter->ops->host_cost(adapter->dev, NDK_COST_DOORBELL, 1);
 	ndk_to_device_barrier();
-	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_RQ_PI, (uint16_t)pi);
+	adapter->ops->mmio_write32(adapter->dev, qp->db + NIC_DB_RQ_PI, db_pi_word(pi));
 	qp->rq.rung = pi;
 }
 

@@ -273,7 +273,8 @@ int ndk_moderation_check(uint32_t interval_us, uint32_t count, uint32_t cq_depth
  */
 uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_depth)
 {
-	uint32_t interval_field, count_field;
+	struct nic_cq_moderation moderation;
+	uint32_t interval_field, count_field, word;
 
 	if (interval_us == 0 || count <= 1)
 		return 0;
@@ -285,5 +286,8 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
 		count_field = 0;
 	else
 		count_field = count; /* <= the depth, which fits 16 bits */
-	return interval_field << 16 | count_field;
+	moderation.interval_us = (uint16_t)interval_field;
+	moderation.count = (uint16_t)count_field;
+	nic_cq_moderation_pack(&moderation, &word);
+	return word;
 }

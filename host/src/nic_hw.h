@@ -120,7 +120,7 @@
 #define NIC_MR_STATE_INVALID 0x1u
 #define NIC_MR_STATE_VALID 0x2u
 
-/* cmd: Slow-path commands: write ARG0..ARG7, then CMD = {index[23:8], opcode[7:0]}; they take effect in the cycle CMD is written. */
+/* cmd: Slow-path commands: write ARG0..ARG7 (the command's arguments, see the words cmd_*), then CMD (the word cmd); they take effect in the cycle CMD is written. */
 #define NIC_CMD_QP_CREATE 0x1u
 #define NIC_CMD_QP_DESTROY 0x2u
 #define NIC_CMD_QP_FLUSH 0x3u
@@ -129,6 +129,10 @@
 #define NIC_CMD_MR_INIT 0x6u
 #define NIC_CMD_MR_FREE 0x7u
 #define NIC_CMD_QP_CONNECT 0x8u
+
+/* priv_token: The fixed fields of a PD's privileged token (the word priv_token): its index PRIV_TOKEN_MARKER << 16 | pd lies beyond any table (CAP_MEMORY gives at most 65535 entries). */
+#define NIC_PRIV_TOKEN_MARKER 0xFFu
+#define NIC_PRIV_TOKEN_KEY 0xFFu
 
 /* arm: Arm types carried by a CQ doorbell (the values of NDK_CQ_NOTIFY_*). */
 #define NIC_ARM_ERRORS 0x0u
@@ -250,6 +254,9 @@ static_assert(offsetof(struct nic_wqe_send, length) == 12, "wqe_send.length");
 static_assert(offsetof(struct nic_wqe_send, sge0) == 16, "wqe_send.sge0");
 static_assert(offsetof(struct nic_wqe_send, sge1) == 32, "wqe_send.sge1");
 static_assert(offsetof(struct nic_wqe_send, sge2) == 48, "wqe_send.sge2");
+#define NIC_WQE_SEND_SGE_OFFSET 16u /* byte offset of its first SGE (or inline data) */
+#define NIC_WQE_SEND_MAX_SGE 3u /* SGEs it holds */
+#define NIC_WQE_SEND_MAX_INLINE 48u /* inline bytes it holds (from its first SGE field to its end) */
 
 /* WRITE and READ: up to 2 SGEs at bytes 24 and 40 (READ: the sink), or for WRITE with FLAG_INLINE `length` bytes of data at byte 24 (at most 40). */
 struct nic_wqe_rdma {
@@ -275,6 +282,9 @@ static_assert(offsetof(struct nic_wqe_rdma, length) == 12, "wqe_rdma.length");
 static_assert(offsetof(struct nic_wqe_rdma, remote_va) == 16, "wqe_rdma.remote_va");
 static_assert(offsetof(struct nic_wqe_rdma, sge0) == 24, "wqe_rdma.sge0");
 static_assert(offsetof(struct nic_wqe_rdma, sge1) == 40, "wqe_rdma.sge1");
+#define NIC_WQE_RDMA_SGE_OFFSET 24u /* byte offset of its first SGE (or inline data) */
+#define NIC_WQE_RDMA_MAX_SGE 2u /* SGEs it holds */
+#define NIC_WQE_RDMA_MAX_INLINE 40u /* inline bytes it holds (from its first SGE field to its end) */
 
 /* A receive-queue WQE: up to 3 SGEs where an incoming Send's payload is scattered, in order. */
 struct nic_wqe_recv {
@@ -297,6 +307,8 @@ static_assert(offsetof(struct nic_wqe_recv, length) == 12, "wqe_recv.length");
 static_assert(offsetof(struct nic_wqe_recv, sge0) == 16, "wqe_recv.sge0");
 static_assert(offsetof(struct nic_wqe_recv, sge1) == 32, "wqe_recv.sge1");
 static_assert(offsetof(struct nic_wqe_recv, sge2) == 48, "wqe_recv.sge2");
+#define NIC_WQE_RECV_SGE_OFFSET 16u /* byte offset of its first SGE (or inline data) */
+#define NIC_WQE_RECV_MAX_SGE 3u /* SGEs it holds */
 
 /* Completion queue entry, written by the NIC. Valid when `owner` bit 0 equals ((consumer_index >> log_depth) & 1) ^ 1: the first pass over the ring writes 1, the second 0, and so on. */
 struct nic_cqe {
@@ -342,5 +354,433 @@ static_assert(offsetof(struct nic_msix_entry, addr_lo) == 0, "msix_entry.addr_lo
 static_assert(offsetof(struct nic_msix_entry, addr_hi) == 4, "msix_entry.addr_hi");
 static_assert(offsetof(struct nic_msix_entry, data) == 8, "msix_entry.data");
 static_assert(offsetof(struct nic_msix_entry, control) == 12, "msix_entry.control");
+
+/*
+ * Register words and command arguments: a struct of plain values per word, packed into
+ * (and unpacked from) 32-bit words by the functions below; bit `lsb` of word `w` is
+ * bit 32 * w + lsb of the word's SystemVerilog struct.
+ */
+static inline void nic_bits_put(uint32_t *w, unsigned pos, unsigned bits, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < bits; i++, pos++)
+		w[pos / 32] |= (uint32_t)((v >> i) & 1u) << (pos % 32);
+}
+
+static inline uint64_t nic_bits_get(const uint32_t *w, unsigned pos, unsigned bits)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < bits; i++, pos++)
+		v |= (uint64_t)((w[pos / 32] >> (pos % 32)) & 1u) << i;
+	return v;
+}
+
+/* The CMD register: writing it executes `opcode` on object `index` with the arguments in ARG0..ARG7. */
+struct nic_cmd {
+	uint8_t opcode; /* cmd */
+	uint16_t index; /* the QP, CQ or MR/MW table index the command applies to */
+};
+#define NIC_CMD_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cmd_pack(const struct nic_cmd *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->opcode);
+	nic_bits_put(w, 8, 16, v->index);
+}
+static inline void nic_cmd_unpack(const uint32_t w[1], struct nic_cmd *v)
+{
+	v->opcode = (uint8_t)nic_bits_get(w, 0, 8);
+	v->index = (uint16_t)nic_bits_get(w, 8, 16);
+}
+
+/* QP_CREATE arguments. The QP becomes READY if sq_log_depth <= CAP_SQ.log_max_depth and the SQ ring is 4 KiB aligned, else it stays in RESET. */
+struct nic_cmd_qp_create {
+	uint64_t sq_base; /* logical address of the send ring (4 KiB aligned) */
+	uint16_t pd; /* protection domain */
+	uint8_t sq_cqn; /* CQ of the send queue's completions */
+	uint8_t rq_cqn; /* CQ of the receive queue's completions */
+	uint8_t sq_log_depth; /* the send ring holds 2^sq_log_depth WQEs */
+	uint8_t rq_log_depth; /* the receive ring holds 2^rq_log_depth WQEs */
+	uint64_t rq_base; /* logical address of the receive ring */
+};
+#define NIC_CMD_QP_CREATE_WORDS 6u /* 32-bit words its fields use */
+static inline void nic_cmd_qp_create_pack(const struct nic_cmd_qp_create *v, uint32_t w[6])
+{
+	unsigned i;
+
+	for (i = 0; i < 6; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 64, v->sq_base);
+	nic_bits_put(w, 64, 16, v->pd);
+	nic_bits_put(w, 80, 8, v->sq_cqn);
+	nic_bits_put(w, 88, 8, v->rq_cqn);
+	nic_bits_put(w, 96, 8, v->sq_log_depth);
+	nic_bits_put(w, 104, 8, v->rq_log_depth);
+	nic_bits_put(w, 128, 64, v->rq_base);
+}
+static inline void nic_cmd_qp_create_unpack(const uint32_t w[6], struct nic_cmd_qp_create *v)
+{
+	v->sq_base = (uint64_t)nic_bits_get(w, 0, 64);
+	v->pd = (uint16_t)nic_bits_get(w, 64, 16);
+	v->sq_cqn = (uint8_t)nic_bits_get(w, 80, 8);
+	v->rq_cqn = (uint8_t)nic_bits_get(w, 88, 8);
+	v->sq_log_depth = (uint8_t)nic_bits_get(w, 96, 8);
+	v->rq_log_depth = (uint8_t)nic_bits_get(w, 104, 8);
+	v->rq_base = (uint64_t)nic_bits_get(w, 128, 64);
+}
+
+/* CQ_CREATE arguments. Ignored (the CQ stays as it was) if log_depth > CAP_CQ's, msix_vector >= CAP_MSIX or the ring is not 4 KiB aligned. */
+struct nic_cmd_cq_create {
+	uint64_t base; /* logical address of the ring (4 KiB aligned) */
+	uint8_t log_depth; /* the ring holds 2^log_depth CQEs */
+	uint16_t msix_vector; /* the MSI-X vector of its notifications */
+};
+#define NIC_CMD_CQ_CREATE_WORDS 3u /* 32-bit words its fields use */
+static inline void nic_cmd_cq_create_pack(const struct nic_cmd_cq_create *v, uint32_t w[3])
+{
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 64, v->base);
+	nic_bits_put(w, 64, 8, v->log_depth);
+	nic_bits_put(w, 80, 16, v->msix_vector);
+}
+static inline void nic_cmd_cq_create_unpack(const uint32_t w[3], struct nic_cmd_cq_create *v)
+{
+	v->base = (uint64_t)nic_bits_get(w, 0, 64);
+	v->log_depth = (uint8_t)nic_bits_get(w, 64, 8);
+	v->msix_vector = (uint16_t)nic_bits_get(w, 80, 16);
+}
+
+/* MR_INIT arguments: allocate table entry `index` as an MR or an MW of a protection domain. */
+struct nic_cmd_mr_init {
+	uint16_t pd; /* protection domain */
+	uint32_t max_pages; /* an MR: the most pages a FastRegister may give it (its MTT range) */
+	uint32_t mtt_offset; /* an MR: the first MTT entry of its range */
+	uint8_t remote_access_ok; /* registrations may grant remote access */
+	uint8_t is_mw; /* the entry is a memory window */
+};
+#define NIC_CMD_MR_INIT_WORDS 4u /* 32-bit words its fields use */
+static inline void nic_cmd_mr_init_pack(const struct nic_cmd_mr_init *v, uint32_t w[4])
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->pd);
+	nic_bits_put(w, 32, 32, v->max_pages);
+	nic_bits_put(w, 64, 32, v->mtt_offset);
+	nic_bits_put(w, 96, 1, v->remote_access_ok);
+	nic_bits_put(w, 97, 1, v->is_mw);
+}
+static inline void nic_cmd_mr_init_unpack(const uint32_t w[4], struct nic_cmd_mr_init *v)
+{
+	v->pd = (uint16_t)nic_bits_get(w, 0, 16);
+	v->max_pages = (uint32_t)nic_bits_get(w, 32, 32);
+	v->mtt_offset = (uint32_t)nic_bits_get(w, 64, 32);
+	v->remote_access_ok = (uint8_t)nic_bits_get(w, 96, 1);
+	v->is_mw = (uint8_t)nic_bits_get(w, 97, 1);
+}
+
+/* QP_CONNECT arguments: the peer and the connection's limits. */
+struct nic_cmd_qp_connect {
+	uint64_t peer_mac; /* the peer's MAC (mac[47:40] is the first byte on the wire) */
+	uint32_t peer_ipv4; /* the peer's IPv4 address */
+	uint32_t peer_qpn; /* the peer QP's number on the wire */
+	uint32_t sq_psn; /* the first PSN this QP sends */
+	uint32_t rq_psn; /* the first PSN it expects */
+	uint8_t log_mtu; /* path MTU 2^log_mtu bytes of payload, 8..12 (256..4096) */
+	uint8_t outbound_read_limit; /* ORD: the most Reads it has outstanding as requester */
+	uint8_t inbound_read_limit; /* IRD: the most Reads it serves at once as responder */
+};
+#define NIC_CMD_QP_CONNECT_WORDS 7u /* 32-bit words its fields use */
+static inline void nic_cmd_qp_connect_pack(const struct nic_cmd_qp_connect *v, uint32_t w[7])
+{
+	unsigned i;
+
+	for (i = 0; i < 7; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 48, v->peer_mac);
+	nic_bits_put(w, 64, 32, v->peer_ipv4);
+	nic_bits_put(w, 96, 24, v->peer_qpn);
+	nic_bits_put(w, 128, 24, v->sq_psn);
+	nic_bits_put(w, 160, 24, v->rq_psn);
+	nic_bits_put(w, 192, 8, v->log_mtu);
+	nic_bits_put(w, 200, 8, v->outbound_read_limit);
+	nic_bits_put(w, 208, 8, v->inbound_read_limit);
+}
+static inline void nic_cmd_qp_connect_unpack(const uint32_t w[7], struct nic_cmd_qp_connect *v)
+{
+	v->peer_mac = (uint64_t)nic_bits_get(w, 0, 48);
+	v->peer_ipv4 = (uint32_t)nic_bits_get(w, 64, 32);
+	v->peer_qpn = (uint32_t)nic_bits_get(w, 96, 24);
+	v->sq_psn = (uint32_t)nic_bits_get(w, 128, 24);
+	v->rq_psn = (uint32_t)nic_bits_get(w, 160, 24);
+	v->log_mtu = (uint8_t)nic_bits_get(w, 192, 8);
+	v->outbound_read_limit = (uint8_t)nic_bits_get(w, 200, 8);
+	v->inbound_read_limit = (uint8_t)nic_bits_get(w, 208, 8);
+}
+
+/* The CI_ARM word of a CQ doorbell page (DB_CQ_CI_ARM). */
+struct nic_cq_ci_arm {
+	uint16_t consumer_index; /* the CQ's new consumer index */
+	uint8_t arm; /* arm the CQ with arm_type */
+	uint8_t arm_type; /* arm (3 is taken as ANY) */
+};
+#define NIC_CQ_CI_ARM_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cq_ci_arm_pack(const struct nic_cq_ci_arm *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->consumer_index);
+	nic_bits_put(w, 16, 1, v->arm);
+	nic_bits_put(w, 17, 2, v->arm_type);
+}
+static inline void nic_cq_ci_arm_unpack(const uint32_t w[1], struct nic_cq_ci_arm *v)
+{
+	v->consumer_index = (uint16_t)nic_bits_get(w, 0, 16);
+	v->arm = (uint8_t)nic_bits_get(w, 16, 1);
+	v->arm_type = (uint8_t)nic_bits_get(w, 17, 2);
+}
+
+/* The MODERATION word of a CQ doorbell page (DB_CQ_MODERATION); a word of 0 is no moderation. */
+struct nic_cq_moderation {
+	uint16_t count; /* hold a satisfied arm until this many CQEs were written since the last notification (0: no bound) */
+	uint16_t interval_us; /* or until this many microseconds passed (0: no bound) */
+};
+#define NIC_CQ_MODERATION_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cq_moderation_pack(const struct nic_cq_moderation *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->count);
+	nic_bits_put(w, 16, 16, v->interval_us);
+}
+static inline void nic_cq_moderation_unpack(const uint32_t w[1], struct nic_cq_moderation *v)
+{
+	v->count = (uint16_t)nic_bits_get(w, 0, 16);
+	v->interval_us = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* A CQ's state word at CQ_STATE_BASE + 4 * cqn. */
+struct nic_cq_state {
+	uint16_t producer_index; /* CQEs written (free running) */
+	uint8_t error; /* the CQ is in error (overflowed) */
+};
+#define NIC_CQ_STATE_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cq_state_pack(const struct nic_cq_state *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->producer_index);
+	nic_bits_put(w, 31, 1, v->error);
+}
+static inline void nic_cq_state_unpack(const uint32_t w[1], struct nic_cq_state *v)
+{
+	v->producer_index = (uint16_t)nic_bits_get(w, 0, 16);
+	v->error = (uint8_t)nic_bits_get(w, 31, 1);
+}
+
+/* A memory token (MR or MW): table entry and key. The privileged token of a PD (the word priv_token) has an index beyond any table. */
+struct nic_token {
+	uint8_t key; /* the key the entry was registered / bound with */
+	uint32_t index; /* MR/MW table index */
+};
+#define NIC_TOKEN_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_token_pack(const struct nic_token *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->key);
+	nic_bits_put(w, 8, 24, v->index);
+}
+static inline void nic_token_unpack(const uint32_t w[1], struct nic_token *v)
+{
+	v->key = (uint8_t)nic_bits_get(w, 0, 8);
+	v->index = (uint32_t)nic_bits_get(w, 8, 24);
+}
+
+/* The privileged token of a PD (addresses under it are logical addresses): marker PRIV_TOKEN_MARKER, the PD, key PRIV_TOKEN_KEY. */
+struct nic_priv_token {
+	uint8_t key; /* PRIV_TOKEN_KEY */
+	uint16_t pd; /* the protection domain */
+	uint8_t marker; /* PRIV_TOKEN_MARKER (no table index reaches it) */
+};
+#define NIC_PRIV_TOKEN_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_priv_token_pack(const struct nic_priv_token *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->key);
+	nic_bits_put(w, 8, 16, v->pd);
+	nic_bits_put(w, 24, 8, v->marker);
+}
+static inline void nic_priv_token_unpack(const uint32_t w[1], struct nic_priv_token *v)
+{
+	v->key = (uint8_t)nic_bits_get(w, 0, 8);
+	v->pd = (uint16_t)nic_bits_get(w, 8, 16);
+	v->marker = (uint8_t)nic_bits_get(w, 24, 8);
+}
+
+/* The VERSION register. */
+struct nic_version {
+	uint16_t minor;
+	uint16_t major;
+};
+#define NIC_VERSION_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_version_pack(const struct nic_version *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->minor);
+	nic_bits_put(w, 16, 16, v->major);
+}
+static inline void nic_version_unpack(const uint32_t w[1], struct nic_version *v)
+{
+	v->minor = (uint16_t)nic_bits_get(w, 0, 16);
+	v->major = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The IDS register. */
+struct nic_ids {
+	uint16_t vendor_id;
+	uint16_t device_id;
+};
+#define NIC_IDS_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_ids_pack(const struct nic_ids *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->vendor_id);
+	nic_bits_put(w, 16, 16, v->device_id);
+}
+static inline void nic_ids_unpack(const uint32_t w[1], struct nic_ids *v)
+{
+	v->vendor_id = (uint16_t)nic_bits_get(w, 0, 16);
+	v->device_id = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The CAP_QUEUES register. */
+struct nic_cap_queues {
+	uint16_t num_qps;
+	uint16_t num_cqs;
+};
+#define NIC_CAP_QUEUES_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_queues_pack(const struct nic_cap_queues *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->num_qps);
+	nic_bits_put(w, 16, 16, v->num_cqs);
+}
+static inline void nic_cap_queues_unpack(const uint32_t w[1], struct nic_cap_queues *v)
+{
+	v->num_qps = (uint16_t)nic_bits_get(w, 0, 16);
+	v->num_cqs = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The CAP_MEMORY register (MRs and MWs share the table). */
+struct nic_cap_memory {
+	uint16_t num_mrs;
+	uint16_t mtt_entries;
+};
+#define NIC_CAP_MEMORY_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_memory_pack(const struct nic_cap_memory *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->num_mrs);
+	nic_bits_put(w, 16, 16, v->mtt_entries);
+}
+static inline void nic_cap_memory_unpack(const uint32_t w[1], struct nic_cap_memory *v)
+{
+	v->num_mrs = (uint16_t)nic_bits_get(w, 0, 16);
+	v->mtt_entries = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The CAP_SQ register. */
+struct nic_cap_sq {
+	uint8_t log_max_depth; /* largest send ring: 2^log_max_depth WQEs */
+	uint8_t max_burst_wqes; /* most WQEs one fetch reads */
+	uint16_t wqe_buffer_entries; /* WQE buffer between fetch and execution */
+};
+#define NIC_CAP_SQ_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_sq_pack(const struct nic_cap_sq *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->log_max_depth);
+	nic_bits_put(w, 8, 8, v->max_burst_wqes);
+	nic_bits_put(w, 16, 16, v->wqe_buffer_entries);
+}
+static inline void nic_cap_sq_unpack(const uint32_t w[1], struct nic_cap_sq *v)
+{
+	v->log_max_depth = (uint8_t)nic_bits_get(w, 0, 8);
+	v->max_burst_wqes = (uint8_t)nic_bits_get(w, 8, 8);
+	v->wqe_buffer_entries = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The PORT_MAC_HI register. */
+struct nic_port_mac_hi {
+	uint16_t mac_hi; /* mac[47:32] */
+};
+#define NIC_PORT_MAC_HI_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_port_mac_hi_pack(const struct nic_port_mac_hi *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->mac_hi);
+}
+static inline void nic_port_mac_hi_unpack(const uint32_t w[1], struct nic_port_mac_hi *v)
+{
+	v->mac_hi = (uint16_t)nic_bits_get(w, 0, 16);
+}
+
+/* The SQ_PI and RQ_PI words of a QP doorbell page (DB_SQ_PI, DB_RQ_PI). */
+struct nic_qp_db_pi {
+	uint16_t producer_index; /* the queue's new producer index (free running) */
+};
+#define NIC_QP_DB_PI_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_qp_db_pi_pack(const struct nic_qp_db_pi *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 16, v->producer_index);
+}
+static inline void nic_qp_db_pi_unpack(const uint32_t w[1], struct nic_qp_db_pi *v)
+{
+	v->producer_index = (uint16_t)nic_bits_get(w, 0, 16);
+}
 
 #endif /* NIC_HW_H */

@@ -3,25 +3,33 @@
 // (AXI4-Stream, RoCEv2 frames) in and out.
 //
 //   nic_csr        BAR0 decode: ID block, commands, state read-back, doorbells, MSI-X window
-//   nic_sq_engine  QP contexts, WQE fetch (AXI AR/R) and local execution, MR/MW table
+//   nic_qp_ctx     QP contexts: state, PD, CQ numbers; the QP commands; read ports
+//   nic_wqe_fetch  SQ indices and rings, WQE fetch by DMA (or from a BlueFlame copy), WQE buffer
+//   nic_local_exec the WQE stream in ring order: memory operations (FastRegister, Bind,
+//                  Invalidate) executed here, transport WQEs handed to nic_transport
+//   nic_mr_table   MR/MW table and MTT; nic_xl_arb in front of its translation port
+//   nic_dma_rd     AXI AR/R: WQE fetch (ARID 0), page lists (1), requester payload (2),
+//                  responder receive WQEs and read-response payload (3)
 //   nic_transport  RoCEv2 RC transport: requester, responder, framing (docs/transport.md)
-//   nic_cpl_arb    the executor's and the transport's completions into one stream
+//   nic_cpl_arb    the executor's, the requester's and the responder's completions into one stream
 //   nic_cq_engine  CQ contexts: CQE writes, overflow, arming; interrupt requests
 //   nic_msix       MSI-X table and PBA; messages
 //   nic_dma_wr     AXI AW/W/B: CQEs / error records (port 0), MSI-X messages (port 1) and payload
 //                  (port 2), in acceptance order on one AXI ID, so a message never overtakes its
 //                  CQE and a CQE never overtakes its payload
 //
-// Parameters are checked here at elaboration (and again by the modules that depend on them).
+// The parameter checks below are the only ones that matter: every limit a submodule relies on
+// is checked here (the submodules keep their own checks for when they are used alone).
 module nic_core #(
   parameter int DataWidth = 64,      // DMA and stream width in bits: 64 or 256
   parameter int NumQps = 16,         // queue pairs, 1..256
   parameter int NumCqs = 16,         // completion queues, 1..256
-  parameter int NumMrs = 256,        // MR/MW table entries, 1..65535
-  parameter int MttEntries = 1024,   // translation entries (4 KiB pages), 1..65535
+  parameter int NumMrs = 256,        // MR/MW table entries, 2..65535
+  parameter int MttEntries = 1024,   // translation entries (4 KiB pages), 2..65535
   parameter int MsixVectors = 16,    // MSI-X table size, 1..2048
-  parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..255
-  parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution, 1..65535
+  parameter int MaxBurstWqes = 16,   // most WQEs fetched by one DMA read, 1..64, <= WqeBufEntries,
+                                     // and at most 256 beats: <= 4 * DataWidth / 8
+  parameter int WqeBufEntries = 128,  // WQE buffer between fetch and execution: a power of two, 2..32768
   parameter int LogMaxSqDepth = 12,  // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
   parameter int LogMaxCqDepth = 14,  // largest CQ: 2^LogMaxCqDepth CQEs, <= 15
   parameter int MaxReads = 32        // Reads a QP may have outstanding (ORD, IRD): 2..128, a power of two
@@ -67,15 +75,24 @@ module nic_core #(
   if (NumCqs < 1 || NumCqs > 256) begin : gen_bad_num_cqs
     $fatal(1, "nic_core: NumCqs must be 1..256 (8-bit CQ numbers)");
   end
-  if (NumMrs < 1 || NumMrs > 65535 || MttEntries < 1 || MttEntries > 65535) begin : gen_bad_memory
-    $fatal(1, "nic_core: NumMrs and MttEntries must be 1..65535 (16-bit CAP_MEMORY fields)");
+  if (NumMrs < 2 || NumMrs > 65535 || MttEntries < 2 || MttEntries > 65535) begin : gen_bad_memory
+    $fatal(1, "nic_core: NumMrs and MttEntries must be 2..65535 (16-bit CAP_MEMORY fields; a table index needs a bit)");
   end
   if (MsixVectors < 1 || MsixVectors > 2048) begin : gen_bad_msix
     $fatal(1, "nic_core: MsixVectors must be 1..2048 (the table must end below MSIX_PBA)");
   end
-  if (MaxBurstWqes < 1 || MaxBurstWqes > 255 || WqeBufEntries < 1 || WqeBufEntries > 65535)
-  begin : gen_bad_sq_buffers
-    $fatal(1, "nic_core: MaxBurstWqes must be 1..255 and WqeBufEntries 1..65535 (CAP_SQ fields)");
+  if (MaxBurstWqes < 1 || MaxBurstWqes > 64 || MaxBurstWqes > WqeBufEntries) begin : gen_bad_burst
+    $fatal(1, "nic_core: MaxBurstWqes must be 1..64 (a 4 KiB page holds 64 WQEs) and <= WqeBufEntries");
+  end
+  if (MaxBurstWqes * nic_pkg::WQE_BYTES / (DataWidth / 8) > 256) begin : gen_bad_burst_beats
+    $fatal(1, "nic_core: MaxBurstWqes * 64 / (DataWidth / 8) must be <= 256 (an AXI4 burst)");
+  end
+  if (WqeBufEntries < 2 || WqeBufEntries > 32768 || (WqeBufEntries & (WqeBufEntries - 1)) != 0)
+  begin : gen_bad_wqe_buf
+    $fatal(1, "nic_core: WqeBufEntries must be a power of two in 2..32768 (pointer wrap; 16-bit CAP_SQ field)");
+  end
+  if (MaxReads < 2 || MaxReads > 128 || (MaxReads & (MaxReads - 1)) != 0) begin : gen_bad_max_reads
+    $fatal(1, "nic_core: MaxReads must be a power of two in 2..128 (the requester's read contexts)");
   end
   if (LogMaxSqDepth < 0 || LogMaxSqDepth > 15 || LogMaxCqDepth < 0 || LogMaxCqDepth > 15)
   begin : gen_bad_depths
@@ -105,31 +122,82 @@ module nic_core #(
   logic                cpl_valid, cpl_ready;
   logic [7:0]          cpl_cqn;
   nic_pkg::cqe_t       cpl_cqe;
-  logic                lx_cpl_valid, lx_cpl_ready, tr_cpl_valid, tr_cpl_ready;
-  logic [7:0]          lx_cpl_cqn, tr_cpl_cqn;
-  nic_pkg::cqe_t       lx_cpl_cqe, tr_cpl_cqe;
+  logic                lx_cpl_valid, lx_cpl_ready, rq_cpl_valid, rq_cpl_ready;
+  logic                rs_cpl_valid, rs_cpl_ready;
+  logic [7:0]          lx_cpl_cqn, rq_cpl_cqn, rs_cpl_cqn;
+  nic_pkg::cqe_t       lx_cpl_cqe, rq_cpl_cqe, rs_cpl_cqe;
 
-  // ---- nic_sq_engine <-> nic_transport ----
+  // ---- QP contexts, WQE fetch, executor ----
+  logic                qp_reset, qp_create;
+  logic [7:0]          qp_reset_qpn;
+  logic [51:0]         qp_create_base;
+  logic [3:0]          qp_create_log_depth;
+  logic [NumQps-1:0]   qp_active;
+  logic                db_err, exec_err;
+  logic [7:0]          db_err_qpn, exec_err_qpn;
+  logic [7:0]          ex_qpn, ex_sq_cqn;
+  logic [1:0]          ex_state;
+  logic [15:0]         ex_pd;
+  logic                wqe_valid, wqe_ready, wqe_dma_err, wqe_stale;
+  logic [511:0]        wqe_data;
+  logic [7:0]          wqe_qpn;
+  logic [15:0]         wqe_idx;
+  logic                retire;
+  logic [7:0]          retire_qpn;
+  logic [15:0]         retire_idx;
+
+  // ---- executor -> transport ----
   logic                tp_valid, tp_ready;
   logic [511:0]        tp_data;
   logic [7:0]          tp_qpn, tp_req_err_qpn, tp_rsp_err_qpn;
   logic [15:0]         tp_idx;
   logic [NumQps-1:0]   tp_busy;
   logic                tp_req_err, tp_rsp_err;
-  logic                xl_req_valid, xl_rsp_valid;
+
+  // ---- MR/MW table: the executor's ports, the translation clients (0 responder, 1 requester) ----
+  localparam int MrW   = $clog2(NumMrs);
+  localparam int MttAW = $clog2(MttEntries);
+  logic [2*NumMrs-1:0] mr_state;
+  logic                mr_a_re, mr_b_re;
+  logic [MrW-1:0]      mr_a_idx, mr_b_idx;
+  logic [15:0]         mr_a_pd, mr_b_pd;
+  logic                mr_a_is_mw, mr_a_remote_ok, mr_b_is_mw;
+  logic [31:0]         mr_a_max_pages, mr_a_mtt_offset;
+  logic [7:0]          mr_a_key;
+  logic [63:0]         mr_a_base_va, mr_a_length, mr_a_byte_off;
+  logic [15:0]         mr_a_access;
+  logic [MttAW-1:0]    mr_a_mtt_base;
+  logic                mr_wr, mr_wr_reg;
+  logic [MrW-1:0]      mr_wr_idx, mr_wr_parent;
+  logic [1:0]          mr_wr_state;
+  logic [7:0]          mr_wr_key;
+  logic [63:0]         mr_wr_base_va, mr_wr_length, mr_wr_byte_off;
+  logic [15:0]         mr_wr_access;
+  logic [MttAW-1:0]    mr_wr_mtt_base;
+  logic                mtt_we;
+  logic [MttAW-1:0]    mtt_idx;
+  logic [51:0]         mtt_pfn;
+  logic [1:0]          xc_req, xc_gnt, xc_rsp, xc_inv;
+  logic [63:0]         xc_token, xc_len;
+  logic [127:0]        xc_va;
+  logic [31:0]         xc_pd, xc_access;
+  logic                xl_valid, xl_inv, xl_rsp_valid;
   logic [31:0]         xl_token, xl_len, xl_status;
   logic [63:0]         xl_va;
   logic [15:0]         xl_pd, xl_access;
-  logic                xl_inv;
+  logic [3:0]          xl_tag, xl_rsp_tag;
   logic [51:0]         xl_pfn;
   logic [11:0]         xl_page_off;
-  logic                tpa_ar_valid, tpa_ar_ready, tpa_r_valid, tpa_r_ready;
-  logic                tpb_ar_valid, tpb_ar_ready, tpb_r_valid, tpb_r_ready;
-  logic [63:0]         tpa_ar_addr, tpb_ar_addr;
-  logic [7:0]          tpa_ar_len, tpb_ar_len;
-  logic [DataWidth-1:0] tp_r_data;
-  logic [1:0]          tp_r_resp;
-  logic                tp_r_last;
+
+  // ---- DMA read clients: 0 WQE fetch, 1 page lists, 2 requester payload, 3 responder ----
+  logic [3:0]           rd_ar_valid, rd_ar_ready, rd_r_valid, rd_r_ready;
+  logic [255:0]         rd_ar_addr;
+  logic [31:0]          rd_ar_len;
+  logic [DataWidth-1:0] rd_r_data;
+  logic [1:0]           rd_r_resp;
+  logic                 rd_r_last;
+
+  // ---- transport payload writes, CQ engine, MSI-X ----
   logic                pay_req_valid, pay_req_ready, pay_w_valid, pay_w_ready;
   logic [63:0]         pay_req_addr;
   logic [7:0]          pay_req_len;
@@ -208,175 +276,390 @@ module nic_core #(
     .msix_rd_data_i    (msix_rd_data)
   );
 
-  nic_sq_engine #(
-    .DataWidth    (DataWidth),
+  // ---- QP contexts ------------------------------------------------------------------------------
+  nic_qp_ctx #(
     .NumQps       (NumQps),
     .NumCqs       (NumCqs),
-    .NumMrs       (NumMrs),
-    .MttEntries   (MttEntries),
-    .MaxBurstWqes (MaxBurstWqes),
-    .WqeBufEntries(WqeBufEntries),
     .LogMaxSqDepth(LogMaxSqDepth)
-  ) u_sq_engine (
-    .clk_i          (clk_i),
-    .rst_i          (rst_i),
-    .cmd_valid_i    (cmd_valid),
-    .cmd_op_i       (cmd_op),
-    .cmd_index_i    (cmd_index),
-    .cmd_args_i     (cmd_args),
-    .sq_db_valid_i  (sq_db_valid),
-    .sq_db_qpn_i    (sq_db_qpn),
-    .sq_db_pi_i     (sq_db_pi),
-    .sq_db_bf_i     (sq_db_bf),
-    .sq_db_bf_data_i(sq_db_bf_data),
-    .qp_state_o     (qp_state),
-    .cq_error_i     (cq_error),
-    .cpl_valid_o    (lx_cpl_valid),
-    .cpl_cqn_o      (lx_cpl_cqn),
-    .cpl_cqe_o      (lx_cpl_cqe),
-    .cpl_ready_i    (lx_cpl_ready),
-    .m_axi_arid_o   (m_axi_arid_o),
-    .m_axi_araddr_o (m_axi_araddr_o),
-    .m_axi_arlen_o  (m_axi_arlen_o),
-    .m_axi_arsize_o (m_axi_arsize_o),
-    .m_axi_arburst_o(m_axi_arburst_o),
-    .m_axi_arvalid_o(m_axi_arvalid_o),
-    .m_axi_arready_i(m_axi_arready_i),
-    .m_axi_rid_i    (m_axi_rid_i),
-    .m_axi_rdata_i  (m_axi_rdata_i),
-    .m_axi_rresp_i  (m_axi_rresp_i),
-    .m_axi_rlast_i  (m_axi_rlast_i),
-    .m_axi_rvalid_i (m_axi_rvalid_i),
-    .m_axi_rready_o (m_axi_rready_o),
-    .tp_valid_o     (tp_valid),
-    .tp_ready_i     (tp_ready),
-    .tp_data_o      (tp_data),
-    .tp_qpn_o       (tp_qpn),
-    .tp_idx_o       (tp_idx),
-    .tp_busy_i      (tp_busy),
-    .tp_err0_i      (tp_req_err),
-    .tp_err0_qpn_i  (tp_req_err_qpn),
-    .tp_err1_i      (tp_rsp_err),
-    .tp_err1_qpn_i  (tp_rsp_err_qpn),
-    .xl_valid_i     (xl_req_valid),
-    .xl_token_i     (xl_token),
-    .xl_va_i        (xl_va),
-    .xl_len_i       (xl_len),
-    .xl_pd_i        (xl_pd),
-    .xl_access_i    (xl_access),
-    .xl_inv_i       (xl_inv),
-    .xl_valid_o     (xl_rsp_valid),
-    .xl_status_o    (xl_status),
-    .xl_pfn_o       (xl_pfn),
-    .xl_page_off_o  (xl_page_off),
-    .tpa_ar_valid_i (tpa_ar_valid),
-    .tpa_ar_ready_o (tpa_ar_ready),
-    .tpa_ar_addr_i  (tpa_ar_addr),
-    .tpa_ar_len_i   (tpa_ar_len),
-    .tpa_r_valid_o  (tpa_r_valid),
-    .tpa_r_ready_i  (tpa_r_ready),
-    .tpb_ar_valid_i (tpb_ar_valid),
-    .tpb_ar_ready_o (tpb_ar_ready),
-    .tpb_ar_addr_i  (tpb_ar_addr),
-    .tpb_ar_len_i   (tpb_ar_len),
-    .tpb_r_valid_o  (tpb_r_valid),
-    .tpb_r_ready_i  (tpb_r_ready),
-    .tp_r_data_o    (tp_r_data),
-    .tp_r_resp_o    (tp_r_resp),
-    .tp_r_last_o    (tp_r_last)
+  ) u_qp_ctx (
+    .clk_i                (clk_i),
+    .rst_i                (rst_i),
+    .cmd_valid_i          (cmd_valid),
+    .cmd_op_i             (cmd_op),
+    .cmd_index_i          (cmd_index),
+    .cmd_args_i           (cmd_args),
+    .qp_reset_o           (qp_reset),
+    .qp_reset_qpn_o       (qp_reset_qpn),
+    .qp_create_o          (qp_create),
+    .qp_create_base_o     (qp_create_base),
+    .qp_create_log_depth_o(qp_create_log_depth),
+    .qp_state_o           (qp_state),
+    .qp_active_o          (qp_active),
+    .cq_error_i           (cq_error),
+    .db_err_i             (db_err),
+    .db_err_qpn_i         (db_err_qpn),
+    .exec_err_i           (exec_err),
+    .exec_err_qpn_i       (exec_err_qpn),
+    .req_err_i            (tp_req_err),
+    .req_err_qpn_i        (tp_req_err_qpn),
+    .rsp_err_i            (tp_rsp_err),
+    .rsp_err_qpn_i        (tp_rsp_err_qpn),
+    .rd_qpn_i             (ex_qpn),
+    .rd_state_o           (ex_state),
+    .rd_pd_o              (ex_pd),
+    .rd_sq_cqn_o          (ex_sq_cqn)
   );
 
-  // ---- the transport, and its completions merged with the local executor's ----
+  // ---- WQE fetch --------------------------------------------------------------------------------
+  nic_wqe_fetch #(
+    .DataWidth     (DataWidth),
+    .NumQps        (NumQps),
+    .MaxBurstWqes  (MaxBurstWqes),
+    .WqeBufEntries (WqeBufEntries),
+    .LogMaxSqDepth (LogMaxSqDepth),
+    .MaxReads      (4)
+  ) u_fetch (
+    .clk_i                (clk_i),
+    .rst_i                (rst_i),
+    .qp_reset_i           (qp_reset),
+    .qp_reset_qpn_i       (qp_reset_qpn),
+    .qp_create_i          (qp_create),
+    .qp_create_base_i     (qp_create_base),
+    .qp_create_log_depth_i(qp_create_log_depth),
+    .qp_active_i          (qp_active),
+    .sq_db_valid_i        (sq_db_valid),
+    .sq_db_qpn_i          (sq_db_qpn),
+    .sq_db_pi_i           (sq_db_pi),
+    .sq_db_bf_i           (sq_db_bf),
+    .sq_db_bf_data_i      (sq_db_bf_data),
+    .db_err_o             (db_err),
+    .db_err_qpn_o         (db_err_qpn),
+    .retire_i             (retire),
+    .retire_qpn_i         (retire_qpn),
+    .retire_idx_i         (retire_idx),
+    .ar_valid_o           (rd_ar_valid[0]),
+    .ar_ready_i           (rd_ar_ready[0]),
+    .ar_addr_o            (rd_ar_addr[63:0]),
+    .ar_len_o             (rd_ar_len[7:0]),
+    .r_valid_i            (rd_r_valid[0]),
+    .r_ready_o            (rd_r_ready[0]),
+    .r_data_i             (rd_r_data),
+    .r_resp_i             (rd_r_resp),
+    .r_last_i             (rd_r_last),
+    .wqe_valid_o          (wqe_valid),
+    .wqe_ready_i          (wqe_ready),
+    .wqe_data_o           (wqe_data),
+    .wqe_qpn_o            (wqe_qpn),
+    .wqe_idx_o            (wqe_idx),
+    .wqe_dma_err_o        (wqe_dma_err),
+    .wqe_stale_o          (wqe_stale)
+  );
+
+  // ---- executor ---------------------------------------------------------------------------------
+  nic_local_exec #(
+    .DataWidth  (DataWidth),
+    .NumQps     (NumQps),
+    .NumMrs     (NumMrs),
+    .MttEntries (MttEntries)
+  ) u_exec (
+    .clk_i             (clk_i),
+    .rst_i             (rst_i),
+    .wqe_valid_i       (wqe_valid),
+    .wqe_ready_o       (wqe_ready),
+    .wqe_data_i        (wqe_data),
+    .wqe_qpn_i         (wqe_qpn),
+    .wqe_idx_i         (wqe_idx),
+    .wqe_dma_err_i     (wqe_dma_err),
+    .wqe_stale_i       (wqe_stale),
+    .tp_valid_o        (tp_valid),
+    .tp_ready_i        (tp_ready),
+    .tp_data_o         (tp_data),
+    .tp_qpn_o          (tp_qpn),
+    .tp_idx_o          (tp_idx),
+    .tp_busy_i         (tp_busy),
+    .qp_reset_i        (qp_reset),
+    .qp_reset_qpn_i    (qp_reset_qpn),
+    .qp_rd_qpn_o       (ex_qpn),
+    .qp_rd_state_i     (ex_state),
+    .qp_rd_pd_i        (ex_pd),
+    .qp_rd_sq_cqn_i    (ex_sq_cqn),
+    .qp_err_o          (exec_err),
+    .qp_err_qpn_o      (exec_err_qpn),
+    .retire_o          (retire),
+    .retire_qpn_o      (retire_qpn),
+    .retire_idx_o      (retire_idx),
+    .cpl_valid_o       (lx_cpl_valid),
+    .cpl_cqn_o         (lx_cpl_cqn),
+    .cpl_cqe_o         (lx_cpl_cqe),
+    .cpl_ready_i       (lx_cpl_ready),
+    .mr_state_i        (mr_state),
+    .mr_a_re_o         (mr_a_re),
+    .mr_a_idx_o        (mr_a_idx),
+    .mr_a_pd_i         (mr_a_pd),
+    .mr_a_is_mw_i      (mr_a_is_mw),
+    .mr_a_remote_ok_i  (mr_a_remote_ok),
+    .mr_a_max_pages_i  (mr_a_max_pages),
+    .mr_a_mtt_offset_i (mr_a_mtt_offset),
+    .mr_a_key_i        (mr_a_key),
+    .mr_a_base_va_i    (mr_a_base_va),
+    .mr_a_length_i     (mr_a_length),
+    .mr_a_byte_off_i   (mr_a_byte_off),
+    .mr_a_access_i     (mr_a_access),
+    .mr_a_mtt_base_i   (mr_a_mtt_base),
+    .mr_b_re_o         (mr_b_re),
+    .mr_b_idx_o        (mr_b_idx),
+    .mr_b_pd_i         (mr_b_pd),
+    .mr_b_is_mw_i      (mr_b_is_mw),
+    .mr_wr_o           (mr_wr),
+    .mr_wr_idx_o       (mr_wr_idx),
+    .mr_wr_state_o     (mr_wr_state),
+    .mr_wr_reg_o       (mr_wr_reg),
+    .mr_wr_key_o       (mr_wr_key),
+    .mr_wr_base_va_o   (mr_wr_base_va),
+    .mr_wr_length_o    (mr_wr_length),
+    .mr_wr_byte_off_o  (mr_wr_byte_off),
+    .mr_wr_access_o    (mr_wr_access),
+    .mr_wr_mtt_base_o  (mr_wr_mtt_base),
+    .mr_wr_parent_o    (mr_wr_parent),
+    .mtt_we_o          (mtt_we),
+    .mtt_idx_o         (mtt_idx),
+    .mtt_pfn_o         (mtt_pfn),
+    .pl_ar_valid_o     (rd_ar_valid[1]),
+    .pl_ar_ready_i     (rd_ar_ready[1]),
+    .pl_ar_addr_o      (rd_ar_addr[127:64]),
+    .pl_ar_len_o       (rd_ar_len[15:8]),
+    .pl_r_valid_i      (rd_r_valid[1]),
+    .pl_r_ready_o      (rd_r_ready[1]),
+    .pl_r_data_i       (rd_r_data),
+    .pl_r_resp_i       (rd_r_resp),
+    .pl_r_last_i       (rd_r_last)
+  );
+
+  // ---- MR/MW table and its translation arbiter ----------------------------------------------------
+  nic_mr_table #(
+    .NumMrs     (NumMrs),
+    .MttEntries (MttEntries),
+    .XlTagW     (4)
+  ) u_mr_table (
+    .clk_i             (clk_i),
+    .rst_i             (rst_i),
+    .cmd_valid_i       (cmd_valid),
+    .cmd_op_i          (cmd_op),
+    .cmd_index_i       (cmd_index),
+    .cmd_args_i        (cmd_args),
+    .state_o           (mr_state),
+    .a_re_i            (mr_a_re),
+    .a_idx_i           (mr_a_idx),
+    .a_pd_o            (mr_a_pd),
+    .a_is_mw_o         (mr_a_is_mw),
+    .a_remote_ok_o     (mr_a_remote_ok),
+    .a_max_pages_o     (mr_a_max_pages),
+    .a_mtt_offset_o    (mr_a_mtt_offset),
+    .a_key_o           (mr_a_key),
+    .a_base_va_o       (mr_a_base_va),
+    .a_length_o        (mr_a_length),
+    .a_byte_off_o      (mr_a_byte_off),
+    .a_access_o        (mr_a_access),
+    .a_mtt_base_o      (mr_a_mtt_base),
+    .b_re_i            (mr_b_re),
+    .b_idx_i           (mr_b_idx),
+    .b_pd_o            (mr_b_pd),
+    .b_is_mw_o         (mr_b_is_mw),
+    .wr_i              (mr_wr),
+    .wr_idx_i          (mr_wr_idx),
+    .wr_state_i        (mr_wr_state),
+    .wr_reg_i          (mr_wr_reg),
+    .wr_key_i          (mr_wr_key),
+    .wr_base_va_i      (mr_wr_base_va),
+    .wr_length_i       (mr_wr_length),
+    .wr_byte_off_i     (mr_wr_byte_off),
+    .wr_access_i       (mr_wr_access),
+    .wr_mtt_base_i     (mr_wr_mtt_base),
+    .wr_parent_i       (mr_wr_parent),
+    .mtt_we_i          (mtt_we),
+    .mtt_idx_i         (mtt_idx),
+    .mtt_pfn_i         (mtt_pfn),
+    .xl_valid_i        (xl_valid),
+    .xl_token_i        (xl_token),
+    .xl_va_i           (xl_va),
+    .xl_len_i          (xl_len),
+    .xl_pd_i           (xl_pd),
+    .xl_access_i       (xl_access),
+    .xl_inv_i          (xl_inv),
+    .xl_tag_i          (xl_tag),
+    .xl_valid_o        (xl_rsp_valid),
+    .xl_tag_o          (xl_rsp_tag),
+    .xl_status_o       (xl_status),
+    .xl_pfn_o          (xl_pfn),
+    .xl_page_off_o     (xl_page_off)
+  );
+
+  nic_xl_arb #(
+    .NumClients(2)
+  ) u_xl_arb (
+    .req_i      (xc_req),
+    .gnt_o      (xc_gnt),
+    .token_i    (xc_token),
+    .va_i       (xc_va),
+    .len_i      (xc_len),
+    .pd_i       (xc_pd),
+    .access_i   (xc_access),
+    .inv_i      (xc_inv),
+    .rsp_valid_o(xc_rsp),
+    .xl_valid_o (xl_valid),
+    .xl_token_o (xl_token),
+    .xl_va_o    (xl_va),
+    .xl_len_o   (xl_len),
+    .xl_pd_o    (xl_pd),
+    .xl_access_o(xl_access),
+    .xl_inv_o   (xl_inv),
+    .xl_tag_o   (xl_tag),
+    .xl_valid_i (xl_rsp_valid),
+    .xl_tag_i   (xl_rsp_tag)
+  );
+
+  assign xc_inv[1] = 1'b0;        // only the responder invalidates
+
+  // ---- DMA reads ----------------------------------------------------------------------------------
+  nic_dma_rd #(
+    .DataWidth  (DataWidth),
+    .NumClients (4)
+  ) u_dma_rd (
+    .clk_i           (clk_i),
+    .rst_i           (rst_i),
+    .cl_ar_valid_i   (rd_ar_valid),
+    .cl_ar_ready_o   (rd_ar_ready),
+    .cl_ar_addr_i    (rd_ar_addr),
+    .cl_ar_len_i     (rd_ar_len),
+    .cl_r_valid_o    (rd_r_valid),
+    .cl_r_ready_i    (rd_r_ready),
+    .cl_r_data_o     (rd_r_data),
+    .cl_r_resp_o     (rd_r_resp),
+    .cl_r_last_o     (rd_r_last),
+    .m_axi_arid_o    (m_axi_arid_o),
+    .m_axi_araddr_o  (m_axi_araddr_o),
+    .m_axi_arlen_o   (m_axi_arlen_o),
+    .m_axi_arsize_o  (m_axi_arsize_o),
+    .m_axi_arburst_o (m_axi_arburst_o),
+    .m_axi_arvalid_o (m_axi_arvalid_o),
+    .m_axi_arready_i (m_axi_arready_i),
+    .m_axi_rid_i     (m_axi_rid_i),
+    .m_axi_rdata_i   (m_axi_rdata_i),
+    .m_axi_rresp_i   (m_axi_rresp_i),
+    .m_axi_rlast_i   (m_axi_rlast_i),
+    .m_axi_rvalid_i  (m_axi_rvalid_i),
+    .m_axi_rready_o  (m_axi_rready_o)
+  );
+
+  // ---- the transport ------------------------------------------------------------------------------
   nic_transport #(
     .DataWidth(DataWidth),
     .NumQps   (NumQps),
     .MaxReads (MaxReads)
   ) u_transport (
-    .clk_i         (clk_i),
-    .rst_i         (rst_i),
-    .port_mac_i    (port_mac_i),
-    .port_ipv4_i   (port_ipv4_i),
-    .us_tick_i     (us_tick_i),
-    .cmd_valid_i   (cmd_valid),
-    .cmd_op_i      (cmd_op),
-    .cmd_index_i   (cmd_index),
-    .cmd_args_i    (cmd_args),
-    .qp_state_i    (qp_state),
-    .rq_db_valid_i (rq_db_valid),
-    .rq_db_qpn_i   (rq_db_qpn),
-    .rq_db_pi_i    (rq_db_pi),
-    .wqe_valid_i   (tp_valid),
-    .wqe_data_i    (tp_data),
-    .wqe_qpn_i     (tp_qpn),
-    .wqe_idx_i     (tp_idx),
-    .wqe_ready_o   (tp_ready),
-    .busy_o        (tp_busy),
-    .req_err_o     (tp_req_err),
-    .req_err_qpn_o (tp_req_err_qpn),
-    .rsp_err_o     (tp_rsp_err),
-    .rsp_err_qpn_o (tp_rsp_err_qpn),
-    .xl_valid_o    (xl_req_valid),
-    .xl_token_o    (xl_token),
-    .xl_va_o       (xl_va),
-    .xl_len_o      (xl_len),
-    .xl_pd_o       (xl_pd),
-    .xl_access_o   (xl_access),
-    .xl_inv_o      (xl_inv),
-    .xl_valid_i    (xl_rsp_valid),
-    .xl_status_i   (xl_status),
-    .xl_pfn_i      (xl_pfn),
-    .xl_page_off_i (xl_page_off),
-    .a_ar_valid_o  (tpa_ar_valid),
-    .a_ar_ready_i  (tpa_ar_ready),
-    .a_ar_addr_o   (tpa_ar_addr),
-    .a_ar_len_o    (tpa_ar_len),
-    .a_r_valid_i   (tpa_r_valid),
-    .a_r_ready_o   (tpa_r_ready),
-    .b_ar_valid_o  (tpb_ar_valid),
-    .b_ar_ready_i  (tpb_ar_ready),
-    .b_ar_addr_o   (tpb_ar_addr),
-    .b_ar_len_o    (tpb_ar_len),
-    .b_r_valid_i   (tpb_r_valid),
-    .b_r_ready_o   (tpb_r_ready),
-    .r_data_i      (tp_r_data),
-    .r_resp_i      (tp_r_resp),
-    .r_last_i      (tp_r_last),
-    .wr_req_valid_o(pay_req_valid),
-    .wr_req_addr_o (pay_req_addr),
-    .wr_req_len_o  (pay_req_len),
-    .wr_req_ready_i(pay_req_ready),
-    .wr_valid_o    (pay_w_valid),
-    .wr_data_o     (pay_w_data),
-    .wr_strb_o     (pay_w_strb),
-    .wr_ready_i    (pay_w_ready),
-    .cpl_valid_o   (tr_cpl_valid),
-    .cpl_cqn_o     (tr_cpl_cqn),
-    .cpl_cqe_o     (tr_cpl_cqe),
-    .cpl_ready_i   (tr_cpl_ready),
-    .tx_tdata_o    (m_axis_tx_tdata_o),
-    .tx_tkeep_o    (m_axis_tx_tkeep_o),
-    .tx_tlast_o    (m_axis_tx_tlast_o),
-    .tx_tvalid_o   (m_axis_tx_tvalid_o),
-    .tx_tready_i   (m_axis_tx_tready_i),
-    .rx_tdata_i    (s_axis_rx_tdata_i),
-    .rx_tkeep_i    (s_axis_rx_tkeep_i),
-    .rx_tlast_i    (s_axis_rx_tlast_i),
-    .rx_tvalid_i   (s_axis_rx_tvalid_i),
-    .rx_tready_o   (s_axis_rx_tready_o),
-    .rx_drops_o    (rx_drops)
+    .clk_i            (clk_i),
+    .rst_i            (rst_i),
+    .port_mac_i       (port_mac_i),
+    .port_ipv4_i      (port_ipv4_i),
+    .us_tick_i        (us_tick_i),
+    .cmd_valid_i      (cmd_valid),
+    .cmd_op_i         (cmd_op),
+    .cmd_index_i      (cmd_index),
+    .cmd_args_i       (cmd_args),
+    .qp_state_i       (qp_state),
+    .rq_db_valid_i    (rq_db_valid),
+    .rq_db_qpn_i      (rq_db_qpn),
+    .rq_db_pi_i       (rq_db_pi),
+    .wqe_valid_i      (tp_valid),
+    .wqe_data_i       (tp_data),
+    .wqe_qpn_i        (tp_qpn),
+    .wqe_idx_i        (tp_idx),
+    .wqe_ready_o      (tp_ready),
+    .busy_o           (tp_busy),
+    .req_err_o        (tp_req_err),
+    .req_err_qpn_o    (tp_req_err_qpn),
+    .rsp_err_o        (tp_rsp_err),
+    .rsp_err_qpn_o    (tp_rsp_err_qpn),
+    .rq_xl_req_o      (xc_req[1]),
+    .rq_xl_gnt_i      (xc_gnt[1]),
+    .rq_xl_token_o    (xc_token[63:32]),
+    .rq_xl_va_o       (xc_va[127:64]),
+    .rq_xl_len_o      (xc_len[63:32]),
+    .rq_xl_pd_o       (xc_pd[31:16]),
+    .rq_xl_access_o   (xc_access[31:16]),
+    .rq_xl_rsp_valid_i(xc_rsp[1]),
+    .rs_xl_req_o      (xc_req[0]),
+    .rs_xl_gnt_i      (xc_gnt[0]),
+    .rs_xl_token_o    (xc_token[31:0]),
+    .rs_xl_va_o       (xc_va[63:0]),
+    .rs_xl_len_o      (xc_len[31:0]),
+    .rs_xl_pd_o       (xc_pd[15:0]),
+    .rs_xl_access_o   (xc_access[15:0]),
+    .rs_xl_inv_o      (xc_inv[0]),
+    .rs_xl_rsp_valid_i(xc_rsp[0]),
+    .xl_status_i      (xl_status),
+    .xl_pfn_i         (xl_pfn),
+    .xl_page_off_i    (xl_page_off),
+    .a_ar_valid_o     (rd_ar_valid[2]),
+    .a_ar_ready_i     (rd_ar_ready[2]),
+    .a_ar_addr_o      (rd_ar_addr[191:128]),
+    .a_ar_len_o       (rd_ar_len[23:16]),
+    .a_r_valid_i      (rd_r_valid[2]),
+    .a_r_ready_o      (rd_r_ready[2]),
+    .b_ar_valid_o     (rd_ar_valid[3]),
+    .b_ar_ready_i     (rd_ar_ready[3]),
+    .b_ar_addr_o      (rd_ar_addr[255:192]),
+    .b_ar_len_o       (rd_ar_len[31:24]),
+    .b_r_valid_i      (rd_r_valid[3]),
+    .b_r_ready_o      (rd_r_ready[3]),
+    .r_data_i         (rd_r_data),
+    .r_resp_i         (rd_r_resp),
+    .r_last_i         (rd_r_last),
+    .wr_req_valid_o   (pay_req_valid),
+    .wr_req_addr_o    (pay_req_addr),
+    .wr_req_len_o     (pay_req_len),
+    .wr_req_ready_i   (pay_req_ready),
+    .wr_valid_o       (pay_w_valid),
+    .wr_data_o        (pay_w_data),
+    .wr_strb_o        (pay_w_strb),
+    .wr_ready_i       (pay_w_ready),
+    .rq_cpl_valid_o   (rq_cpl_valid),
+    .rq_cpl_cqn_o     (rq_cpl_cqn),
+    .rq_cpl_cqe_o     (rq_cpl_cqe),
+    .rq_cpl_ready_i   (rq_cpl_ready),
+    .rs_cpl_valid_o   (rs_cpl_valid),
+    .rs_cpl_cqn_o     (rs_cpl_cqn),
+    .rs_cpl_cqe_o     (rs_cpl_cqe),
+    .rs_cpl_ready_i   (rs_cpl_ready),
+    .tx_tdata_o       (m_axis_tx_tdata_o),
+    .tx_tkeep_o       (m_axis_tx_tkeep_o),
+    .tx_tlast_o       (m_axis_tx_tlast_o),
+    .tx_tvalid_o      (m_axis_tx_tvalid_o),
+    .tx_tready_i      (m_axis_tx_tready_i),
+    .rx_tdata_i       (s_axis_rx_tdata_i),
+    .rx_tkeep_i       (s_axis_rx_tkeep_i),
+    .rx_tlast_i       (s_axis_rx_tlast_i),
+    .rx_tvalid_i      (s_axis_rx_tvalid_i),
+    .rx_tready_o      (s_axis_rx_tready_o),
+    .rx_drops_o       (rx_drops)
   );
 
+  // ---- completions: one arbiter ------------------------------------------------------------------
   nic_cpl_arb u_cpl_arb (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
-    .a_valid_i  (lx_cpl_valid),
-    .a_cqn_i    (lx_cpl_cqn),
-    .a_cqe_i    (lx_cpl_cqe),
-    .a_ready_o  (lx_cpl_ready),
-    .b_valid_i  (tr_cpl_valid),
-    .b_cqn_i    (tr_cpl_cqn),
-    .b_cqe_i    (tr_cpl_cqe),
-    .b_ready_o  (tr_cpl_ready),
+    .x_valid_i  (lx_cpl_valid),
+    .x_cqn_i    (lx_cpl_cqn),
+    .x_cqe_i    (lx_cpl_cqe),
+    .x_ready_o  (lx_cpl_ready),
+    .q_valid_i  (rq_cpl_valid),
+    .q_cqn_i    (rq_cpl_cqn),
+    .q_cqe_i    (rq_cpl_cqe),
+    .q_ready_o  (rq_cpl_ready),
+    .s_valid_i  (rs_cpl_valid),
+    .s_cqn_i    (rs_cpl_cqn),
+    .s_cqe_i    (rs_cpl_cqe),
+    .s_ready_o  (rs_cpl_ready),
     .cpl_valid_o(cpl_valid),
     .cpl_cqn_o  (cpl_cqn),
     .cpl_cqe_o  (cpl_cqe),

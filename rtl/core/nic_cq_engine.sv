@@ -4,17 +4,21 @@
 // index, and turns arms into MSI-X interrupt requests (through nic_msix).
 //
 // Ports (besides clock and reset):
-//   cmd_*   one-cycle command broadcast from nic_csr; this engine applies CQ_CREATE (ARG0/1 ring
-//           base, 4 KiB aligned; ARG2 {msix_vector[31:16], log_depth[7:0]}) and CQ_DESTROY in the
-//           cycle they arrive. A CQ_CREATE with cqn >= NumCqs, log_depth > LogMaxCqDepth,
-//           msix_vector >= MsixVectors or an unaligned base is ignored (the CQ stays as it was).
+//   cmd_*   one-cycle command broadcast from nic_csr; this engine applies CQ_CREATE (arguments
+//           nic_pkg::cmd_cq_create_t: ring base, 4 KiB aligned; log_depth; msix_vector) and
+//           CQ_DESTROY in the cycle they arrive. A CQ_CREATE with cqn >= NumCqs, log_depth >
+//           LogMaxCqDepth, msix_vector >= MsixVectors or an unaligned base is ignored (the CQ
+//           stays as it was).
 //   db_*    one-cycle CQ doorbell from nic_csr: db_moderation_i = 0 for the CI_ARM word
-//           {arm_type[18:17], arm[16], consumer_index[15:0]}, 1 for the MODERATION word.
-//   cpl_*   completion requests from nic_sq_engine (valid/ready; cpl_cqe_i.owner is ignored).
+//           (nic_pkg::cq_ci_arm_t), 1 for the MODERATION word (nic_pkg::cq_moderation_t).
+//   cpl_*   completion requests from nic_cpl_arb (valid/ready; cpl_cqe_i.owner is ignored).
 //   wr_*    32-byte record writes to nic_dma_wr port 0 (valid/ready; stable until accepted).
 //   irq_*   interrupt requests to nic_msix (valid/ready; stable until accepted).
 //   cq_error_o[n]            CQ n is in error (overflowed).
-//   state_rd_cqn_i -> state_rd_data_o   combinational CSR read-back {error[31], pi[15:0]}.
+//   state_rd_cqn_i -> state_rd_data_o   combinational CSR read-back (nic_pkg::cq_state_t).
+//
+// This engine is the only owner of CQ state: no other module keeps a copy of a per-CQ field
+// (nic_qp_ctx reads cq_error_o; the QPs' CQ numbers are QP state).
 //
 // Per CQ: producer index pi and consumer index ci (16-bit free running), error, arm state, and
 // since_sol: how many CQEs were written after the latest solicited or error one (saturating).
@@ -34,22 +38,22 @@
 // driver bug; the engine keeps the old ci (the arm bit still counts), so ci stays in [ci, pi]
 // and the "never overwrite an unreleased entry" guarantee cannot be broken from the host.
 //
-// Arming (seed-completion-handling.md): an arm is one-shot; the engine clears it when it fires.
-// A second arm before the first fired merges to the stronger (ANY > SOLICITED > ERRORS, the
-// seed's table); arm_type 3 is not defined and is taken as ANY, so that a malformed arm can at
+// Arming (NDK's NdkArmCq rules, quoted with their tests in docs/conformance.md, C3-C8): an arm
+// is one-shot; the engine clears it when it fires. A second arm before the first fired merges to
+// the stronger (ANY > SOLICITED > ERRORS, NDK's table, C8); arm_type 3 is not defined and is taken as ANY, so that a malformed arm can at
 // worst cause a spurious interrupt, never a lost one. ANY is satisfied by any entry in [ci, pi),
 // SOLICITED by an entry that is solicited or has an error status (since_sol < pi - ci), ERRORS
 // only by a CQ error; a CQ error satisfies every type.
-// Our choice for the seed's "may" case: the fire condition is a level over [ci, pi), not an edge
+// Our choice for NDK's "may" case (C6): the fire condition is a level over [ci, pi), not an edge
 // on new entries, so an arm with entries present fires at once whether or not they were newly
-// placed since the last notification (the seed's "must" case) or already notified (the "may"
+// placed since the last notification (the "must" case, C5) or already notified (the "may"
 // case). mlx5 and Corundum do the same; it closes the lost-wake-up race in which the consumer
 // arms just after its last poll missed an entry. An arm on a CQ in error fires at once.
 // A CQ fires again only after its previous interrupt request went to nic_msix, so every arm
 // gets its own request.
 //
 // Interrupt moderation (NdkControlCqInterruptModeration), per CQ, from the MODERATION doorbell
-// word {interval[31:16] in microseconds, count[15:0]}. "Satisfied" is the arm condition above;
+// word (interval_us, count). "Satisfied" is the arm condition above;
 // without moderation (word 0) a satisfied arm fires at once. With it, the satisfied arm is held
 // until one of its bounds is reached, the NDK reading of both values as maxima:
 //   - count != 0: at least `count` CQEs were written since the CQ's last notification (new_q,
@@ -165,7 +169,7 @@ module nic_cq_engine #(
 
   // ---- helpers ----
   function automatic logic [1:0] arm_merge(input logic [1:0] a, input logic [1:0] b);
-    // the seed's table: ANY beats everything, SOLICITED beats ERRORS
+    // NDK's table (docs/conformance.md C8): ANY beats everything, SOLICITED beats ERRORS
     if (a == nic_pkg::ARM_ANY || b == nic_pkg::ARM_ANY) begin
       arm_merge = nic_pkg::ARM_ANY;
     end else if (a == nic_pkg::ARM_SOLICITED || b == nic_pkg::ARM_SOLICITED) begin
@@ -190,13 +194,16 @@ module nic_cq_engine #(
   logic [63:0]       cmd_base;
   logic [7:0]        cmd_logd;
   logic [15:0]       cmd_vec;
+  nic_pkg::cmd_cq_create_t create_args;
+
+  assign create_args = cmd_args_i;
 
   always_comb begin
     cmd_in_range = cmd_index_i < 16'(NumCqs);
     cmd_cqn      = CqBits'(cmd_index_i);
-    cmd_base     = cmd_args_i[63:0];
-    cmd_logd     = cmd_args_i[71:64];
-    cmd_vec      = cmd_args_i[95:80];
+    cmd_base     = create_args.base;
+    cmd_logd     = create_args.log_depth;
+    cmd_vec      = create_args.msix_vector;
     cmd_create   = cmd_valid_i && cmd_op_i == nic_pkg::CMD_CQ_CREATE && cmd_in_range
                    && 32'(cmd_logd) <= LogMaxCqDepth && 32'(cmd_vec) < MsixVectors
                    && cmd_base[11:0] == 12'd0;
@@ -209,19 +216,24 @@ module nic_cq_engine #(
   logic [CqBits-1:0] db_cqn;
   logic [15:0]       db_new_ci, db_old_ci, db_pi;
   logic [1:0]        db_type;
+  nic_pkg::cq_ci_arm_t     db_ci_arm;
+  nic_pkg::cq_moderation_t db_moderation;
+
+  assign db_ci_arm     = db_data_i;
+  assign db_moderation = db_data_i;
 
   always_comb begin
     db_in_range = {1'b0, db_cqn_i} < 9'(NumCqs);
     db_cqn      = CqBits'(db_cqn_i);
     db_ci       = db_valid_i && !db_moderation_i && db_in_range && valid_q[db_cqn];
-    db_arm      = db_ci && db_data_i[16];
+    db_arm      = db_ci && db_ci_arm.arm;
     db_mod      = db_valid_i && db_moderation_i && db_in_range && valid_q[db_cqn];
-    db_new_ci   = db_data_i[15:0];
+    db_new_ci   = db_ci_arm.consumer_index;
     db_old_ci   = ci_q[16*db_cqn +: 16];
     db_pi       = pi_q[16*db_cqn +: 16];
     // ci may only move forward, and not past pi (see the header)
     db_ci_ok    = (db_new_ci - db_old_ci) <= (db_pi - db_old_ci);
-    db_type     = (db_data_i[18:17] == 2'd3) ? nic_pkg::ARM_ANY : db_data_i[18:17];
+    db_type     = (db_ci_arm.arm_type == 2'd3) ? nic_pkg::ARM_ANY : db_ci_arm.arm_type;
   end
 
   // ---- completion request decode (the context as it is now; see S_IDLE) ----
@@ -392,8 +404,8 @@ module nic_cq_engine #(
                : (commit_cqe && wr_cqn_q == db_cqn) ? sat_inc(d_new_eff) : d_new_eff;
     d_tim_eff  = tlive_q[db_cqn] ? tim_q[db_cqn] : 16'd0;
     d_tim_next = !hold[db_cqn] ? 16'd0 : us_tick_i ? sat_inc(d_tim_eff) : d_tim_eff;
-    d_count    = db_data_i[15:0];
-    d_interval = db_data_i[31:16];
+    d_count    = db_moderation.count;
+    d_interval = db_moderation.interval_us;
   end
 
   logic [NumCqs*16-1:0] tim_tick;   // on a tick: the held CQs' timers after it
@@ -606,14 +618,24 @@ module nic_cq_engine #(
   logic [CqBits-1:0] rd_cqn;
   assign rd_in_range     = {1'b0, state_rd_cqn_i} < 9'(NumCqs);
   assign rd_cqn          = CqBits'(state_rd_cqn_i);
-  assign state_rd_data_o = rd_in_range ? {error_q[rd_cqn], 15'd0, pi_q[16*rd_cqn +: 16]} : 32'd0;
+  nic_pkg::cq_state_t rd_state;
+
+  always_comb begin
+    rd_state = '0;
+    if (rd_in_range) begin
+      rd_state.error          = error_q[rd_cqn];
+      rd_state.producer_index = pi_q[16*rd_cqn +: 16];
+    end
+  end
+
+  assign state_rd_data_o = rd_state;
 
   // irq_cqn_q names the CQ behind the request in flight, for waveforms and debugging.
   logic unused_irq_cqn;
   assign unused_irq_cqn = ^irq_cqn_q;
   // The command arguments this engine does not read belong to the other commands' layouts.
   logic unused_cmd_args;
-  assign unused_cmd_args = ^{cmd_args_i[255:96], cmd_args_i[79:72]};
+  assign unused_cmd_args = ^{create_args.rsvd_96, create_args.rsvd_72, db_ci_arm.rsvd_19};
 
 `ifndef SYNTHESIS
   // Immediate assertions in clocked blocks: they read the values before the edge (what a

@@ -41,14 +41,14 @@ module nic_csr #(
   parameter int DataWidth     = 64,    // reported in CAP_DATA_WIDTH
   parameter int NumQps        = 16,    // queue pairs, 1..256
   parameter int NumCqs        = 16,    // completion queues, 1..256
-  parameter int NumMrs        = 64,    // reported in CAP_MEMORY
+  parameter int NumMrs        = 256,   // reported in CAP_MEMORY
   parameter int MttEntries    = 1024,  // reported in CAP_MEMORY
   parameter int MsixVectors   = 16,    // MSI-X table size, 1..2048
   parameter int MaxBurstWqes  = 16,    // reported in CAP_SQ
-  parameter int WqeBufEntries = 32,    // reported in CAP_SQ
+  parameter int WqeBufEntries = 128,   // reported in CAP_SQ
   parameter int LogMaxSqDepth = 12,    // reported in CAP_SQ
   parameter int LogMaxCqDepth = 14,    // reported in CAP_CQ
-  parameter int MaxReads      = 8      // reported in CAP_TRANSPORT: the most Reads per QP, <= 255
+  parameter int MaxReads      = 32     // reported in CAP_TRANSPORT: the most Reads per QP, <= 255
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,
@@ -177,6 +177,9 @@ module nic_csr #(
   logic           cq_db_valid_q, cq_db_valid_d;
   logic [7:0]     db_qn_q, db_qn_d;               // queue number of the doorbell pulse
   logic [31:0]    db_data_q, db_data_d;           // the doorbell word
+  nic_pkg::qp_db_pi_t db_pi;                      // ... as a QP doorbell's producer index
+
+  assign db_pi = db_data_q;
   logic           cq_db_mod_q, cq_db_mod_d;
   logic           sq_db_bf_q, sq_db_bf_d;         // the SQ pulse carries the BlueFlame copy
   logic [15:0]    bf_mask_q, bf_mask_d;           // copy words written (full strobes)
@@ -192,6 +195,9 @@ module nic_csr #(
   logic [31:0]    wr_mask;                        // byte strobes as a bit mask
   logic           wr_bf;                          // the write is to a BlueFlame area
   logic [15:0]    wr_bf_bit;                      // ... its word
+  nic_pkg::cmd_t  wr_cmd;                         // the word as a CMD write
+
+  assign wr_cmd = s_axil_wdata_i;
 
   assign wr_take          = s_axil_awvalid_i && s_axil_wvalid_i && (!bvalid_q || s_axil_bready_i);
   assign s_axil_awready_o = wr_take;
@@ -246,8 +252,8 @@ module nic_csr #(
         R_CMD: begin
           bf_mask_d   = '0;
           cmd_valid_d = 1'b1;
-          cmd_op_d    = s_axil_wdata_i[7:0];
-          cmd_index_d = s_axil_wdata_i[23:8];
+          cmd_op_d    = wr_cmd.opcode;
+          cmd_index_d = wr_cmd.index;
         end
         R_QP_DB: begin
           db_qn_d       = wr_qp_page[7:0];
@@ -320,6 +326,35 @@ module nic_csr #(
   logic [21:0]    rd_qp_idx, rd_cq_idx;
   logic [31:0]    rd_const;
 
+  // The read-only words, in their formats (nic_pkg).
+  nic_pkg::version_t     id_version;
+  nic_pkg::ids_t         id_ids;
+  nic_pkg::cap_queues_t  cap_queues;
+  nic_pkg::cap_memory_t  cap_memory;
+  nic_pkg::cap_sq_t      cap_sq;
+  nic_pkg::port_mac_hi_t port_mac_hi;
+
+  always_comb begin
+    id_version                = '0;
+    id_version.major          = nic_pkg::VERSION_MAJOR[15:0];
+    id_version.minor          = nic_pkg::VERSION_MINOR[15:0];
+    id_ids                    = '0;
+    id_ids.device_id          = nic_pkg::DEVICE_ID[15:0];
+    id_ids.vendor_id          = nic_pkg::VENDOR_ID[15:0];
+    cap_queues                = '0;
+    cap_queues.num_cqs        = 16'(NumCqs);
+    cap_queues.num_qps        = 16'(NumQps);
+    cap_memory                = '0;
+    cap_memory.mtt_entries    = 16'(MttEntries);
+    cap_memory.num_mrs        = 16'(NumMrs);
+    cap_sq                    = '0;
+    cap_sq.wqe_buffer_entries = 16'(WqeBufEntries);
+    cap_sq.max_burst_wqes     = 8'(MaxBurstWqes);
+    cap_sq.log_max_depth      = 8'(LogMaxSqDepth);
+    port_mac_hi               = '0;
+    port_mac_hi.mac_hi        = port_mac_i[47:32];
+  end
+
   assign rd_take          = s_axil_arvalid_i && (!rvalid_q || s_axil_rready_i);
   assign s_axil_arready_o = rd_take;
 
@@ -335,15 +370,13 @@ module nic_csr #(
 
     unique case (rd_addr)
       nic_pkg::REG_ID_MAGIC:       rd_const = nic_pkg::MAGIC;
-      nic_pkg::REG_VERSION:        rd_const = {nic_pkg::VERSION_MAJOR[15:0],
-                                               nic_pkg::VERSION_MINOR[15:0]};
-      nic_pkg::REG_IDS:            rd_const = {nic_pkg::DEVICE_ID[15:0], nic_pkg::VENDOR_ID[15:0]};
+      nic_pkg::REG_VERSION:        rd_const = id_version;
+      nic_pkg::REG_IDS:            rd_const = id_ids;
       nic_pkg::REG_CAP_DATA_WIDTH: rd_const = 32'(DataWidth);
-      nic_pkg::REG_CAP_QUEUES:     rd_const = {16'(NumCqs), 16'(NumQps)};
-      nic_pkg::REG_CAP_MEMORY:     rd_const = {16'(MttEntries), 16'(NumMrs)};
+      nic_pkg::REG_CAP_QUEUES:     rd_const = cap_queues;
+      nic_pkg::REG_CAP_MEMORY:     rd_const = cap_memory;
       nic_pkg::REG_CAP_MSIX:       rd_const = 32'(MsixVectors);
-      nic_pkg::REG_CAP_SQ:         rd_const = {16'(WqeBufEntries), 8'(MaxBurstWqes),
-                                               8'(LogMaxSqDepth)};
+      nic_pkg::REG_CAP_SQ:         rd_const = cap_sq;
       nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
       // the transport: Send / Receive, Write, SendAndInvalidate and Read (at most MaxReads
       // outstanding per QP in either direction)
@@ -352,10 +385,10 @@ module nic_csr #(
                                               | nic_pkg::CAP_TRANSPORT_READ
                                               | (32'(8'(MaxReads)) << 8);
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
-      nic_pkg::REG_PORT_MAC_HI:    rd_const = {16'd0, port_mac_i[47:32]};
+      nic_pkg::REG_PORT_MAC_HI:    rd_const = port_mac_hi;
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;
       nic_pkg::REG_RX_DROPS:       rd_const = rx_drops_i;
-      nic_pkg::REG_CAP_SQ_BF:      rd_const = 32'd64;
+      nic_pkg::REG_CAP_SQ_BF:      rd_const = 32'(nic_pkg::WQE_BYTES);   // one WQE
       default:                     rd_const = 32'd0;
     endcase
   end
@@ -435,12 +468,12 @@ module nic_csr #(
   assign cmd_args_o         = args_q;
   assign sq_db_valid_o      = sq_db_valid_q;
   assign sq_db_qpn_o        = db_qn_q;
-  assign sq_db_pi_o         = db_data_q[15:0];
+  assign sq_db_pi_o         = db_pi.producer_index;
   assign sq_db_bf_o         = sq_db_bf_q;
   assign sq_db_bf_data_o    = bf_data_q;
   assign rq_db_valid_o      = rq_db_valid_q;
   assign rq_db_qpn_o        = db_qn_q;
-  assign rq_db_pi_o         = db_data_q[15:0];
+  assign rq_db_pi_o         = db_pi.producer_index;
   assign cq_db_valid_o      = cq_db_valid_q;
   assign cq_db_cqn_o        = db_qn_q;
   assign cq_db_moderation_o = cq_db_mod_q;
@@ -450,6 +483,10 @@ module nic_csr #(
   logic unused_addr;
   assign unused_addr = ^{s_axil_awaddr_i[1:0], s_axil_araddr_i[1:0], wr_qp_page[9:8],
                          wr_cq_page[9:8], rd_qp_idx[21:8], rd_cq_idx[21:8]};
+  // Reserved bits of the CMD and producer-index words (the doorbell word is read whole by CQ
+  // doorbells).
+  logic unused_words;
+  assign unused_words = ^{wr_cmd.rsvd_24, db_pi.rsvd_16};
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block: they read the values before the edge (what a

@@ -1,5 +1,5 @@
 `default_nettype none
-// nic_dma_wr: the NIC's only AXI4 write master. It serialises two request ports onto AW/W/B,
+// nic_dma_wr: the NIC's only AXI4 write master. It serialises three request ports onto AW/W/B,
 // one request at a time, in the order the requests were accepted:
 //   port 0 (req0_*): a 32-byte record (CQE or CQ error record) to a 32-byte aligned address;
 //                    req0_data_i byte 0 is bits [7:0] (the little-endian memory image).
@@ -7,7 +7,7 @@
 //   port 2 (req2_*, w2_*): a payload burst: req2_len_i + 1 beats to a beat-aligned address inside
 //                    one 4 KiB page; the caller supplies the beats with their byte strobes on w2_*
 //                    (valid/ready) once the request is accepted.
-// Both ports are valid/ready: a request is accepted in a cycle with valid and ready high, and its
+// Every port is valid/ready: a request is accepted in a cycle with valid and ready high, and its
 // fields must stay stable while valid is high and ready is low.
 //
 // Every write uses AXI ID 0: one ID keeps the interconnect from reordering, which is how a CQE

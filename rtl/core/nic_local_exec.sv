@@ -27,7 +27,7 @@
 module nic_local_exec #(
   parameter int DataWidth  = 64,    // AXI data width: 64, 128 or 256
   parameter int NumQps     = 16,    // queue pairs, 1..256
-  parameter int NumMrs     = 64,    // MR/MW table entries
+  parameter int NumMrs     = 256,   // MR/MW table entries
   parameter int MttEntries = 1024   // MTT entries
 ) (
   input  logic                      clk_i,
@@ -47,7 +47,7 @@ module nic_local_exec #(
   output logic [7:0]                tp_qpn_o,
   output logic [15:0]               tp_idx_o,
   input  logic [NumQps-1:0]         tp_busy_i,
-  // QP context (owned by nic_sq_engine): a read port for the QP of the WQE being executed
+  // QP context (owned by nic_qp_ctx): a read port for the QP of the WQE being executed
   input  logic                      qp_reset_i,        // QP created or destroyed this cycle
   input  logic [7:0]                qp_reset_qpn_i,
   output logic [7:0]                qp_rd_qpn_o,       // the QP whose context is read
@@ -133,8 +133,8 @@ module nic_local_exec #(
   if (NumQps < 1 || NumQps > 256) begin : gen_bad_qps
     $fatal(1, "nic_local_exec: NumQps must be 1..256");
   end
-  if (NumMrs < 2 || NumMrs > (1 << 24) || MttEntries < 2) begin : gen_bad_table
-    $fatal(1, "nic_local_exec: NumMrs must be 2..2^24 and MttEntries >= 2");
+  if (NumMrs < 2 || NumMrs > 65535 || MttEntries < 2 || MttEntries > 65535) begin : gen_bad_table
+    $fatal(1, "nic_local_exec: NumMrs and MttEntries must be 2..65535 (as nic_mr_table)");
   end
 
   // The CQE's op_type for a WQE opcode (unknown opcodes complete as SEND, the generic type).
@@ -169,7 +169,8 @@ module nic_local_exec #(
   nic_pkg::wqe_fast_reg_t   fr, head_fr;
   nic_pkg::wqe_bind_t       bd, head_bd;
   nic_pkg::wqe_invalidate_t inv, head_inv;
-  logic [31:0]              head_token_a, tok_a;
+  nic_pkg::token_t          head_token_a, tok_a;   // the token port A looks up
+  nic_pkg::token_t          head_mw, mw;           // Bind's MW (port B)
 
   assign hdr      = cur_wqe_q;
   assign fr       = cur_wqe_q;
@@ -179,6 +180,8 @@ module nic_local_exec #(
   assign head_fr  = wqe_data_i;
   assign head_bd  = wqe_data_i;
   assign head_inv = wqe_data_i;
+  assign head_mw  = head_bd.mw_token;
+  assign mw       = bd.mw_token;
 
   // The token the table's port A looks up: FastRegister's and Bind's MR, Invalidate's token.
   always_comb begin
@@ -199,14 +202,14 @@ module nic_local_exec #(
   // The format views carry reserved bytes and fields only the transport will read.
   logic unused_views;
   assign unused_views = ^{hdr, fr, bd, inv, head_hdr, head_fr, head_bd, head_inv,
-                          head_token_a, tok_a};
+                          head_token_a, tok_a, head_mw, mw};
 
   // Table reads for the WQE being taken.
   logic load, finish;
   assign mr_a_re_o  = load;
-  assign mr_a_idx_o = head_token_a[8 +: MrW];
+  assign mr_a_idx_o = head_token_a.index[MrW-1:0];
   assign mr_b_re_o  = load;
-  assign mr_b_idx_o = head_bd.mw_token[8 +: MrW];
+  assign mr_b_idx_o = head_mw.index[MrW-1:0];
 
   // ---- its QP ---------------------------------------------------------------------------------
   logic [1:0]  qp_state;
@@ -244,10 +247,10 @@ module nic_local_exec #(
   logic           a_in_range, b_in_range;
   logic [1:0]     a_state, b_state;
 
-  assign a_idx      = tok_a[8 +: MrW];
-  assign b_idx      = bd.mw_token[8 +: MrW];
-  assign a_in_range = 32'(tok_a[31:8]) < NumMrs;
-  assign b_in_range = 32'(bd.mw_token[31:8]) < NumMrs;
+  assign a_idx      = tok_a.index[MrW-1:0];
+  assign b_idx      = mw.index[MrW-1:0];
+  assign a_in_range = 32'(tok_a.index) < NumMrs;
+  assign b_in_range = 32'(mw.index) < NumMrs;
 
   // The checks below matter only for a WQE in `cur` (run_status is used for nothing else), so
   // they are evaluated only then: a cycle without a WQE costs the simulation none of them.
@@ -305,7 +308,7 @@ module nic_local_exec #(
     bd_status   = nic_pkg::STATUS_SUCCESS;
     if (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_BIND) begin
       bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
-                    mr_a_key_i == bd.mr_token[7:0] && mr_a_pd_i == qp_pd;
+                    mr_a_key_i == tok_a.key && mr_a_pd_i == qp_pd;
       bd_mw_ok    = b_state != nic_pkg::MR_STATE_FREE && mr_b_is_mw_i && mr_b_pd_i == qp_pd;
       bd_end      = {1'b0, bd.va} + {1'b0, bd.length};
       mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
@@ -329,7 +332,7 @@ module nic_local_exec #(
   logic        inv_ok;
   logic [31:0] inv_status;
 
-  assign inv_ok     = a_state == nic_pkg::MR_STATE_VALID && mr_a_key_i == inv.token[7:0] &&
+  assign inv_ok     = a_state == nic_pkg::MR_STATE_VALID && mr_a_key_i == tok_a.key &&
                       mr_a_pd_i == qp_pd;
   assign inv_status = inv_ok ? nic_pkg::STATUS_SUCCESS : nic_pkg::STATUS_ACCESS_VIOLATION;
 
@@ -491,7 +494,7 @@ module nic_local_exec #(
                 mr_wr_idx_o      = b_idx;
                 mr_wr_state_o    = nic_pkg::MR_STATE_VALID;
                 mr_wr_reg_o      = 1'b1;
-                mr_wr_key_o      = bd.mw_token[7:0];
+                mr_wr_key_o      = mw.key;
                 mr_wr_base_va_o  = bd.va;
                 mr_wr_length_o   = bd.length;
                 mr_wr_byte_off_o = bd.va - mr_a_base_va_i + mr_a_byte_off_i;
@@ -536,7 +539,7 @@ module nic_local_exec #(
             mr_wr_idx_o      = a_idx;
             mr_wr_state_o    = nic_pkg::MR_STATE_VALID;
             mr_wr_reg_o      = 1'b1;
-            mr_wr_key_o      = fr.mr_token[7:0];
+            mr_wr_key_o      = tok_a.key;
             mr_wr_base_va_o  = fr.base_va;
             mr_wr_length_o   = fr.length;
             mr_wr_byte_off_o = 64'(fr.fbo);
@@ -700,6 +703,9 @@ module nic_local_exec #(
       end
       if (cur_valid_q) begin
         a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+      end
+      if (cpl_valid_o) begin
+        a_cpl_cqn_of_qp: assert (32'(cpl_cqe_o.qpn) < NumQps);
       end
       // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
       if (st_q != StRun) begin

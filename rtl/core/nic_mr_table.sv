@@ -18,30 +18,34 @@
 // forward), so a reader may hold an entry across stall cycles.
 //   A: the executor's token (FastRegister / Bind MR / Invalidate): all fields.
 //   B: the executor's Bind MW: pd and is_mw.
-//   xl: translation for the transport (RDMA Read/Write/Send data placement), a fixed two-cycle
-//       pipeline: a request {token, va, len, pd, needed access} gives {status, pfn, page offset}
-//       of the page holding va: ACCESS_VIOLATION unless the token is VALID with that key and pd,
+//   xl: translation for the transport (RDMA Read/Write/Send data placement), a two-stage
+//       pipeline, one request per cycle: a request {token, va, len, pd, needed access, tag} gives
+//       {status, pfn, page offset, the same tag} XlLatency cycles later, the tag naming the asker
+//       (nic_xl_arb routes the answer by it, so no client counts the latency); the answer's
+//       status, pfn and offset are of the page holding va: ACCESS_VIOLATION unless the token is
+//       VALID with that key and pd,
 //       grants the access, [va, va + len) lies inside it and, for an MW, its parent MR is VALID.
 //       A transfer that spans pages asks once per page.
 //       With xl_inv_i the request is a remote invalidation (SendAndInvalidate at the responder):
 //       va, len and the access are ignored; SUCCESS, and the entry becomes INVALID, when the
 //       token is VALID with that key and pd. Exactly one of two invalidations of one entry
 //       wins: if the executor writes that entry in the cycle of the check, the remote one fails.
+//
+// Commands (one-cycle pulses from nic_csr, applied in that cycle; an index >= NumMrs is ignored):
+// MR_INIT (arguments cmd_mr_init_t): state := INVALID, the init fields written; MR_FREE:
+// state := FREE.
 module nic_mr_table #(
-  parameter int NumMrs     = 64,    // table entries, 2..2^24
-  parameter int MttEntries = 1024   // MTT entries (4 KiB pages), >= 2
+  parameter int NumMrs     = 256,   // table entries, 2..65535
+  parameter int MttEntries = 1024,  // MTT entries (4 KiB pages), 2..65535
+  parameter int XlTagW     = 1      // bits of a translation request's tag
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
-  // slow-path commands (one-cycle pulses, cmd_idx_i < NumMrs)
-  input  logic                      init_i,             // MR_INIT: state := INVALID
-  input  logic                      free_i,             // MR_FREE: state := FREE
-  input  logic [$clog2(NumMrs)-1:0] cmd_idx_i,
-  input  logic [15:0]               init_pd_i,
-  input  logic [31:0]               init_max_pages_i,
-  input  logic [31:0]               init_mtt_offset_i,
-  input  logic                      init_is_mw_i,
-  input  logic                      init_remote_ok_i,
+  // slow-path commands
+  input  logic                      cmd_valid_i,
+  input  logic [7:0]                cmd_op_i,
+  input  logic [15:0]               cmd_index_i,
+  input  logic [255:0]              cmd_args_i,
   // every entry's state (nic_pkg::MR_STATE_*), entry n in [2n+1:2n]
   output logic [2*NumMrs-1:0]       state_o,
   // read port A
@@ -87,7 +91,9 @@ module nic_mr_table #(
   input  logic [15:0]               xl_pd_i,
   input  logic [15:0]               xl_access_i,        // nic_pkg::FLAG_ALLOW_* bits needed
   input  logic                      xl_inv_i,           // invalidate the token instead
+  input  logic [XlTagW-1:0]         xl_tag_i,           // who asks (returned with the answer)
   output logic                      xl_valid_o,
+  output logic [XlTagW-1:0]         xl_tag_o,
   output logic [31:0]               xl_status_o,        // SUCCESS or ACCESS_VIOLATION
   output logic [51:0]               xl_pfn_o,           // page frame of va (0 unless SUCCESS)
   output logic [11:0]               xl_page_off_o       // va's offset in that page
@@ -99,12 +105,37 @@ module nic_mr_table #(
                                        nic_pkg::FLAG_ALLOW_LOCAL_WRITE |
                                        nic_pkg::FLAG_ALLOW_REMOTE_WRITE;
 
-  if (NumMrs < 2 || NumMrs > (1 << 24)) begin : gen_bad_mrs
-    $fatal(1, "nic_mr_table: NumMrs must be 2..2^24 (24-bit token index)");
+  if (NumMrs < 2 || NumMrs > 65535) begin : gen_bad_mrs
+    $fatal(1, "nic_mr_table: NumMrs must be 2..65535 (a table index of the 16-bit CMD index)");
   end
-  if (MttEntries < 2) begin : gen_bad_mtt
-    $fatal(1, "nic_mr_table: MttEntries must be at least 2");
+  if (MttEntries < 2 || MttEntries > 65535) begin : gen_bad_mtt
+    $fatal(1, "nic_mr_table: MttEntries must be 2..65535");
   end
+  if (XlTagW < 1) begin : gen_bad_tag
+    $fatal(1, "nic_mr_table: XlTagW must be at least 1");
+  end
+
+  // ---- commands -------------------------------------------------------------------------------
+  nic_pkg::cmd_mr_init_t init_args;
+  logic                  cmd_mr, mr_init, mr_free;
+  logic [MrW-1:0]        cmd_idx;
+  logic [15:0]           init_pd;
+  logic [31:0]           init_max_pages, init_mtt_offset;
+  logic                  init_is_mw, init_remote_ok;
+
+  assign init_args         = cmd_args_i;
+  assign cmd_mr            = cmd_valid_i && 32'(cmd_index_i) < NumMrs;
+  assign mr_init            = cmd_mr && cmd_op_i == nic_pkg::CMD_MR_INIT;
+  assign mr_free            = cmd_mr && cmd_op_i == nic_pkg::CMD_MR_FREE;
+  assign cmd_idx         = cmd_index_i[MrW-1:0];
+  assign init_pd         = init_args.pd;
+  assign init_max_pages  = init_args.max_pages;
+  assign init_mtt_offset = init_args.mtt_offset;
+  assign init_is_mw      = init_args.is_mw;
+  assign init_remote_ok  = init_args.remote_access_ok;
+
+  logic unused_init_args;               // the other commands' arguments
+  assign unused_init_args = ^{init_args.rsvd_98, init_args.rsvd_16};
 
   // ---- word layouts ---------------------------------------------------------------------------
   // init word: {mtt_offset, max_pages, remote_ok, is_mw, pd}; id word: {is_mw, pd}
@@ -118,9 +149,9 @@ module nic_mr_table #(
   logic [RegW-1:0]  reg_wdata, a_reg, xl_reg;
   logic             reg_we;
 
-  assign init_wdata = {init_mtt_offset_i, init_max_pages_i, init_remote_ok_i, init_is_mw_i,
-                       init_pd_i};
-  assign id_wdata   = {init_is_mw_i, init_pd_i};
+  assign init_wdata = {init_mtt_offset, init_max_pages, init_remote_ok, init_is_mw,
+                       init_pd};
+  assign id_wdata   = {init_is_mw, init_pd};
   assign reg_we     = wr_i && wr_reg_i;
   assign reg_wdata  = {wr_parent_i, wr_mtt_base_i, wr_access_i, wr_byte_off_i, wr_length_i,
                        wr_base_va_i, wr_key_i};
@@ -144,11 +175,11 @@ module nic_mr_table #(
       if (x1_inv_wr) begin
         state_q[2*x1_inv_idx +: 2] <= nic_pkg::MR_STATE_INVALID;
       end
-      if (init_i) begin
-        state_q[2*cmd_idx_i +: 2] <= nic_pkg::MR_STATE_INVALID;
+      if (mr_init) begin
+        state_q[2*cmd_idx +: 2] <= nic_pkg::MR_STATE_INVALID;
       end
-      if (free_i) begin
-        state_q[2*cmd_idx_i +: 2] <= nic_pkg::MR_STATE_FREE;
+      if (mr_free) begin
+        state_q[2*cmd_idx +: 2] <= nic_pkg::MR_STATE_FREE;
       end
     end
   end
@@ -158,12 +189,12 @@ module nic_mr_table #(
   // ---- RAMs: one copy per read port -------------------------------------------------------------
   nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (
     .clk_i (clk_i), .rst_i (rst_i),
-    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (init_wdata),
+    .we_i (mr_init), .waddr_i (cmd_idx), .wdata_i (init_wdata),
     .re_i (a_re_i), .raddr_i (a_idx_i), .rdata_o (a_init)
   );
   nic_ram_1r1w #(.Width(IdW), .Depth(NumMrs), .Forward(1'b1)) u_id_b (
     .clk_i (clk_i), .rst_i (rst_i),
-    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (id_wdata),
+    .we_i (mr_init), .waddr_i (cmd_idx), .wdata_i (id_wdata),
     .re_i (b_re_i), .raddr_i (b_idx_i), .rdata_o (b_id)
   );
   nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_a (
@@ -198,20 +229,27 @@ module nic_mr_table #(
   logic [15:0]      x1_pd_q, x1_pd_d;
   logic [15:0]      x1_access_q, x1_access_d;
   logic             x1_inv_q, x1_inv_d;
+  logic [XlTagW-1:0] x1_tag_q, x1_tag_d, x2_tag_q, x2_tag_d;
   logic             x2_valid_q, x2_valid_d;
   logic             x2_ok_q, x2_ok_d;
   logic [11:0]      x2_page_off_q, x2_page_off_d;
   logic [51:0]      mtt_rdata;
+  nic_pkg::token_t  xl_tok, x1_tok;     // the tokens of stage 0 and stage 1
+
+  assign xl_tok = xl_token_i;
+  assign x1_tok = x1_token_q;
+  logic  unused_xl_tok;                 // stage 0 reads the entry; stage 1 checks the whole token
+  assign unused_xl_tok = ^xl_tok;
 
   nic_ram_1r1w #(.Width(IdW), .Depth(NumMrs), .Forward(1'b1)) u_id_xl (
     .clk_i (clk_i), .rst_i (rst_i),
-    .we_i (init_i), .waddr_i (cmd_idx_i), .wdata_i (id_wdata),
-    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_id)
+    .we_i (mr_init), .waddr_i (cmd_idx), .wdata_i (id_wdata),
+    .re_i (xl_valid_i), .raddr_i (xl_tok.index[MrW-1:0]), .rdata_o (xl_id)
   );
   nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_xl (
     .clk_i (clk_i), .rst_i (rst_i),
     .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata),
-    .re_i (xl_valid_i), .raddr_i (xl_token_i[8 +: MrW]), .rdata_o (xl_reg)
+    .re_i (xl_valid_i), .raddr_i (xl_tok.index[MrW-1:0]), .rdata_o (xl_reg)
   );
 
   logic             x1_in_range, x1_entry_ok, x1_access_ok, x1_range_ok, x1_parent_ok, x1_ok;
@@ -224,7 +262,7 @@ module nic_mr_table #(
 
   // Evaluated only while a request is in stage 1 (its only use: the port idles otherwise).
   always_comb begin
-    x1_idx          = x1_token_q[8 +: MrW];
+    x1_idx          = x1_tok.index[MrW-1:0];
     x1_in_range     = 1'b0;
     x1_state        = nic_pkg::MR_STATE_FREE;
     x1_base_va      = '0;
@@ -243,7 +281,7 @@ module nic_mr_table #(
     x1_off          = '0;
     x1_mtt_idx      = '0;
     if (x1_valid_q) begin
-      x1_in_range     = 32'(x1_token_q[31:8]) < NumMrs;
+      x1_in_range     = 32'(x1_tok.index) < NumMrs;
       x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
       x1_base_va      = xl_reg[71:8];
       x1_length       = xl_reg[135:72];
@@ -253,7 +291,7 @@ module nic_mr_table #(
       x1_parent       = xl_reg[216+MttAW +: MrW];
       x1_parent_state = state_o[2*x1_parent +: 2];
       x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
-                        xl_reg[7:0] == x1_token_q[7:0] && xl_id[15:0] == x1_pd_q;
+                        xl_reg[7:0] == x1_tok.key && xl_id[15:0] == x1_pd_q;
       x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
       x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
                         {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
@@ -277,6 +315,8 @@ module nic_mr_table #(
     x1_pd_d       = xl_valid_i ? xl_pd_i : x1_pd_q;
     x1_access_d   = xl_valid_i ? xl_access_i : x1_access_q;
     x1_inv_d      = xl_valid_i ? xl_inv_i : x1_inv_q;
+    x1_tag_d      = xl_valid_i ? xl_tag_i : x1_tag_q;
+    x2_tag_d      = x1_valid_q ? x1_tag_q : x2_tag_q;
     x2_valid_d    = x1_valid_q;
     x2_ok_d       = x1_valid_q ? x1_ok : x2_ok_q;
     x2_page_off_d = x1_valid_q ? x1_off[11:0] : x2_page_off_q;
@@ -291,6 +331,8 @@ module nic_mr_table #(
       x1_pd_q       <= '0;
       x1_access_q   <= '0;
       x1_inv_q      <= 1'b0;
+      x1_tag_q      <= '0;
+      x2_tag_q      <= '0;
       x2_valid_q    <= 1'b0;
       x2_ok_q       <= 1'b0;
       x2_page_off_q <= '0;
@@ -302,6 +344,8 @@ module nic_mr_table #(
       x1_pd_q       <= x1_pd_d;
       x1_access_q   <= x1_access_d;
       x1_inv_q      <= x1_inv_d;
+      x1_tag_q      <= x1_tag_d;
+      x2_tag_q      <= x2_tag_d;
       x2_valid_q    <= x2_valid_d;
       x2_ok_q       <= x2_ok_d;
       x2_page_off_q <= x2_page_off_d;
@@ -317,6 +361,7 @@ module nic_mr_table #(
   );
 
   assign xl_valid_o    = x2_valid_q;
+  assign xl_tag_o      = x2_tag_q;
   assign xl_status_o   = x2_ok_q ? nic_pkg::STATUS_SUCCESS : nic_pkg::STATUS_ACCESS_VIOLATION;
   assign xl_pfn_o      = x2_ok_q ? mtt_rdata : '0;
   assign xl_page_off_o = x2_page_off_q;
@@ -327,8 +372,8 @@ module nic_mr_table #(
   // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
-      if (init_i || free_i) begin
-        a_cmd_idx_in_range: assert (32'(cmd_idx_i) < NumMrs);
+      if (mr_init || mr_free) begin
+        a_cmd_idx_in_range: assert (32'(cmd_idx) < NumMrs);
       end
       if (wr_i) begin
         a_wr_idx_in_range: assert (32'(wr_idx_i) < NumMrs);

@@ -43,13 +43,13 @@ module nic_wqe_fetch #(
   parameter int DataWidth     = 64,  // AXI data width: 64, 128 or 256
   parameter int NumQps        = 16,  // queue pairs, 1..256
   parameter int MaxBurstWqes  = 16,  // most WQEs per read burst: 1..64, <= WqeBufEntries
-  parameter int WqeBufEntries = 32,  // WQE buffer slots: a power of two >= 2
+  parameter int WqeBufEntries = 128, // WQE buffer slots: a power of two >= 2
   parameter int LogMaxSqDepth = 12,  // largest ring: 2^LogMaxSqDepth WQEs, <= 15
   parameter int MaxReads      = 4    // WQE reads in flight: a power of two >= 2
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
-  // QP commands and state, from nic_sq_engine
+  // QP commands and state, from nic_qp_ctx
   input  logic                   qp_reset_i,       // QP created or destroyed this cycle
   input  logic [7:0]             qp_reset_qpn_i,   // (< NumQps)
   input  logic                   qp_create_i,      // ... and it is a QP_CREATE: the ring below

@@ -119,7 +119,7 @@ package nic_pkg;
   localparam logic [1:0] MR_STATE_INVALID = 2'h1;
   localparam logic [1:0] MR_STATE_VALID = 2'h2;
 
-  // cmd: Slow-path commands: write ARG0..ARG7, then CMD = {index[23:8], opcode[7:0]}; they take effect in the cycle CMD is written.
+  // cmd: Slow-path commands: write ARG0..ARG7 (the command's arguments, see the words cmd_*), then CMD (the word cmd); they take effect in the cycle CMD is written.
   localparam logic [7:0] CMD_QP_CREATE = 8'h1;
   localparam logic [7:0] CMD_QP_DESTROY = 8'h2;
   localparam logic [7:0] CMD_QP_FLUSH = 8'h3;
@@ -128,6 +128,10 @@ package nic_pkg;
   localparam logic [7:0] CMD_MR_INIT = 8'h6;
   localparam logic [7:0] CMD_MR_FREE = 8'h7;
   localparam logic [7:0] CMD_QP_CONNECT = 8'h8;
+
+  // priv_token: The fixed fields of a PD's privileged token (the word priv_token): its index PRIV_TOKEN_MARKER << 16 | pd lies beyond any table (CAP_MEMORY gives at most 65535 entries).
+  localparam logic [7:0] PRIV_TOKEN_MARKER = 8'hFF;
+  localparam logic [7:0] PRIV_TOKEN_KEY = 8'hFF;
 
   // arm: Arm types carried by a CQ doorbell (the values of NDK_CQ_NOTIFY_*).
   localparam logic [1:0] ARM_ERRORS = 2'h0;
@@ -204,6 +208,9 @@ package nic_pkg;
     logic [7:0] nsge;
     logic [7:0] opcode;
   } wqe_send_t;
+  localparam int WQE_SEND_SGE_OFFSET = 16;  // byte offset of its first SGE (or inline data)
+  localparam int WQE_SEND_MAX_SGE = 3;  // SGEs it holds
+  localparam int WQE_SEND_MAX_INLINE = 48;  // inline bytes it holds (from its first SGE field to its end)
 
   // wqe_rdma (64 bytes): WRITE and READ: up to 2 SGEs at bytes 24 and 40 (READ: the sink), or for WRITE with FLAG_INLINE `length` bytes of data at byte 24 (at most 40).
   typedef struct packed {
@@ -219,6 +226,9 @@ package nic_pkg;
     logic [7:0] nsge;
     logic [7:0] opcode;
   } wqe_rdma_t;
+  localparam int WQE_RDMA_SGE_OFFSET = 24;  // byte offset of its first SGE (or inline data)
+  localparam int WQE_RDMA_MAX_SGE = 2;  // SGEs it holds
+  localparam int WQE_RDMA_MAX_INLINE = 40;  // inline bytes it holds (from its first SGE field to its end)
 
   // wqe_recv (64 bytes): A receive-queue WQE: up to 3 SGEs where an incoming Send's payload is scattered, in order.
   typedef struct packed {
@@ -232,6 +242,8 @@ package nic_pkg;
     logic [7:0] nsge;
     logic [7:0] opcode;
   } wqe_recv_t;
+  localparam int WQE_RECV_SGE_OFFSET = 16;  // byte offset of its first SGE (or inline data)
+  localparam int WQE_RECV_MAX_SGE = 3;  // SGEs it holds
 
   // cqe (32 bytes): Completion queue entry, written by the NIC. Valid when `owner` bit 0 equals ((consumer_index >> log_depth) & 1) ^ 1: the first pass over the ring writes 1, the second 0, and so on.
   typedef struct packed {
@@ -260,5 +272,139 @@ package nic_pkg;
     logic [31:0] addr_hi;
     logic [31:0] addr_lo;
   } msix_entry_t;
+
+  // cmd (32 bits): The CMD register: writing it executes `opcode` on object `index` with the arguments in ARG0..ARG7.
+  typedef struct packed {
+    logic [7:0] rsvd_24;
+    logic [15:0] index;  // the QP, CQ or MR/MW table index the command applies to
+    logic [7:0] opcode;  // cmd
+  } cmd_t;
+
+  // cmd_qp_create (256 bits): QP_CREATE arguments. The QP becomes READY if sq_log_depth <= CAP_SQ.log_max_depth and the SQ ring is 4 KiB aligned, else it stays in RESET.
+  typedef struct packed {
+    logic [63:0] rsvd_192;
+    logic [63:0] rq_base;  // logical address of the receive ring
+    logic [15:0] rsvd_112;
+    logic [7:0] rq_log_depth;  // the receive ring holds 2^rq_log_depth WQEs
+    logic [7:0] sq_log_depth;  // the send ring holds 2^sq_log_depth WQEs
+    logic [7:0] rq_cqn;  // CQ of the receive queue's completions
+    logic [7:0] sq_cqn;  // CQ of the send queue's completions
+    logic [15:0] pd;  // protection domain
+    logic [63:0] sq_base;  // logical address of the send ring (4 KiB aligned)
+  } cmd_qp_create_t;
+
+  // cmd_cq_create (256 bits): CQ_CREATE arguments. Ignored (the CQ stays as it was) if log_depth > CAP_CQ's, msix_vector >= CAP_MSIX or the ring is not 4 KiB aligned.
+  typedef struct packed {
+    logic [159:0] rsvd_96;
+    logic [15:0] msix_vector;  // the MSI-X vector of its notifications
+    logic [7:0] rsvd_72;
+    logic [7:0] log_depth;  // the ring holds 2^log_depth CQEs
+    logic [63:0] base;  // logical address of the ring (4 KiB aligned)
+  } cmd_cq_create_t;
+
+  // cmd_mr_init (256 bits): MR_INIT arguments: allocate table entry `index` as an MR or an MW of a protection domain.
+  typedef struct packed {
+    logic [157:0] rsvd_98;
+    logic is_mw;  // the entry is a memory window
+    logic remote_access_ok;  // registrations may grant remote access
+    logic [31:0] mtt_offset;  // an MR: the first MTT entry of its range
+    logic [31:0] max_pages;  // an MR: the most pages a FastRegister may give it (its MTT range)
+    logic [15:0] rsvd_16;
+    logic [15:0] pd;  // protection domain
+  } cmd_mr_init_t;
+
+  // cmd_qp_connect (256 bits): QP_CONNECT arguments: the peer and the connection's limits.
+  typedef struct packed {
+    logic [39:0] rsvd_216;
+    logic [7:0] inbound_read_limit;  // IRD: the most Reads it serves at once as responder
+    logic [7:0] outbound_read_limit;  // ORD: the most Reads it has outstanding as requester
+    logic [7:0] log_mtu;  // path MTU 2^log_mtu bytes of payload, 8..12 (256..4096)
+    logic [7:0] rsvd_184;
+    logic [23:0] rq_psn;  // the first PSN it expects
+    logic [7:0] rsvd_152;
+    logic [23:0] sq_psn;  // the first PSN this QP sends
+    logic [7:0] rsvd_120;
+    logic [23:0] peer_qpn;  // the peer QP's number on the wire
+    logic [31:0] peer_ipv4;  // the peer's IPv4 address
+    logic [15:0] rsvd_48;
+    logic [47:0] peer_mac;  // the peer's MAC (mac[47:40] is the first byte on the wire)
+  } cmd_qp_connect_t;
+
+  // cq_ci_arm (32 bits): The CI_ARM word of a CQ doorbell page (DB_CQ_CI_ARM).
+  typedef struct packed {
+    logic [12:0] rsvd_19;
+    logic [1:0] arm_type;  // arm (3 is taken as ANY)
+    logic arm;  // arm the CQ with arm_type
+    logic [15:0] consumer_index;  // the CQ's new consumer index
+  } cq_ci_arm_t;
+
+  // cq_moderation (32 bits): The MODERATION word of a CQ doorbell page (DB_CQ_MODERATION); a word of 0 is no moderation.
+  typedef struct packed {
+    logic [15:0] interval_us;  // or until this many microseconds passed (0: no bound)
+    logic [15:0] count;  // hold a satisfied arm until this many CQEs were written since the last notification (0: no bound)
+  } cq_moderation_t;
+
+  // cq_state (32 bits): A CQ's state word at CQ_STATE_BASE + 4 * cqn.
+  typedef struct packed {
+    logic error;  // the CQ is in error (overflowed)
+    logic [14:0] rsvd_16;
+    logic [15:0] producer_index;  // CQEs written (free running)
+  } cq_state_t;
+
+  // token (32 bits): A memory token (MR or MW): table entry and key. The privileged token of a PD (the word priv_token) has an index beyond any table.
+  typedef struct packed {
+    logic [23:0] index;  // MR/MW table index
+    logic [7:0] key;  // the key the entry was registered / bound with
+  } token_t;
+
+  // priv_token (32 bits): The privileged token of a PD (addresses under it are logical addresses): marker PRIV_TOKEN_MARKER, the PD, key PRIV_TOKEN_KEY.
+  typedef struct packed {
+    logic [7:0] marker;  // PRIV_TOKEN_MARKER (no table index reaches it)
+    logic [15:0] pd;  // the protection domain
+    logic [7:0] key;  // PRIV_TOKEN_KEY
+  } priv_token_t;
+
+  // version (32 bits): The VERSION register.
+  typedef struct packed {
+    logic [15:0] major;
+    logic [15:0] minor;
+  } version_t;
+
+  // ids (32 bits): The IDS register.
+  typedef struct packed {
+    logic [15:0] device_id;
+    logic [15:0] vendor_id;
+  } ids_t;
+
+  // cap_queues (32 bits): The CAP_QUEUES register.
+  typedef struct packed {
+    logic [15:0] num_cqs;
+    logic [15:0] num_qps;
+  } cap_queues_t;
+
+  // cap_memory (32 bits): The CAP_MEMORY register (MRs and MWs share the table).
+  typedef struct packed {
+    logic [15:0] mtt_entries;
+    logic [15:0] num_mrs;
+  } cap_memory_t;
+
+  // cap_sq (32 bits): The CAP_SQ register.
+  typedef struct packed {
+    logic [15:0] wqe_buffer_entries;  // WQE buffer between fetch and execution
+    logic [7:0] max_burst_wqes;  // most WQEs one fetch reads
+    logic [7:0] log_max_depth;  // largest send ring: 2^log_max_depth WQEs
+  } cap_sq_t;
+
+  // port_mac_hi (32 bits): The PORT_MAC_HI register.
+  typedef struct packed {
+    logic [15:0] rsvd_16;
+    logic [15:0] mac_hi;  // mac[47:32]
+  } port_mac_hi_t;
+
+  // qp_db_pi (32 bits): The SQ_PI and RQ_PI words of a QP doorbell page (DB_SQ_PI, DB_RQ_PI).
+  typedef struct packed {
+    logic [15:0] rsvd_16;
+    logic [15:0] producer_index;  // the queue's new producer index (free running)
+  } qp_db_pi_t;
 
 endpackage

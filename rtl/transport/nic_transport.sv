@@ -7,11 +7,12 @@
 //                                      │                     │   (descriptor arbiter:
 //   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    alternating)
 //
-// The requester and the responder share the MR table's translation port (this module's xl_*: an
-// arbiter, responder first, routes each answer back to its asker two cycles later), have one
-// DMA read client each (requester: payload; responder: receive WQEs and read response payload),
-// and the responder writes payload (Sends, Writes, and the responses to this side's Reads)
-// through nic_dma_wr's port 2. Their completions merge here into one stream.
+// The requester and the responder each have a client port of nic_core's translation arbiter
+// (nic_xl_arb in front of nic_mr_table: rq_xl_*, rs_xl_*) and of its DMA read master
+// (nic_dma_rd: a_* requester payload, b_* responder receive WQEs and read response payload), and
+// each hands its completions to nic_core's completion arbiter (rq_cpl_*, rs_cpl_*). The
+// responder writes payload (Sends, Writes, and the responses to this side's Reads) through
+// nic_dma_wr's payload port.
 // Both send packets with payload (requests; read responses): nic_roce_tx takes a packet's
 // payload right after its descriptor, so the payload port follows the descriptor last taken.
 // The responder places the responses to the requester's Reads (it dispatches every received
@@ -47,15 +48,25 @@ module nic_transport #(
   output logic [7:0]                    req_err_qpn_o,
   output logic                          rsp_err_o,
   output logic [7:0]                    rsp_err_qpn_o,
-  // MR table translation port
-  output logic                          xl_valid_o,
-  output logic [31:0]                   xl_token_o,
-  output logic [63:0]                   xl_va_o,
-  output logic [31:0]                   xl_len_o,
-  output logic [15:0]                   xl_pd_o,
-  output logic [15:0]                   xl_access_o,
-  output logic                          xl_inv_o,
-  input  logic                          xl_valid_i,
+  // translation client ports (nic_xl_arb): a request is taken when req and gnt are high; its
+  // answer comes with rsp_valid (status, pfn and page offset are shared by both ports)
+  output logic                          rq_xl_req_o,
+  input  logic                          rq_xl_gnt_i,
+  output logic [31:0]                   rq_xl_token_o,
+  output logic [63:0]                   rq_xl_va_o,
+  output logic [31:0]                   rq_xl_len_o,
+  output logic [15:0]                   rq_xl_pd_o,
+  output logic [15:0]                   rq_xl_access_o,
+  input  logic                          rq_xl_rsp_valid_i,
+  output logic                          rs_xl_req_o,
+  input  logic                          rs_xl_gnt_i,
+  output logic [31:0]                   rs_xl_token_o,
+  output logic [63:0]                   rs_xl_va_o,
+  output logic [31:0]                   rs_xl_len_o,
+  output logic [15:0]                   rs_xl_pd_o,
+  output logic [15:0]                   rs_xl_access_o,
+  output logic                          rs_xl_inv_o,       // a remote invalidation
+  input  logic                          rs_xl_rsp_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
   input  logic [11:0]                   xl_page_off_i,
@@ -84,11 +95,16 @@ module nic_transport #(
   output logic [DataWidth-1:0]          wr_data_o,
   output logic [DataWidth/8-1:0]        wr_strb_o,
   input  logic                          wr_ready_i,
-  // completions
-  output logic                          cpl_valid_o,
-  output logic [7:0]                    cpl_cqn_o,
-  output nic_pkg::cqe_t                 cpl_cqe_o,
-  input  logic                          cpl_ready_i,
+  // completions of the requester (send queue) and of the responder (receive queue, and the
+  // requester's Reads it finished placing), to nic_cpl_arb
+  output logic                          rq_cpl_valid_o,
+  output logic [7:0]                    rq_cpl_cqn_o,
+  output nic_pkg::cqe_t                 rq_cpl_cqe_o,
+  input  logic                          rq_cpl_ready_i,
+  output logic                          rs_cpl_valid_o,
+  output logic [7:0]                    rs_cpl_cqn_o,
+  output nic_pkg::cqe_t                 rs_cpl_cqe_o,
+  input  logic                          rs_cpl_ready_i,
   // network port
   output logic [DataWidth-1:0]          tx_tdata_o,
   output logic [DataWidth/8-1:0]        tx_tkeep_o,
@@ -160,10 +176,6 @@ module nic_transport #(
   assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq};
 
   // ---- requester -------------------------------------------------------------------------------
-  logic                  rq_xl_req, rq_xl_gnt, rq_xl_rsp;
-  logic [31:0]           rq_xl_token, rq_xl_len;
-  logic [63:0]           rq_xl_va;
-  logic [15:0]           rq_xl_pd, rq_xl_access;
   logic                  rctx_req, rctx_avail, rdone;
   logic [7:0]            rctx_qpn, rdone_qpn;
   nic_roce_pkg::read_ctx_t rctx;
@@ -178,9 +190,6 @@ module nic_transport #(
   logic                  ack_valid;
   logic [7:0]            ack_qpn, ack_syndrome;
   logic [23:0]           ack_psn;
-  logic                  rq_cpl_valid, rq_cpl_ready;
-  logic [7:0]            rq_cpl_cqn;
-  nic_pkg::cqe_t         rq_cpl_cqe;
 
   nic_requester #(
     .DataWidth(DataWidth),
@@ -203,14 +212,14 @@ module nic_transport #(
     .wqe_qpn_i     (wqe_qpn_i),
     .wqe_idx_i     (wqe_idx_i),
     .wqe_ready_o   (wqe_ready_o),
-    .xl_req_o      (rq_xl_req),
-    .xl_gnt_i      (rq_xl_gnt),
-    .xl_token_o    (rq_xl_token),
-    .xl_va_o       (rq_xl_va),
-    .xl_len_o      (rq_xl_len),
-    .xl_pd_o       (rq_xl_pd),
-    .xl_access_o   (rq_xl_access),
-    .xl_rsp_valid_i(rq_xl_rsp),
+    .xl_req_o      (rq_xl_req_o),
+    .xl_gnt_i      (rq_xl_gnt_i),
+    .xl_token_o    (rq_xl_token_o),
+    .xl_va_o       (rq_xl_va_o),
+    .xl_len_o      (rq_xl_len_o),
+    .xl_pd_o       (rq_xl_pd_o),
+    .xl_access_o   (rq_xl_access_o),
+    .xl_rsp_valid_i(rq_xl_rsp_valid_i),
     .xl_status_i   (xl_status_i),
     .xl_pfn_i      (xl_pfn_i),
     .xl_page_off_i (xl_page_off_i),
@@ -251,18 +260,13 @@ module nic_transport #(
     .ctx_in_sq_ld_i   (c_rq_sq_ld),
     .ctx_cpl_qpn_o    (c_rq_cpl_qpn),
     .ctx_cpl_cqn_i    (c_rq_cqn),
-    .cpl_valid_o   (rq_cpl_valid),
-    .cpl_cqn_o     (rq_cpl_cqn),
-    .cpl_cqe_o     (rq_cpl_cqe),
-    .cpl_ready_i   (rq_cpl_ready)
+    .cpl_valid_o   (rq_cpl_valid_o),
+    .cpl_cqn_o     (rq_cpl_cqn_o),
+    .cpl_cqe_o     (rq_cpl_cqe_o),
+    .cpl_ready_i   (rq_cpl_ready_i)
   );
 
   // ---- responder -------------------------------------------------------------------------------
-  logic                  rs_xl_req, rs_xl_gnt, rs_xl_rsp;
-  logic [31:0]           rs_xl_token, rs_xl_len;
-  logic [63:0]           rs_xl_va;
-  logic [15:0]           rs_xl_pd, rs_xl_access;
-  logic                  rs_xl_inv;
   logic                  rx_pkt_valid, rx_pkt_ready;
   nic_roce_pkg::rx_pkt_t rx_pkt;
   logic                  rx_pl_valid, rx_pl_ready, rx_pl_last;
@@ -270,9 +274,6 @@ module nic_transport #(
   logic [NB-1:0]         rx_pl_nbytes;
   logic                  rs_tx_valid, rs_tx_ready;
   nic_roce_pkg::tx_pkt_t rs_tx_pkt;
-  logic                  rs_cpl_valid, rs_cpl_ready;
-  logic [7:0]            rs_cpl_cqn;
-  nic_pkg::cqe_t         rs_cpl_cqe;
 
   nic_responder #(
     .DataWidth(DataWidth),
@@ -302,15 +303,15 @@ module nic_transport #(
     .ack_qpn_o     (ack_qpn),
     .ack_psn_o     (ack_psn),
     .ack_syndrome_o(ack_syndrome),
-    .xl_req_o      (rs_xl_req),
-    .xl_gnt_i      (rs_xl_gnt),
-    .xl_token_o    (rs_xl_token),
-    .xl_va_o       (rs_xl_va),
-    .xl_len_o      (rs_xl_len),
-    .xl_pd_o       (rs_xl_pd),
-    .xl_access_o   (rs_xl_access),
-    .xl_inv_o      (rs_xl_inv),
-    .xl_rsp_valid_i(rs_xl_rsp),
+    .xl_req_o      (rs_xl_req_o),
+    .xl_gnt_i      (rs_xl_gnt_i),
+    .xl_token_o    (rs_xl_token_o),
+    .xl_va_o       (rs_xl_va_o),
+    .xl_len_o      (rs_xl_len_o),
+    .xl_pd_o       (rs_xl_pd_o),
+    .xl_access_o   (rs_xl_access_o),
+    .xl_inv_o      (rs_xl_inv_o),
+    .xl_rsp_valid_i(rs_xl_rsp_valid_i),
     .xl_status_i   (xl_status_i),
     .xl_pfn_i      (xl_pfn_i),
     .xl_page_off_i (xl_page_off_i),
@@ -356,37 +357,11 @@ module nic_transport #(
     .ctx_pq_o        (c_rs_pq),
     .ctx_pq_log_mtu_i(c_rs_pq_log_mtu),
     .ctx_pq_pd_i     (c_rs_pq_pd),
-    .cpl_valid_o   (rs_cpl_valid),
-    .cpl_cqn_o     (rs_cpl_cqn),
-    .cpl_cqe_o     (rs_cpl_cqe),
-    .cpl_ready_i   (rs_cpl_ready)
+    .cpl_valid_o   (rs_cpl_valid_o),
+    .cpl_cqn_o     (rs_cpl_cqn_o),
+    .cpl_cqe_o     (rs_cpl_cqe_o),
+    .cpl_ready_i   (rs_cpl_ready_i)
   );
-
-  // ---- translation port arbiter: the responder first (it drains the receive path) ------------------
-  logic [1:0] xl_owner_q;     // [0]: the request one cycle ago was the requester's, [1]: two ago
-  logic [1:0] xl_live_q;      // a request was issued one / two cycles ago
-
-  assign rs_xl_gnt   = rs_xl_req;
-  assign rq_xl_gnt   = rq_xl_req && !rs_xl_req;
-  assign xl_valid_o  = rs_xl_req || rq_xl_req;
-  assign xl_token_o  = rs_xl_req ? rs_xl_token : rq_xl_token;
-  assign xl_va_o     = rs_xl_req ? rs_xl_va : rq_xl_va;
-  assign xl_len_o    = rs_xl_req ? rs_xl_len : rq_xl_len;
-  assign xl_pd_o     = rs_xl_req ? rs_xl_pd : rq_xl_pd;
-  assign xl_access_o = rs_xl_req ? rs_xl_access : rq_xl_access;
-  assign xl_inv_o    = rs_xl_req && rs_xl_inv;                // only the responder invalidates
-  assign rq_xl_rsp   = xl_valid_i && xl_live_q[1] && xl_owner_q[1];
-  assign rs_xl_rsp   = xl_valid_i && xl_live_q[1] && !xl_owner_q[1];
-
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      xl_owner_q <= '0;
-      xl_live_q  <= '0;
-    end else begin
-      xl_owner_q <= {xl_owner_q[0], rq_xl_gnt};
-      xl_live_q  <= {xl_live_q[0], xl_valid_o};
-    end
-  end
 
   // ---- TX: packet descriptors, alternating when both wait; the payload from the owner of the
   // packet last taken. Alternation, not a fixed priority: a Read's responses (up to 2^31 bytes)
@@ -461,32 +436,5 @@ module nic_transport #(
     .pl_ready_i (rx_pl_ready),
     .drops_o    (rx_drops_o)
   );
-
-  // ---- completions -----------------------------------------------------------------------------------
-  nic_cpl_arb u_cpl_arb (
-    .clk_i      (clk_i),
-    .rst_i      (rst_i),
-    .a_valid_i  (rq_cpl_valid),
-    .a_cqn_i    (rq_cpl_cqn),
-    .a_cqe_i    (rq_cpl_cqe),
-    .a_ready_o  (rq_cpl_ready),
-    .b_valid_i  (rs_cpl_valid),
-    .b_cqn_i    (rs_cpl_cqn),
-    .b_cqe_i    (rs_cpl_cqe),
-    .b_ready_o  (rs_cpl_ready),
-    .cpl_valid_o(cpl_valid_o),
-    .cpl_cqn_o  (cpl_cqn_o),
-    .cpl_cqe_o  (cpl_cqe_o),
-    .cpl_ready_i(cpl_ready_i)
-  );
-
-`ifndef SYNTHESIS
-  // The translation answer comes exactly two cycles after its request (nic_mr_table's pipeline).
-  always_ff @(posedge clk_i) begin
-    if (!rst_i) begin
-      a_xl_answer_in_time: assert (xl_valid_i == xl_live_q[1]);
-    end
-  end
-`endif
 
 endmodule

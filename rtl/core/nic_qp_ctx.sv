@@ -1,0 +1,215 @@
+`default_nettype none
+// nic_qp_ctx: the core's QP contexts. It owns, per QP, the state (RESET / READY / RTS / ERROR),
+// the protection domain and the send and receive CQ numbers, applies the QP commands and the
+// error events of the engines, and gives the engines read ports.
+//
+// Commands (one-cycle pulses from nic_csr, applied in that cycle; a QP number >= NumQps is
+// ignored):
+//   QP_CREATE: READY if sq_log_depth <= LogMaxSqDepth and the SQ ring is 4 KiB aligned, else the
+//              QP stays / goes to RESET (the driver reads QP_STATE). pd and the CQ numbers are
+//              written either way. qp_create_o hands the SQ ring to nic_wqe_fetch.
+//   QP_DESTROY: RESET. qp_reset_o pulses for QP_CREATE and QP_DESTROY alike (the old ring's WQEs
+//              are gone either way).
+//   QP_FLUSH: ERROR (a QP in RESET stays there).
+//   QP_CONNECT: READY -> RTS (ignored in any other state).
+// Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the executor or
+// the transport, when a doorbell would overrun its ring (nic_wqe_fetch), or while its send or
+// receive CQ is in error. Commands come last: they win over same-cycle events of the old
+// incarnation.
+//
+// Still kept elsewhere (to move here with read ports): the SQ ring base and depth (nic_wqe_fetch,
+// its only core user, and the requester's copy), the receive ring and the connection (peer,
+// PSNs, MTU, read limits: the transport's engines); PD and CQ numbers also have copies in the
+// requester and the responder.
+//
+// Interfaces: qp_state_o is the whole state vector (nic_csr reads it back, the transport checks
+// its QPs); the executor's read port is combinational (rd_qpn_i -> rd_*_o in the same cycle), a
+// request / response pair a register can later be put on.
+module nic_qp_ctx #(
+  parameter int NumQps        = 16,  // queue pairs, 1..256
+  parameter int NumCqs        = 16,  // completion queues, 1..256
+  parameter int LogMaxSqDepth = 12   // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
+) (
+  input  logic                clk_i,
+  input  logic                rst_i,
+  // commands
+  input  logic                cmd_valid_i,
+  input  logic [7:0]          cmd_op_i,
+  input  logic [15:0]         cmd_index_i,
+  input  logic [255:0]        cmd_args_i,       // ARG0 in [31:0] ... ARG7 in [255:224]
+  // what the commands mean for nic_wqe_fetch
+  output logic                qp_reset_o,       // QP created or destroyed this cycle
+  output logic [7:0]          qp_reset_qpn_o,
+  output logic                qp_create_o,      // ... by QP_CREATE, with this SQ ring:
+  output logic [51:0]         qp_create_base_o,       // SQ ring base address [63:12]
+  output logic [3:0]          qp_create_log_depth_o,  // SQ ring depth log2
+  // states
+  output logic [2*NumQps-1:0] qp_state_o,       // nic_pkg QP_STATE_* per QP, QP n in [2n+1:2n]
+  output logic [NumQps-1:0]   qp_active_o,      // state != RESET
+  // error events (each: the QP goes to ERROR if it is live)
+  input  logic [NumCqs-1:0]   cq_error_i,       // CQ n is in error (overflow)
+  input  logic                db_err_i,         // a doorbell overran the ring
+  input  logic [7:0]          db_err_qpn_i,
+  input  logic                exec_err_i,       // a WQE failed in the executor
+  input  logic [7:0]          exec_err_qpn_i,
+  input  logic                req_err_i,        // ... in the requester
+  input  logic [7:0]          req_err_qpn_i,
+  input  logic                rsp_err_i,        // ... in the responder
+  input  logic [7:0]          rsp_err_qpn_i,
+  // the executor's read port
+  input  logic [7:0]          rd_qpn_i,
+  output logic [1:0]          rd_state_o,       // RESET if rd_qpn_i >= NumQps
+  output logic [15:0]         rd_pd_o,
+  output logic [7:0]          rd_sq_cqn_o
+);
+
+  localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;     // table index of a QP
+
+  // ---- commands -----------------------------------------------------------------------------
+  nic_pkg::cmd_qp_create_t create_args;
+  logic                    cmd_qp, qp_create, qp_destroy, qp_flush, qp_connect, create_ok;
+  logic [7:0]              cmd_qpn;
+  logic [QpW-1:0]          cmd_idx;
+
+  assign create_args = cmd_args_i;
+  assign cmd_qp      = cmd_valid_i && 32'(cmd_index_i) < NumQps;
+  assign cmd_qpn     = cmd_index_i[7:0];
+  assign cmd_idx     = QpW'(cmd_qpn);
+  assign qp_create   = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_CREATE;
+  assign qp_destroy  = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_DESTROY;
+  assign qp_flush    = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_FLUSH;
+  assign qp_connect  = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
+  assign create_ok   = 32'(create_args.sq_log_depth) <= LogMaxSqDepth &&
+                       create_args.sq_base[11:0] == 12'd0;
+
+  assign qp_reset_o            = qp_create || qp_destroy;
+  assign qp_reset_qpn_o        = cmd_qpn;
+  assign qp_create_o           = qp_create;
+  assign qp_create_base_o      = create_args.sq_base[63:12];
+  assign qp_create_log_depth_o = create_args.sq_log_depth[3:0];
+
+  // The receive ring and the connection are the transport's; the SQ ring's low address bits are
+  // only checked.
+  logic unused_args;
+  assign unused_args = ^{create_args.rq_log_depth, create_args.rq_base, create_args.rsvd_192,
+                         create_args.rsvd_112, create_args.sq_log_depth[7:4]};
+
+  // ---- the tables -----------------------------------------------------------------------------
+  // Written like RAMs, by the command or event that names the QP: the state (with reset, kept as
+  // one vector, which is also what nic_csr reads), the active bits (state != RESET), and, without
+  // reset (QP_CREATE writes them before any use), pd and the CQ numbers. Nothing is evaluated per
+  // QP in a cycle without an event, except while a CQ is in error (below).
+  logic [255:0]        cq_err_all;     // one bit per possible CQ number (absent CQs: 0)
+  logic [2*NumQps-1:0] state_q;
+  logic [NumQps-1:0]   active_q;
+  logic [15:0]         pd_q      [NumQps];
+  logic [7:0]          sq_cqn_q  [NumQps];
+  logic [7:0]          rq_cqn_q  [NumQps];
+
+  // a live QP: READY or connected (RTS); errors move it to ERROR
+  function automatic logic live(input logic [1:0] st);
+    live = st == nic_pkg::QP_STATE_READY || st == nic_pkg::QP_STATE_RTS;
+  endfunction
+
+  logic [QpW-1:0] db_err_idx, exec_err_idx, req_err_idx, rsp_err_idx;
+  logic           db_err_hit, exec_err_hit, req_err_hit, rsp_err_hit;
+
+  assign cq_err_all   = 256'(cq_error_i);
+  assign db_err_idx   = QpW'(db_err_qpn_i);
+  assign exec_err_idx = QpW'(exec_err_qpn_i);
+  assign req_err_idx  = QpW'(req_err_qpn_i);
+  assign rsp_err_idx  = QpW'(rsp_err_qpn_i);
+  assign db_err_hit   = db_err_i && 32'(db_err_qpn_i) < NumQps && live(state_q[2*db_err_idx +: 2]);
+  assign exec_err_hit = exec_err_i && 32'(exec_err_qpn_i) < NumQps &&
+                        live(state_q[2*exec_err_idx +: 2]);
+  assign req_err_hit  = req_err_i && 32'(req_err_qpn_i) < NumQps &&
+                        live(state_q[2*req_err_idx +: 2]);
+  assign rsp_err_hit  = rsp_err_i && 32'(rsp_err_qpn_i) < NumQps &&
+                        live(state_q[2*rsp_err_idx +: 2]);
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q  <= {NumQps{nic_pkg::QP_STATE_RESET}};
+      active_q <= '0;
+    end else begin
+      // A CQ in error stays so until it is destroyed, and a QP created on it fails at once: the
+      // check of every QP runs in the cycles some CQ is in error (overflow), and only then.
+      if (cq_error_i != '0) begin
+        for (int q = 0; q < NumQps; q++) begin
+          if (live(state_q[2*q +: 2]) && (cq_err_all[sq_cqn_q[q]] || cq_err_all[rq_cqn_q[q]])) begin
+            state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+          end
+        end
+      end
+      if (db_err_hit) begin
+        state_q[2*db_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (exec_err_hit) begin
+        state_q[2*exec_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (req_err_hit) begin
+        state_q[2*req_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (rsp_err_hit) begin
+        state_q[2*rsp_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (qp_connect && state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
+        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;
+      end
+      if (qp_flush && state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin
+        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (qp_destroy) begin
+        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RESET;
+        active_q[cmd_idx]       <= 1'b0;
+      end
+      if (qp_create) begin
+        state_q[2*cmd_idx +: 2] <= create_ok ? nic_pkg::QP_STATE_READY : nic_pkg::QP_STATE_RESET;
+        active_q[cmd_idx]       <= create_ok;
+      end
+    end
+  end
+
+  // The static fields: written by QP_CREATE (whether or not the QP becomes READY).
+  always_ff @(posedge clk_i) begin
+    if (qp_create) begin
+      pd_q[cmd_idx]     <= create_args.pd;
+      sq_cqn_q[cmd_idx] <= create_args.sq_cqn;
+      rq_cqn_q[cmd_idx] <= create_args.rq_cqn;
+    end
+  end
+
+  assign qp_state_o  = state_q;
+  assign qp_active_o = active_q;
+
+  // ---- the executor's read port -----------------------------------------------------------------
+  logic [QpW-1:0] rd_idx;
+
+  assign rd_idx      = QpW'(rd_qpn_i);
+  assign rd_state_o  = (32'(rd_qpn_i) < NumQps) ? state_q[2*rd_idx +: 2] : nic_pkg::QP_STATE_RESET;
+  assign rd_pd_o     = pd_q[rd_idx];
+  assign rd_sq_cqn_o = sq_cqn_q[rd_idx];
+
+`ifndef SYNTHESIS
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+  logic           chk_cmd_q;
+  logic [QpW-1:0] chk_cmd_idx_q;
+  always_ff @(posedge clk_i) begin
+    chk_cmd_q     <= !rst_i && cmd_qp;
+    chk_cmd_idx_q <= cmd_idx;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // The active bits summarise the states: checked for the QP a command changed.
+      if (chk_cmd_q) begin
+        a_qp_active_matches: assert (active_q[chk_cmd_idx_q] ==
+                                     (state_q[2*chk_cmd_idx_q +: 2] != nic_pkg::QP_STATE_RESET));
+      end
+    end
+  end
+`endif
+
+endmodule

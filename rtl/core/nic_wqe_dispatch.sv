@@ -1,0 +1,413 @@
+`default_nettype none
+// nic_wqe_dispatch: takes the send-queue WQEs from nic_wqe_fetch in buffer order (so in ring
+// order per QP), decides what happens to each, sends the transport's to nic_transport and the
+// memory operations' checks and writes to nic_mem_op (with nic_page_list reading a
+// FastRegister's page list), and hands one completion per WQE it completes to nic_cpl_arb.
+//
+// Pipeline: taking a WQE from the buffer loads it into `cur` and, in the same cycle, nic_mem_op
+// presents its token indices to the MR table; from the next cycle on the table data is valid, so
+// a WQE is dispatched in the cycle after it is taken and the next one is taken in that same
+// cycle: one WQE per cycle while completions are accepted. FastRegister then waits for its page
+// list before it registers the MR.
+//
+// Per WQE, in this order:
+//   - stale (its QP was reset since it was fetched) or its QP is RESET: discarded, no completion,
+//     not retired;
+//   - QP in ERROR: CANCELLED without executing;
+//   - a DMA error while fetching it: INTERNAL_ERROR;
+//   - its `index` field differs from the ring index it was read from: INVALID_PARAMETER;
+//   - NOP: SUCCESS; FAST_REG / BIND / INVALIDATE: nic_mem_op's status;
+//   - SEND / SEND_INV / WRITE / READ of a connected (RTS) QP: handed to nic_transport (tp_*),
+//     which completes it; on a QP that is not connected: INVALID_PARAMETER; any other opcode:
+//     INVALID_PARAMETER.
+// Completion order across the two completers: while tp_busy_i[q] (QP q has WQEs in the
+// transport), every later WQE of q that would complete here waits; a transport WQE of q still
+// goes to the transport then, also when q is in ERROR, so that it is cancelled in order there.
+// Any status but SUCCESS moves the QP to ERROR (qp_err_o). A successful WQE with
+// FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
+// wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
+//
+// Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) and
+// nic_mem_op's status are request / response, combinational today.
+module nic_wqe_dispatch #(
+  parameter int NumQps     = 16,    // queue pairs, 1..256
+  parameter int MttEntries = 1024   // MTT entries, 2..65535
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  // WQE stream from nic_wqe_fetch
+  input  logic                          wqe_valid_i,
+  output logic                          wqe_ready_o,
+  input  logic [511:0]                  wqe_data_i,
+  input  logic [7:0]                    wqe_qpn_i,
+  input  logic [15:0]                   wqe_idx_i,
+  input  logic                          wqe_dma_err_i,
+  input  logic                          wqe_stale_i,
+  // transport WQEs to nic_transport; tp_busy_i[q]: QP q has WQEs there
+  output logic                          tp_valid_o,
+  input  logic                          tp_ready_i,
+  output logic [511:0]                  tp_data_o,
+  output logic [7:0]                    tp_qpn_o,
+  output logic [15:0]                   tp_idx_o,
+  input  logic [NumQps-1:0]             tp_busy_i,
+  // QP context (nic_qp_ctx): a read port for the QP of the WQE in `cur`
+  input  logic                          qp_reset_i,        // QP created or destroyed this cycle
+  input  logic [7:0]                    qp_reset_qpn_i,
+  output logic [7:0]                    qp_rd_qpn_o,       // the QP whose context is read
+  input  logic [1:0]                    qp_rd_state_i,     // its state (RESET if out of range)
+  input  logic [15:0]                   qp_rd_pd_i,
+  input  logic [7:0]                    qp_rd_sq_cqn_i,
+  output logic                          qp_err_o,          // the WQE failed: QP := ERROR
+  output logic [7:0]                    qp_err_qpn_o,
+  output logic                          retire_o,          // a WQE was executed or cancelled
+  output logic [7:0]                    retire_qpn_o,
+  output logic [15:0]                   retire_idx_o,
+  // completions
+  output logic                          cpl_valid_o,
+  output logic [7:0]                    cpl_cqn_o,
+  output nic_pkg::cqe_t                 cpl_cqe_o,
+  input  logic                          cpl_ready_i,
+  // nic_mem_op
+  output logic                          mo_load_o,         // a WQE is taken (wqe_data_i)
+  output logic                          mo_cur_valid_o,    // `cur` holds a WQE ...
+  output logic [511:0]                  mo_cur_wqe_o,      // ... this one
+  output logic [15:0]                   mo_qp_pd_o,        // ... of a QP of this PD
+  input  logic [31:0]                   mo_status_i,       // its checks' status
+  input  logic [31:0]                   mo_fr_mtt_offset_i,
+  output logic                          mo_exec_o,         // Bind / Invalidate: write now
+  output logic                          mo_commit_o,       // FastRegister: register now ...
+  output logic [$clog2(MttEntries)-1:0] mo_mtt_base_o,     // ... with its pages from here
+  // nic_page_list
+  output logic                          pl_start_o,
+  output logic [63:0]                   pl_addr_o,
+  output logic [31:0]                   pl_mtt_off_o,
+  output logic                          pl_active_o,
+  output logic [31:0]                   pl_count_o,
+  input  logic                          pl_done_i,
+  input  logic                          pl_err_i,
+  input  logic                          pl_bad_i,
+  input  logic [31:0]                   pl_mtt_off_i
+);
+
+  localparam int MttAW = $clog2(MttEntries);
+  localparam int QpW   = (NumQps > 1) ? $clog2(NumQps) : 1;
+
+  if (NumQps < 1 || NumQps > 256) begin : gen_bad_qps
+    $fatal(1, "nic_wqe_dispatch: NumQps must be 1..256");
+  end
+  if (MttEntries < 2 || MttEntries > 65535) begin : gen_bad_mtt
+    $fatal(1, "nic_wqe_dispatch: MttEntries must be 2..65535");
+  end
+
+  // The CQE's op_type for a WQE opcode (unknown opcodes complete as SEND, the generic type).
+  function automatic logic [15:0] op_type_of(input logic [7:0] opcode);
+    case (opcode)
+      nic_pkg::WQE_OP_FAST_REG:   op_type_of = nic_pkg::NDK_OP_TYPE_FAST_REGISTER;
+      nic_pkg::WQE_OP_BIND:       op_type_of = nic_pkg::NDK_OP_TYPE_BIND;
+      nic_pkg::WQE_OP_INVALIDATE: op_type_of = nic_pkg::NDK_OP_TYPE_INVALIDATE;
+      nic_pkg::WQE_OP_WRITE:      op_type_of = nic_pkg::NDK_OP_TYPE_WRITE;
+      nic_pkg::WQE_OP_READ:       op_type_of = nic_pkg::NDK_OP_TYPE_READ;
+      default:                    op_type_of = nic_pkg::NDK_OP_TYPE_SEND;
+    endcase
+  endfunction
+
+  typedef enum logic [1:0] {
+    StRun,        // dispatch `cur` (if any) as soon as its table data is there
+    StPageList,   // FastRegister: nic_page_list reads the page list into the MTT
+    StCommit      // FastRegister: page list in, register the MR and complete
+  } state_e;
+
+  // ---- the WQE in `cur` ---------------------------------------------------------------------------
+  state_e                 st_q, st_d;
+  logic                   cur_valid_q, cur_valid_d;
+  logic [511:0]           cur_wqe_q;
+  logic [7:0]             cur_qpn_q, cur_qpn_d;
+  logic [15:0]            cur_idx_q, cur_idx_d;
+  logic                   cur_dma_err_q, cur_dma_err_d;
+  logic                   cur_stale_q, cur_stale_d;
+  nic_pkg::wqe_hdr_t      hdr;
+  nic_pkg::wqe_fast_reg_t fr;
+  logic                   load, finish;
+
+  assign hdr = cur_wqe_q;
+  assign fr  = cur_wqe_q;
+
+  logic unused_views;               // the rest is the transport's and nic_mem_op's
+  assign unused_views = ^{hdr, fr};
+
+  // ---- its QP -------------------------------------------------------------------------------------
+  logic [1:0] qp_state;
+  logic       discard;
+
+  assign qp_rd_qpn_o = cur_qpn_q;
+  assign qp_state    = qp_rd_state_i;
+  assign discard     = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q) ||
+                       qp_state == nic_pkg::QP_STATE_RESET;
+
+  // ---- transport WQEs -----------------------------------------------------------------------------
+  logic is_tp_op, tp_busy, to_tp, tp_hold;
+  assign is_tp_op = hdr.opcode == nic_pkg::WQE_OP_SEND || hdr.opcode == nic_pkg::WQE_OP_SEND_INV ||
+                    hdr.opcode == nic_pkg::WQE_OP_WRITE || hdr.opcode == nic_pkg::WQE_OP_READ;
+  assign tp_busy  = 32'(cur_qpn_q) < NumQps && tp_busy_i[QpW'(cur_qpn_q)];
+  // to the transport: a well-formed transport WQE of a connected QP, or of a QP in error whose
+  // earlier transport WQEs are still there (the transport cancels it after them)
+  assign to_tp    = is_tp_op && !cur_dma_err_q && hdr.index == cur_idx_q &&
+                    (qp_state == nic_pkg::QP_STATE_RTS ||
+                     (qp_state == nic_pkg::QP_STATE_ERROR && tp_busy));
+  // anything completed here waits while earlier WQEs of its QP are in the transport
+  assign tp_hold  = !to_tp && tp_busy;
+
+  assign tp_valid_o = st_q == StRun && cur_valid_q && !discard && to_tp;
+  assign tp_data_o  = cur_wqe_q;
+  assign tp_qpn_o   = cur_qpn_q;
+  assign tp_idx_o   = cur_idx_q;
+
+  // ---- the status of `cur` when it is reached (FastRegister: before its page list) ----------------
+  logic [31:0] run_status;
+
+  always_comb begin
+    if (!cur_valid_q) begin
+      run_status = nic_pkg::STATUS_SUCCESS;                 // no WQE: not used
+    end else if (qp_state == nic_pkg::QP_STATE_ERROR) begin
+      run_status = nic_pkg::STATUS_CANCELLED;
+    end else if (cur_dma_err_q) begin
+      run_status = nic_pkg::STATUS_INTERNAL_ERROR;
+    end else if (hdr.index != cur_idx_q) begin
+      run_status = nic_pkg::STATUS_INVALID_PARAMETER;       // stale or misplaced WQE
+    end else begin
+      case (hdr.opcode)
+        nic_pkg::WQE_OP_NOP:        run_status = nic_pkg::STATUS_SUCCESS;
+        nic_pkg::WQE_OP_FAST_REG,
+        nic_pkg::WQE_OP_BIND,
+        nic_pkg::WQE_OP_INVALIDATE: run_status = mo_status_i;
+        default:                    run_status = nic_pkg::STATUS_INVALID_PARAMETER;
+      endcase
+    end
+  end
+
+  assign mo_cur_valid_o = cur_valid_q;
+  assign mo_cur_wqe_o   = cur_wqe_q;
+  assign mo_qp_pd_o     = qp_rd_pd_i;
+
+  // ---- the FSM --------------------------------------------------------------------------------------
+  logic [31:0]   status, commit_status;
+  logic          emit, need_cpl, out_free;
+  logic          cpl_valid_q, cpl_valid_d;
+  logic [7:0]    cpl_cqn_q, cpl_cqn_d;
+  nic_pkg::cqe_t cpl_cqe_q, cpl_cqe_d;
+
+  // A FastRegister's final status: a DMA error first, then a misaligned page address.
+  assign commit_status = pl_err_i ? nic_pkg::STATUS_INTERNAL_ERROR :
+                         pl_bad_i ? nic_pkg::STATUS_INVALID_PARAMETER : nic_pkg::STATUS_SUCCESS;
+  assign status   = (st_q == StCommit) ? commit_status : run_status;
+  assign out_free = !cpl_valid_q || cpl_ready_i;
+  assign need_cpl = !(status == nic_pkg::STATUS_SUCCESS &&
+                      (hdr.flags & nic_pkg::FLAG_SILENT_SUCCESS) != '0);
+
+  always_comb begin
+    st_d        = st_q;
+    finish      = 1'b0;
+    emit        = 1'b0;
+    pl_start_o  = 1'b0;
+    mo_exec_o   = 1'b0;
+    mo_commit_o = 1'b0;
+
+    unique case (st_q)
+      StRun: begin
+        if (cur_valid_q) begin
+          if (discard) begin
+            finish = 1'b1;
+          end else if (to_tp) begin
+            finish = tp_ready_i;                 // the transport takes it (and completes it)
+          end else if (tp_hold) begin
+            // wait: earlier WQEs of this QP complete in the transport first
+          end else if (hdr.opcode == nic_pkg::WQE_OP_FAST_REG &&
+                       run_status == nic_pkg::STATUS_SUCCESS) begin
+            st_d       = StPageList;
+            pl_start_o = 1'b1;
+          end else if (!need_cpl || out_free) begin
+            finish    = 1'b1;
+            emit      = need_cpl;
+            mo_exec_o = run_status == nic_pkg::STATUS_SUCCESS;   // Bind / Invalidate write
+          end
+        end
+      end
+      StPageList: begin
+        if (pl_done_i) begin
+          st_d = StCommit;
+        end
+      end
+      StCommit: begin
+        if (discard) begin
+          finish = 1'b1;
+          st_d   = StRun;
+        end else if (!need_cpl || out_free) begin
+          finish      = 1'b1;
+          emit        = need_cpl;
+          st_d        = StRun;
+          mo_commit_o = status == nic_pkg::STATUS_SUCCESS;
+        end
+      end
+      default: st_d = StRun;
+    endcase
+  end
+
+  assign pl_addr_o     = fr.page_list_addr;
+  assign pl_mtt_off_o  = mo_fr_mtt_offset_i;
+  assign pl_active_o   = st_q == StPageList;
+  assign pl_count_o    = fr.page_count;
+  assign mo_mtt_base_o = MttAW'(pl_mtt_off_i);
+
+  // Taking the next WQE: when there is none in `cur` or `cur` finishes this cycle.
+  assign wqe_ready_o = !cur_valid_q || finish;
+  assign load        = wqe_valid_i && wqe_ready_o;
+  assign mo_load_o   = load;
+
+  always_comb begin
+    cur_valid_d   = cur_valid_q && !finish;
+    cur_qpn_d     = cur_qpn_q;
+    cur_idx_d     = cur_idx_q;
+    cur_dma_err_d = cur_dma_err_q;
+    cur_stale_d   = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q);
+    if (load) begin
+      cur_valid_d   = 1'b1;
+      cur_qpn_d     = wqe_qpn_i;
+      cur_idx_d     = wqe_idx_i;
+      cur_dma_err_d = wqe_dma_err_i;
+      cur_stale_d   = wqe_stale_i || (qp_reset_i && qp_reset_qpn_i == wqe_qpn_i);
+    end
+  end
+
+  // The WQE itself: loaded when taken, and only then (512 bits need no per-cycle copy).
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      cur_wqe_q <= '0;
+    end else if (load) begin
+      cur_wqe_q <= wqe_data_i;
+    end
+  end
+
+  // The completion register: holds a CQE until it is taken.
+  always_comb begin
+    cpl_valid_d = cpl_valid_q && !cpl_ready_i;
+    cpl_cqn_d   = cpl_cqn_q;
+    cpl_cqe_d   = cpl_cqe_q;
+    if (emit) begin
+      cpl_valid_d         = 1'b1;
+      cpl_cqn_d           = qp_rd_sq_cqn_i;
+      cpl_cqe_d           = '0;
+      cpl_cqe_d.status    = status;
+      cpl_cqe_d.wqe_index = cur_idx_q;
+      cpl_cqe_d.qpn       = {8'd0, cur_qpn_q};
+      cpl_cqe_d.op_type   = op_type_of(hdr.opcode);
+    end
+  end
+
+  assign cpl_valid_o  = cpl_valid_q;
+  assign cpl_cqn_o    = cpl_cqn_q;
+  assign cpl_cqe_o    = cpl_cqe_q;
+  assign qp_err_o     = finish && !discard && !to_tp && status != nic_pkg::STATUS_SUCCESS;
+  assign qp_err_qpn_o = cur_qpn_q;
+  assign retire_o     = finish && !discard;
+  assign retire_qpn_o = cur_qpn_q;
+  assign retire_idx_o = cur_idx_q;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      st_q          <= StRun;
+      cur_valid_q   <= 1'b0;
+      cur_qpn_q     <= '0;
+      cur_idx_q     <= '0;
+      cur_dma_err_q <= 1'b0;
+      cur_stale_q   <= 1'b0;
+      cpl_valid_q   <= 1'b0;
+      cpl_cqn_q     <= '0;
+      cpl_cqe_q     <= '0;
+    end else begin
+      st_q          <= st_d;
+      cur_valid_q   <= cur_valid_d;
+      cur_qpn_q     <= cur_qpn_d;
+      cur_idx_q     <= cur_idx_d;
+      cur_dma_err_q <= cur_dma_err_d;
+      cur_stale_q   <= cur_stale_d;
+      cpl_valid_q   <= cpl_valid_d;
+      cpl_cqn_q     <= cpl_cqn_d;
+      cpl_cqe_q     <= cpl_cqe_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  // ---- assertions ---------------------------------------------------------------------------------
+  // Immediate assertions in a clocked block: they read the values before the edge (what a
+  // concurrent assertion samples) and evaluate a consequent only when its antecedent holds, which
+  // costs the simulation far less than Verilator's concurrent assertions (see nic_wqe_fetch).
+
+  // Completions leave in WQE order per QP: each one's index is after the previous one's
+  // (modulo 2^16; SILENT_SUCCESS WQEs leave gaps). A QP reset starts a fresh sequence. The last
+  // index per QP is a table written at each completion (no per-QP work in other cycles).
+  logic [15:0]       last_idx_q [NumQps];
+  logic [NumQps-1:0] seen_q;
+  logic              held_q;            // the offered completion was not taken last cycle
+
+  // after the previous index, modulo 2^16 (within half the index space)
+  function automatic logic in_order(input logic [15:0] idx, input logic [15:0] last);
+    logic [15:0] gap;
+    gap      = idx - last;
+    in_order = gap != 16'd0 && gap <= 16'h8000;
+  endfunction
+
+  logic [7:0]    held_cqn_q;
+  nic_pkg::cqe_t held_cqe_q;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      seen_q <= '0;
+    end else begin
+      if (qp_reset_i && 32'(qp_reset_qpn_i) < NumQps) begin
+        seen_q[QpW'(qp_reset_qpn_i)] <= 1'b0;
+      end
+      if (emit && 32'(cur_qpn_q) < NumQps) begin
+        seen_q[QpW'(cur_qpn_q)] <= 1'b1;
+      end
+    end
+    if (emit && 32'(cur_qpn_q) < NumQps) begin
+      last_idx_q[QpW'(cur_qpn_q)] <= cur_idx_q;
+    end
+    held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    if (cpl_valid_o && !cpl_ready_i) begin
+      held_cqn_q <= cpl_cqn_o;
+      held_cqe_q <= cpl_cqe_o;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (emit) begin
+        if (32'(cur_qpn_q) < NumQps && seen_q[QpW'(cur_qpn_q)]) begin
+          a_cpl_in_wqe_order: assert (in_order(cur_idx_q, last_idx_q[QpW'(cur_qpn_q)]));
+        end
+        a_cpl_not_lost: assert (out_free);
+      end
+      // The completion offered stays until taken.
+      if (held_q) begin
+        a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == held_cqe_q && cpl_cqn_o == held_cqn_q);
+      end
+      if (cur_valid_q) begin
+        a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+      end
+      if (cpl_valid_o) begin
+        a_cpl_cqn_of_qp: assert (32'(cpl_cqe_o.qpn) < NumQps);
+      end
+      // Only a FastRegister leaves StRun, and it keeps `cur` until it is done.
+      if (st_q != StRun) begin
+        a_page_list_owner: assert (cur_valid_q && hdr.opcode == nic_pkg::WQE_OP_FAST_REG);
+      end
+      // A memory operation's write is of a successful one, and only one kind at a time.
+      if (mo_commit_o) begin
+        a_commit_is_fast_reg: assert (hdr.opcode == nic_pkg::WQE_OP_FAST_REG && !mo_exec_o);
+      end
+    end
+  end
+`endif
+
+endmodule

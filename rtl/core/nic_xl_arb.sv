@@ -1,0 +1,71 @@
+`default_nettype none
+// nic_xl_arb: the translation arbiter in front of nic_mr_table's xl port. NumClients clients
+// each offer a request (req_i[c] with its fields) and are granted in the same cycle (gnt_o[c]),
+// client 0 first, then 1, ... (fixed priority: the responder, client 0 in nic_core, drains the
+// receive path). A granted request goes to the table tagged with its client's number; the
+// table returns the tag with the answer, which goes to that client only (rsp_valid_o[c]; status,
+// pfn and page offset are shared). So the table's latency is the table's business: no client
+// and no arbiter counts cycles, and a register may be put on either side of the table.
+// A client whose request is not granted may change or drop it.
+module nic_xl_arb #(
+  parameter int NumClients = 2     // clients, 2..16
+) (
+  // requests
+  input  logic [NumClients-1:0]    req_i,
+  output logic [NumClients-1:0]    gnt_o,
+  input  logic [NumClients*32-1:0] token_i,     // client c in [32c+31:32c]
+  input  logic [NumClients*64-1:0] va_i,
+  input  logic [NumClients*32-1:0] len_i,
+  input  logic [NumClients*16-1:0] pd_i,
+  input  logic [NumClients*16-1:0] access_i,    // nic_pkg::FLAG_ALLOW_* bits needed
+  input  logic [NumClients-1:0]    inv_i,       // a remote invalidation instead
+  output logic [NumClients-1:0]    rsp_valid_o, // the answer to client c's request
+  // nic_mr_table's translation port
+  output logic                     xl_valid_o,
+  output logic [31:0]              xl_token_o,
+  output logic [63:0]              xl_va_o,
+  output logic [31:0]              xl_len_o,
+  output logic [15:0]              xl_pd_o,
+  output logic [15:0]              xl_access_o,
+  output logic                     xl_inv_o,
+  output logic [3:0]               xl_tag_o,
+  input  logic                     xl_valid_i,
+  input  logic [3:0]               xl_tag_i
+);
+
+  if (NumClients < 2 || NumClients > 16) begin : gen_bad_clients
+    $fatal(1, "nic_xl_arb: NumClients must be 2..16 (4-bit tags)");
+  end
+
+  logic [3:0]  pick;
+  logic [15:0] inv_all;       // one bit per possible client (absent ones: 0)
+
+  assign inv_all = 16'(inv_i);
+
+  // the lowest requesting client
+  always_comb begin
+    pick = '0;
+    for (int c = NumClients - 1; c >= 0; c--) begin
+      if (req_i[c]) begin
+        pick = 4'(c);
+      end
+    end
+  end
+
+  always_comb begin
+    for (int c = 0; c < NumClients; c++) begin
+      gnt_o[c]       = req_i[c] && pick == 4'(c);
+      rsp_valid_o[c] = xl_valid_i && xl_tag_i == 4'(c);
+    end
+  end
+
+  assign xl_valid_o  = req_i != '0;
+  assign xl_token_o  = token_i[32*pick +: 32];
+  assign xl_va_o     = va_i[64*pick +: 64];
+  assign xl_len_o    = len_i[32*pick +: 32];
+  assign xl_pd_o     = pd_i[16*pick +: 16];
+  assign xl_access_o = access_i[16*pick +: 16];
+  assign xl_inv_o    = inv_all[pick];
+  assign xl_tag_o    = pick;
+
+endmodule
