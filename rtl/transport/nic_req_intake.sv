@@ -177,6 +177,7 @@ module nic_req_intake #(
   logic [1:0]         nsge;
   logic               inline_data;
   nic_pkg::sge_t      cur_sge;
+  nic_pkg::priv_token_t cur_priv;            // its token, read as a PD's privileged token
   logic [QW-1:0]      wq;                    // the incoming WQE's QP
 
   assign ws = wqe_q;
@@ -284,7 +285,8 @@ module nic_req_intake #(
       end
       piece_len = nic_dma_pkg::piece_clip(piece_len, piece_va[11:0], W8);
     end
-    priv_token = cur_sge.token[31:24] == 8'hFF;
+    cur_priv   = cur_sge.token;
+    priv_token = cur_priv.marker == nic_pkg::PRIV_TOKEN_MARKER;
   end
 
 
@@ -449,10 +451,13 @@ module nic_req_intake #(
             state_d  = S_RECORD;
           end else if (inline_data) begin
             // INLINE: at most 48 (Send) / 40 (Write) bytes, in the WQE
-            status_d = (msg_len > (is_write ? 32'd40 : 32'd48)) ? nic_pkg::STATUS_INVALID_PARAMETER
+            status_d = (msg_len > (is_write ? 32'(nic_pkg::WQE_RDMA_MAX_INLINE)
+                                            : 32'(nic_pkg::WQE_SEND_MAX_INLINE)))
+                       ? nic_pkg::STATUS_INVALID_PARAMETER
                                                                : nic_pkg::STATUS_SUCCESS;
             state_d  = (status_d == nic_pkg::STATUS_SUCCESS) ? S_PKT : S_RECORD;
-          end else if (32'(nsge) > (is_rdma ? 32'd2 : 32'd3) || ws.nsge > 8'd3) begin
+          end else if (32'(nsge) > (is_rdma ? nic_pkg::WQE_RDMA_MAX_SGE : nic_pkg::WQE_SEND_MAX_SGE)
+                       || 32'(ws.nsge) > nic_pkg::WQE_SEND_MAX_SGE) begin
             status_d = nic_pkg::STATUS_INVALID_PARAMETER;
             state_d  = S_RECORD;
           end else begin
@@ -467,7 +472,7 @@ module nic_req_intake #(
           sge_d = sge_q + 2'd1;
         end else if (priv_token) begin
           // a logical address under the PD's privileged token: local access, same PD only
-          if (cur_sge.token[23:8] != pd_i) begin
+          if (cur_priv.pd != pd_i) begin
             status_d = nic_pkg::STATUS_ACCESS_VIOLATION;
             state_d  = S_RECORD;
           end else begin
@@ -620,8 +625,9 @@ module nic_req_intake #(
   // the sender's queues
   assign pkt_push_o   = pq_push;
   assign pkt_o        = plan_pkt;
-  // inline data (one packet of at most 48 bytes) from WQE byte 16 (a Send) or 24 (a Write)
-  assign inl_o        = is_rdma ? {64'd0, wqe_q[511:192]} : wqe_q[511:128];
+  // inline data (one packet of at most WQE_*_MAX_INLINE bytes) from the WQE's first SGE field
+  assign inl_o        = is_rdma ? 384'(wqe_q >> (8 * nic_pkg::WQE_RDMA_SGE_OFFSET))
+                                : 384'(wqe_q >> (8 * nic_pkg::WQE_SEND_SGE_OFFSET));
   assign is_inl_o     = inline_data && plan_pkt.pay_len != '0;
   assign piece_push_o = pc_push;
   assign piece_lane_o = phys_q[LW-1:0];
@@ -702,7 +708,7 @@ module nic_req_intake #(
   end
 
   logic unused_fields;
-  assign unused_fields = ^{rp_silent, rp_status, wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags,
+  assign unused_fields = ^{cur_priv.key, rp_silent, rp_status, wr.rsvd_56, ws.index, wr.opcode, wr.nsge, wr.flags,
                            wr.index, wr.rsvd_6, wr.length, ws.rsvd_6, wqe_qpn_i};
 
 `ifndef SYNTHESIS

@@ -169,6 +169,9 @@ module nic_requester #(
   assign cmd_reset    = cmd_valid_i && cmd_in_range
                         && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
 
+  nic_pkg::cmd_qp_connect_t connect_args;     // QP_CONNECT's arguments (the generated format)
+  assign connect_args = cmd_args_i;
+
   // ---- signals between the modules ------------------------------------------------------------
   logic [QW-1:0]           in_qpn, cq, pick_qpn, scan;
   logic [23:0]             scan_psn;
@@ -211,7 +214,7 @@ module nic_requester #(
     .rst_i           (rst_i),
     .cmd_connect_i   (cmd_connect),
     .cmd_qpn_i       (cmd_qpn),
-    .cmd_sq_psn_i    (cmd_args_i[151:128]),
+    .cmd_sq_psn_i    (connect_args.sq_psn),
     .qp_state_i      (qp_state_i),
     .busy_o          (busy_intake),
     .wqe_valid_i     (wqe_valid_i),
@@ -460,6 +463,10 @@ module nic_requester #(
   // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
   // context's, nic_tp_qp_ctx)
   logic unused_args;
-  assign unused_args = ^{cmd_args_i[255:152], cmd_args_i[127:0]};
+  assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
+                         connect_args.outbound_read_limit, connect_args.log_mtu,
+                         connect_args.rsvd_184, connect_args.rq_psn, connect_args.rsvd_152,
+                         connect_args.rsvd_120, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_48, connect_args.peer_mac};
 
 endmodule

@@ -178,6 +178,9 @@ module nic_responder #(
   assign cmd_reset    = cmd_valid_i && cmd_in_range
                         && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
 
+  nic_pkg::cmd_qp_create_t create_args;       // QP_CREATE's arguments (the generated format)
+  assign create_args = cmd_args_i;
+
   // ---- signals between the modules ------------------------------------------------------------
   // the dispatcher's
   logic                  d_xl_req, d_xl_inv, d_tx_valid, d_qp_err;
@@ -352,8 +355,8 @@ module nic_responder #(
     .cmd_create_i     (cmd_create),
     .cmd_reset_i      (cmd_reset),
     .cmd_qpn_i        (cmd_qpn),
-    .cmd_rq_base_i    ({cmd_args_i[191:160], cmd_args_i[159:128]}),
-    .cmd_rq_ld_i      (cmd_args_i[107:104]),
+    .cmd_rq_base_i    (create_args.rq_base),
+    .cmd_rq_ld_i      (create_args.rq_log_depth[3:0]),
     .rq_db_valid_i    (rq_db_valid_i),
     .rq_db_qpn_i      (rq_db_qpn_i),
     .rq_db_pi_i       (rq_db_pi_i),
@@ -512,6 +515,12 @@ module nic_responder #(
   // A DMA error on a receive-WQE read is not reported yet.
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
+  // QP_CREATE's fields the QP context keeps (nic_tp_qp_ctx) and the reserved ones
+  logic unused_create;
+  assign unused_create = ^{create_args.rsvd_192, create_args.rsvd_112,
+                           create_args.rq_log_depth[7:4], create_args.sq_log_depth,
+                           create_args.rq_cqn, create_args.sq_cqn, create_args.pd,
+                           create_args.sq_base};
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -150,6 +150,8 @@ module nic_rsp_dispatch #(
   logic [NumQps-1:0]    nak_q, nak_d;              // a PSN-sequence NAK is out
   logic [NumQps-1:0]    rr_in_q, rr_in_d;          // a Read's responses are half placed
 
+  nic_pkg::cmd_qp_connect_t connect_args;     // QP_CONNECT's arguments (the generated format)
+  assign connect_args = cmd_args_i;
   logic          cmd_in_range, cmd_connect, cmd_reset;
   logic [QW-1:0] cmd_qpn;
   assign cmd_in_range = 32'(cmd_index_i) < NumQps;
@@ -294,6 +296,8 @@ module nic_rsp_dispatch #(
   logic        by_rkey;
   logic [63:0] piece_va;
   logic [31:0] piece_token;
+  nic_pkg::priv_token_t piece_tok;      // piece_token read as a PD's privileged token
+  assign piece_tok = piece_token;
   logic [12:0] piece_len;
   logic        piece_priv;
   logic        pl_wr;                   // the placement is a Write's (else a receive's or a
@@ -318,7 +322,7 @@ module nic_rsp_dispatch #(
         end
       end
       piece_len = nic_dma_pkg::piece_clip(piece_len, piece_va[11:0], W8);
-      piece_priv = piece_token[31:24] == 8'hFF && !by_rkey;
+      piece_priv = piece_tok.marker == nic_pkg::PRIV_TOKEN_MARKER && !by_rkey;
     end
   end
 
@@ -690,7 +694,7 @@ module nic_rsp_dispatch #(
         end else begin
           piece_d = piece_len;
           if (piece_priv) begin
-            if (piece_token[23:8] != q_pd) begin
+            if (piece_tok.pd != q_pd) begin
               ack_syn_d    = rr_q ? nic_roce_pkg::AETH_NAK_REMOTE_ACCESS
                                   : nic_roce_pkg::AETH_NAK_REMOTE_OP;
               fatal_d      = 1'b1;
@@ -952,7 +956,7 @@ module nic_rsp_dispatch #(
       epsn_q[qpn_q] <= epsn_wd;
     end
     if (cmd_connect) begin
-      epsn_q[cmd_qpn] <= cmd_args_i[183:160];
+      epsn_q[cmd_qpn] <= connect_args.rq_psn;
     end
     if (msn_we) begin
       msn_q[qpn_q] <= msn_wd;
@@ -1012,8 +1016,12 @@ module nic_rsp_dispatch #(
 
   // A DMA error on a receive-WQE read is not reported yet; the fields a responder ignores.
   logic unused_misc;
-  assign unused_misc = ^{cmd_args_i[255:184], cmd_args_i[159:0], 
-                         pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
+  assign unused_misc = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
+                         connect_args.outbound_read_limit, connect_args.log_mtu,
+                         connect_args.rsvd_184, connect_args.rsvd_152, connect_args.sq_psn,
+                         connect_args.rsvd_120, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_48, connect_args.peer_mac,
+                         piece_tok.key, pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block (as nic_wqe_fetch): they read the values before the

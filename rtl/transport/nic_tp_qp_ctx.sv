@@ -66,21 +66,27 @@ module nic_tp_qp_ctx #(
   logic [7:0]  ord_q      [NumQps];
   logic [7:0]  ird_q      [NumQps];
 
+  // the arguments, as the generated formats (formats/nic.toml) lay them out
+  nic_pkg::cmd_qp_create_t  create_args;
+  nic_pkg::cmd_qp_connect_t connect_args;
+  assign create_args  = cmd_args_i;
+  assign connect_args = cmd_args_i;
+
   always_ff @(posedge clk_i) begin
     if (cmd_create_i) begin
-      pd_q[cmd_qpn_i]      <= cmd_args_i[79:64];
-      sq_cqn_q[cmd_qpn_i]  <= cmd_args_i[87:80];
-      rq_cqn_q[cmd_qpn_i]  <= cmd_args_i[95:88];
-      sq_base_q[cmd_qpn_i] <= {cmd_args_i[63:32], cmd_args_i[31:12]};
-      sq_ld_q[cmd_qpn_i]   <= cmd_args_i[99:96];
+      pd_q[cmd_qpn_i]      <= create_args.pd;
+      sq_cqn_q[cmd_qpn_i]  <= create_args.sq_cqn;
+      rq_cqn_q[cmd_qpn_i]  <= create_args.rq_cqn;
+      sq_base_q[cmd_qpn_i] <= create_args.sq_base[63:12];      // 4 KiB aligned
+      sq_ld_q[cmd_qpn_i]   <= create_args.sq_log_depth[3:0];   // <= 15 (16-bit ring indices)
     end
     if (cmd_connect_i) begin
-      peer_mac_q[cmd_qpn_i] <= {cmd_args_i[47:32], cmd_args_i[31:0]};
-      peer_ip_q[cmd_qpn_i]  <= cmd_args_i[95:64];
-      peer_qpn_q[cmd_qpn_i] <= cmd_args_i[119:96];
-      log_mtu_q[cmd_qpn_i]  <= cmd_args_i[195:192];
-      ord_q[cmd_qpn_i]      <= cmd_args_i[207:200];
-      ird_q[cmd_qpn_i]      <= cmd_args_i[215:208];
+      peer_mac_q[cmd_qpn_i] <= connect_args.peer_mac;
+      peer_ip_q[cmd_qpn_i]  <= connect_args.peer_ipv4;
+      peer_qpn_q[cmd_qpn_i] <= connect_args.peer_qpn;
+      log_mtu_q[cmd_qpn_i]  <= connect_args.log_mtu[3:0];     // 8..12
+      ord_q[cmd_qpn_i]      <= connect_args.outbound_read_limit;
+      ird_q[cmd_qpn_i]      <= connect_args.inbound_read_limit;
     end
   end
 
@@ -103,8 +109,11 @@ module nic_tp_qp_ctx #(
   assign pq_pd_o       = pd_q[pq_qpn_i];
 
   // the fields of the commands the transport does not keep here (the responder's receive ring
-  // and the PSNs are kept by their users)
+  // and the PSNs are kept by their users; the reserved fields)
   logic unused_args;
-  assign unused_args = ^{cmd_args_i[255:216], cmd_args_i[199:196], cmd_args_i[191:120]};
+  assign unused_args = ^{create_args.rsvd_192, create_args.rq_base, create_args.rsvd_112, create_args.rq_log_depth,
+                         create_args.sq_log_depth[7:4], create_args.sq_base[11:0],
+                         connect_args.rsvd_216, connect_args.log_mtu[7:4], connect_args.rsvd_184, connect_args.rq_psn,
+                         connect_args.rsvd_152, connect_args.sq_psn, connect_args.rsvd_120, connect_args.rsvd_48};
 
 endmodule
