@@ -14,6 +14,14 @@
 // this side's Read) is half received and its placement state (a RAM), the PSN-sequence NAK
 // state. The QP's PD, receive CQ, peer QPN, path MTU and IRD are read from nic_tp_qp_ctx.
 // The rest of the contract is nic_responder's header.
+//
+// Why this file passes ~800 lines: it is one state machine over one packet in hand. Its states
+// share that packet, the message state and the QP's PSN / MSN; the per-state work that stands
+// on its own is already outside (placer, receive queues, read-response engine, QP context).
+// Cutting the FSM itself would put its next-state decision across a module edge, the opposite
+// of what the timing work needs (registers between modules, not combinational paths through
+// them). What would shrink it next: the piece planning (R_PIECE / R_XL: SGE walk, clipping,
+// translation) as a request / response unit of its own, shared with the requester's intake.
 module nic_rsp_dispatch #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16    // queue pairs, <= 256
