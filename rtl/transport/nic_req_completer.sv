@@ -3,8 +3,8 @@
 // acknowledgements said per QP (the PSN acknowledged so far; a NAK's PSN and status until the
 // entry it fails completes) and one "work" bit per QP (something may be completable: an ACK or
 // NAK came, an entry decided at intake was appended, the QP is in ERROR with entries). It picks
-// one QP with work (fixed priority, lowest first: nic_rr_pick with last = NumQps - 1), reads its
-// oldest outstanding entry (nic_req_out_ring, one cycle) and decides, in this order:
+// one QP with work (round robin after the QP it picked last: nic_rr_pick, as every engine),
+// reads its oldest outstanding entry (nic_req_out_ring, one cycle) and decides, in this order:
 //   - decided at intake (SGE checks failed, QP not RTS, a replayed WQE that changed): that status;
 //   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
 //   - a NAK names a PSN up to its last one: the NAK's status, and the QP goes to ERROR;
@@ -83,13 +83,14 @@ module nic_req_completer #(
   logic [31:0]       nak_status_q [NumQps];
   logic [NumQps-1:0] work_q, work_d;
 
-  // fixed priority: the lowest QP with work (only in C_IDLE, its one reader)
+  // round robin over the QPs with work, after the one picked last (cq_q; only in C_IDLE, its
+  // one reader)
   nic_rr_pick #(
     .N(NumQps)
   ) u_pick (
     .en_i   (cstate_q == C_IDLE),
     .req_i  (work_q),
-    .last_i (QW'(NumQps - 1)),
+    .last_i (cq_q),
     .found_o(pick_found),
     .idx_o  (pick_q)
   );
