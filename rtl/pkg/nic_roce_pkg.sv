@@ -201,6 +201,26 @@ package nic_roce_pkg;
     ipv4_sum = s[15:0];
   endfunction
 
+  // 24-bit PSN arithmetic: PSNs wrap, so a <= b means b is at most half the PSN space (2^23)
+  // after a. Sums and differences of PSNs are taken in 24 bits (they wrap by themselves).
+  function automatic logic psn_le(input logic [23:0] a, input logic [23:0] b);
+    psn_le = ((b - a) & 24'h800000) == 24'd0;
+  endfunction
+
+  // The payload of the next packet of a message with left bytes still to send: the path MTU
+  // (2^log_mtu, log_mtu 8..12), or what is left.
+  function automatic logic [12:0] pkt_len(input logic [31:0] left, input logic [3:0] log_mtu);
+    pkt_len = (left <= (32'd1 << log_mtu)) ? 13'(left) : 13'(32'd1 << log_mtu);
+  endfunction
+
+  // The PSNs a Read of len bytes takes: one per response, ceil(len / MTU), at least one (a
+  // zero-length Read has one response).
+  function automatic logic [23:0] read_npkts(input logic [31:0] len, input logic [3:0] log_mtu);
+    logic [32:0] span;
+    span       = (33'(len) + (33'd1 << log_mtu) - 33'd1) >> log_mtu;
+    read_npkts = (span == 33'd0) ? 24'd1 : span[23:0];
+  endfunction
+
   // One byte into a reflected CRC-32 register (the Ethernet polynomial, as crc32_le).
   // Eight bit steps of the reflected polynomial 0xEDB88320 at once: the step is linear, so
   // the result is c >> 8 plus (XOR) one constant per set bit of c[7:0] (the eight-step image

@@ -20,7 +20,7 @@
 module nic_transport #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16,   // queue pairs, <= 256
-  parameter int MaxReads  = 8     // outstanding Reads per QP (largest ORD): a power of two >= 2
+  parameter int MaxReads  = 32    // outstanding Reads per QP (largest ORD, IRD): a power of two in 2..128 (as nic_core)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -121,6 +121,60 @@ module nic_transport #(
 
   localparam int NB = $clog2(DataWidth / 8) + 1;
 
+  // ---- the QP context: one copy for the requester and the responder ------------------------------
+  localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
+  logic          cmd_in_range, cmd_create, cmd_connect;
+  logic [QW-1:0] cmd_qpn;
+  assign cmd_in_range = 32'(cmd_index_i) < NumQps;
+  assign cmd_qpn      = QW'(cmd_index_i);
+  assign cmd_create   = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE;
+  assign cmd_connect  = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
+
+  logic [7:0]  c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq;
+  logic [15:0] c_rq_pd, c_rs_pd, c_rs_pq_pd;
+  logic [47:0] c_rq_peer_mac;
+  logic [31:0] c_rq_peer_ip;
+  logic [23:0] c_rq_peer_qpn, c_rs_peer_qpn;
+  logic [3:0]  c_rq_log_mtu, c_rq_sq_ld, c_rs_log_mtu, c_rs_nq_log_mtu, c_rs_pq_log_mtu;
+  logic [7:0]  c_rq_ord, c_rq_cqn, c_rs_ird, c_rs_cqn;
+  logic [51:0] c_rq_sq_base;
+
+  nic_tp_qp_ctx #(
+    .NumQps(NumQps)
+  ) u_qp_ctx (
+    .clk_i        (clk_i),
+    .cmd_create_i (cmd_create),
+    .cmd_connect_i(cmd_connect),
+    .cmd_qpn_i    (cmd_qpn),
+    .cmd_args_i   (cmd_args_i),
+    .in_qpn_i     (QW'(c_rq_in_qpn)),
+    .in_pd_o      (c_rq_pd),
+    .in_peer_mac_o(c_rq_peer_mac),
+    .in_peer_ip_o (c_rq_peer_ip),
+    .in_peer_qpn_o(c_rq_peer_qpn),
+    .in_log_mtu_o (c_rq_log_mtu),
+    .in_ord_o     (c_rq_ord),
+    .in_sq_base_o (c_rq_sq_base),
+    .in_sq_ld_o   (c_rq_sq_ld),
+    .scq_qpn_i    (QW'(c_rq_cpl_qpn)),
+    .scq_cqn_o    (c_rq_cqn),
+    .d_qpn_i      (QW'(c_rs_qpn)),
+    .d_pd_o       (c_rs_pd),
+    .d_peer_qpn_o (c_rs_peer_qpn),
+    .d_log_mtu_o  (c_rs_log_mtu),
+    .d_ird_o      (c_rs_ird),
+    .rcq_qpn_i    (QW'(c_rs_cpl_qpn)),
+    .rcq_cqn_o    (c_rs_cqn),
+    .nq_qpn_i     (QW'(c_rs_nq)),
+    .nq_log_mtu_o (c_rs_nq_log_mtu),
+    .pq_qpn_i     (QW'(c_rs_pq)),
+    .pq_log_mtu_o (c_rs_pq_log_mtu),
+    .pq_pd_o      (c_rs_pq_pd)
+  );
+  // (the QP numbers are 8 bits wide on the module ports; NumQps may need fewer)
+  logic unused_ctx_qpns;
+  assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq};
+
   // ---- requester -------------------------------------------------------------------------------
   logic                  rctx_req, rctx_avail, rdone;
   logic [7:0]            rctx_qpn, rdone_qpn;
@@ -195,6 +249,17 @@ module nic_transport #(
     .rctx_o        (rctx),
     .rdone_i       (rdone),
     .rdone_qpn_i   (rdone_qpn),
+    .ctx_in_qpn_o     (c_rq_in_qpn),
+    .ctx_in_pd_i      (c_rq_pd),
+    .ctx_in_peer_mac_i(c_rq_peer_mac),
+    .ctx_in_peer_ip_i (c_rq_peer_ip),
+    .ctx_in_peer_qpn_i(c_rq_peer_qpn),
+    .ctx_in_log_mtu_i (c_rq_log_mtu),
+    .ctx_in_ord_i     (c_rq_ord),
+    .ctx_in_sq_base_i (c_rq_sq_base),
+    .ctx_in_sq_ld_i   (c_rq_sq_ld),
+    .ctx_cpl_qpn_o    (c_rq_cpl_qpn),
+    .ctx_cpl_cqn_i    (c_rq_cqn),
     .cpl_valid_o   (rq_cpl_valid_o),
     .cpl_cqn_o     (rq_cpl_cqn_o),
     .cpl_cqe_o     (rq_cpl_cqe_o),
@@ -280,6 +345,18 @@ module nic_transport #(
     .tx_pl_data_o  (rs_pl_data),
     .tx_pl_nbytes_o(rs_pl_nbytes),
     .tx_pl_ready_i (rs_pl_ready),
+    .ctx_qpn_o       (c_rs_qpn),
+    .ctx_pd_i        (c_rs_pd),
+    .ctx_peer_qpn_i  (c_rs_peer_qpn),
+    .ctx_log_mtu_i   (c_rs_log_mtu),
+    .ctx_ird_i       (c_rs_ird),
+    .ctx_cpl_qpn_o   (c_rs_cpl_qpn),
+    .ctx_rq_cqn_i    (c_rs_cqn),
+    .ctx_nq_o        (c_rs_nq),
+    .ctx_nq_log_mtu_i(c_rs_nq_log_mtu),
+    .ctx_pq_o        (c_rs_pq),
+    .ctx_pq_log_mtu_i(c_rs_pq_log_mtu),
+    .ctx_pq_pd_i     (c_rs_pq_pd),
     .cpl_valid_o   (rs_cpl_valid_o),
     .cpl_cqn_o     (rs_cpl_cqn_o),
     .cpl_cqe_o     (rs_cpl_cqe_o),

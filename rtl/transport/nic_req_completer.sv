@@ -1,0 +1,290 @@
+`default_nettype none
+// nic_req_completer: completes the requester's WQEs, in posting order per QP. It keeps what the
+// acknowledgements said per QP (the PSN acknowledged so far; a NAK's PSN and status until the
+// entry it fails completes) and one "work" bit per QP (something may be completable: an ACK or
+// NAK came, an entry decided at intake was appended, the QP is in ERROR with entries). It picks
+// one QP with work (round robin after the QP it picked last: nic_rr_pick, as every engine),
+// reads its oldest outstanding entry (nic_req_out_ring, one cycle) and decides, in this order:
+//   - decided at intake (SGE checks failed, QP not RTS, a replayed WQE that changed): that status;
+//   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
+//   - a NAK names a PSN up to its last one: the NAK's status, and the QP goes to ERROR;
+//   - its QP is in ERROR: CANCELLED.
+// A completable entry is offered as a CQE (cpl_*: valid / ready, held until taken) and popped
+// when it is taken; otherwise the QP's work bit clears.
+module nic_req_completer #(
+  parameter int NumQps   = 16,  // queue pairs, <= 256
+  parameter int OutDepth = 64,  // outstanding entries per QP (nic_req_out_ring)
+  parameter int EntW     = 90   // bits of an entry
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_i,
+  input  logic [2*NumQps-1:0]        qp_state_i,
+  input  logic                       cmd_connect_i,
+  input  logic                       cmd_reset_i,    // QP_CREATE / QP_DESTROY
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
+  // the acknowledgement of this cycle, classified (nic_req_rnr)
+  input  logic                       ack_take_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_i,
+  input  logic                       ack_nak_i,
+  input  logic [23:0]                ack_psn_i,      // the NAK's PSN
+  input  logic [23:0]                ack_upto_i,
+  input  logic [31:0]                ack_nak_status_i,
+  // the intake appends an entry (pend: it went out and waits for its acknowledgement)
+  input  logic                       append_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] append_qpn_i,
+  input  logic                       append_pend_i,
+  // a replayed WQE failed its checks: its entry completes with the status, as for a NAK of psn
+  input  logic                       rp_fail_i,
+  input  logic [23:0]                rp_fail_psn_i,
+  input  logic [31:0]                rp_fail_status_i,
+  // the outstanding ring (nic_req_out_ring)
+  input  logic [NumQps-1:0]          nonempty_i,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] pick_qpn_o,
+  input  logic [$clog2(OutDepth)-1:0] pick_head_i,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cq_o,    // the QP being completed
+  input  logic [$clog2(OutDepth)-1:0] cq_head_i,
+  input  logic [$clog2(OutDepth):0]  cq_count_i,
+  output logic                       ent_re_o,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)+$clog2(OutDepth)-1:0] ent_raddr_o,
+  input  logic [EntW-1:0]            ent_rdata_i,
+  output logic                       pop_o,          // cq_o's head entry is done
+  output logic                       pop_read_o,     // ... and it is a Read that went out
+  // completions (the CQ number is the QP context's, at cq_o)
+  output logic                       cpl_valid_o,
+  output nic_pkg::cqe_t              cpl_cqe_o,
+  input  logic                       cpl_ready_i,
+  // a NAKed WQE, or one that failed its checks, moves the QP to ERROR when it completes
+  output logic                       qp_err_o
+);
+
+  localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
+
+  typedef enum logic [1:0] {
+    C_IDLE,   // pick a QP with work
+    C_READ,   // its oldest entry is being read
+    C_DECIDE, // decide and, if it completes, offer the CQE
+    C_CPL     // CQE offered
+  } cstate_e;
+
+  cstate_e        cstate_q, cstate_d;
+  logic [QW-1:0]  cq_q, cq_d;
+  nic_pkg::cqe_t  cqe_q, cqe_d;
+  logic           cqe_load;
+  logic           pick_found;
+  logic [QW-1:0]  pick_q;
+  logic           c_pop, c_nak_used, c_no_work;
+
+  // per QP: the PSN acknowledged, a NAK not yet used (tables written at the QP an event names;
+  // a value means something only where its valid bit is set)
+  logic [23:0]       acked_psn_q [NumQps];
+  logic [NumQps-1:0] acked_v_q, acked_v_d;
+  logic [NumQps-1:0] nak_v_q, nak_v_d;
+  logic [23:0]       nak_psn_q [NumQps];
+  logic [31:0]       nak_status_q [NumQps];
+  logic [NumQps-1:0] work_q, work_d;
+
+  // round robin over the QPs with work, after the one picked last (cq_q; only in C_IDLE, its
+  // one reader)
+  nic_rr_pick #(
+    .N(NumQps)
+  ) u_pick (
+    .en_i   (cstate_q == C_IDLE),
+    .req_i  (work_q),
+    .last_i (cq_q),
+    .found_o(pick_found),
+    .idx_o  (pick_q)
+  );
+  assign pick_qpn_o = pick_q;
+  assign cq_o       = cq_q;
+
+  // the head entry, as read
+  logic [15:0] e_idx;
+  logic [23:0] e_psn;
+  logic [15:0] e_type;
+  logic        e_silent, e_pend;
+  logic [31:0] e_status;
+  assign {e_idx, e_psn, e_type, e_silent, e_pend, e_status} = ent_rdata_i;
+
+  logic [31:0] c_status;
+  logic        c_done;
+  always_comb begin
+    c_done     = 1'b0;
+    c_status   = nic_pkg::STATUS_SUCCESS;
+    c_nak_used = 1'b0;
+    if (!e_pend) begin
+      c_done   = 1'b1;
+      c_status = e_status;
+    end else if (acked_v_q[cq_q] && nic_roce_pkg::psn_le(e_psn, acked_psn_q[cq_q])) begin
+      c_done   = 1'b1;
+    end else if (nak_v_q[cq_q] && nic_roce_pkg::psn_le(nak_psn_q[cq_q], e_psn)) begin
+      c_done     = 1'b1;
+      c_status   = nak_status_q[cq_q];
+      c_nak_used = 1'b1;
+    end else if (qp_state_i[2*cq_q +: 2] == nic_pkg::QP_STATE_ERROR) begin
+      c_done   = 1'b1;
+      c_status = nic_pkg::STATUS_CANCELLED;
+    end
+  end
+
+  always_comb begin
+    cstate_d    = cstate_q;
+    cq_d        = cq_q;
+    cqe_d       = '0;
+    cqe_load    = 1'b0;
+    c_pop       = 1'b0;
+    c_no_work   = 1'b0;
+    ent_re_o    = 1'b0;
+    ent_raddr_o = {cq_q, cq_head_i};
+    unique case (cstate_q)
+      C_IDLE: begin
+        if (pick_found) begin
+          cq_d        = pick_q;
+          ent_re_o    = 1'b1;
+          ent_raddr_o = {pick_q, pick_head_i};
+          cstate_d    = C_READ;
+        end
+      end
+      C_READ: begin
+        cstate_d = C_DECIDE;     // the RAM answers now
+      end
+      C_DECIDE: begin
+        if (cq_count_i == '0 || !c_done) begin
+          c_no_work = 1'b1;
+          cstate_d  = C_IDLE;
+        end else begin
+          cqe_load        = 1'b1;
+          cqe_d.status    = c_status;
+          cqe_d.wqe_index = e_idx;
+          cqe_d.qpn       = 16'(cq_q);
+          cqe_d.op_type   = e_type;
+          if (c_status == nic_pkg::STATUS_SUCCESS && e_silent) begin
+            c_pop    = 1'b1;                 // silent success: the slot frees without a CQE
+            cstate_d = C_IDLE;
+          end else begin
+            cstate_d = C_CPL;
+          end
+        end
+      end
+      C_CPL: begin
+        if (cpl_ready_i) begin
+          c_pop    = 1'b1;
+          cstate_d = C_IDLE;
+        end
+      end
+      default: begin
+        cstate_d = C_IDLE;
+      end
+    endcase
+  end
+
+  assign cpl_valid_o = cstate_q == C_CPL;
+  assign cpl_cqe_o   = cqe_q;
+  assign pop_o       = c_pop;
+  assign pop_read_o  = c_pop && e_type == nic_pkg::NDK_OP_TYPE_READ && e_pend;
+  assign qp_err_o    = c_pop && cqe_q.status != nic_pkg::STATUS_SUCCESS
+                       && cqe_q.status != nic_pkg::STATUS_CANCELLED;
+
+  // the QPs in ERROR
+  logic [NumQps-1:0] qp_error;
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      qp_error[q] = qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rp_fail_i) begin
+      nak_psn_q[append_qpn_i]    <= rp_fail_psn_i;
+      nak_status_q[append_qpn_i] <= rp_fail_status_i;
+    end
+    if (ack_take_i) begin
+      acked_psn_q[ack_q_i] <= ack_upto_i;
+      if (ack_nak_i) begin
+        nak_psn_q[ack_q_i]    <= ack_psn_i;
+        nak_status_q[ack_q_i] <= ack_nak_status_i;
+      end
+    end
+  end
+
+  always_comb begin
+    acked_v_d = acked_v_q;
+    nak_v_d   = nak_v_q;
+    work_d    = work_q;
+    if (c_pop && c_nak_used) begin
+      nak_v_d[cq_q] = 1'b0;
+    end
+    if (c_no_work) begin
+      work_d[cq_q] = 1'b0;
+    end
+    // after the clear, so that an entry appended in the same cycle is not lost: one decided at
+    // intake completes at once, and so does one whose NAK came while its later packets were
+    // still being sent (the NAK waits in nak_v for its entry)
+    if (append_i && (!append_pend_i || nak_v_q[append_qpn_i])) begin
+      work_d[append_qpn_i] = 1'b1;
+    end
+    if (rp_fail_i) begin
+      nak_v_d[append_qpn_i] = 1'b1;
+      work_d[append_qpn_i]  = 1'b1;
+    end
+    // a QP in ERROR with entries has work (they complete CANCELLED)
+    work_d = work_d | (qp_error & nonempty_i
+                       & ~(c_no_work ? NumQps'(1) << cq_q : NumQps'(0)));
+    if (ack_take_i) begin
+      acked_v_d[ack_q_i] = 1'b1;
+      if (ack_nak_i) begin
+        nak_v_d[ack_q_i] = 1'b1;
+      end
+      work_d[ack_q_i] = 1'b1;
+    end
+    if (cmd_connect_i) begin
+      acked_v_d[cmd_qpn_i] = 1'b0;
+      nak_v_d[cmd_qpn_i]   = 1'b0;
+    end
+    if (cmd_reset_i) begin
+      acked_v_d[cmd_qpn_i] = 1'b0;
+      nak_v_d[cmd_qpn_i]   = 1'b0;
+      work_d[cmd_qpn_i]    = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      cstate_q  <= C_IDLE;
+      cq_q      <= '0;
+      acked_v_q <= '0;
+      nak_v_q   <= '0;
+      work_q    <= '0;
+    end else begin
+      cstate_q  <= cstate_d;
+      cq_q      <= cq_d;
+      acked_v_q <= acked_v_d;
+      nak_v_q   <= nak_v_d;
+      work_q    <= work_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (cqe_load) begin
+      cqe_q <= cqe_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  // The completion offered and not taken, kept only in the cycles that happens (a_cpl_stable).
+  logic          chk_cpl_held_q;
+  nic_pkg::cqe_t chk_cpl_cqe_q;
+  always_ff @(posedge clk_i) begin
+    chk_cpl_held_q <= !rst_i && cpl_valid_o && !cpl_ready_i;
+    if (cpl_valid_o && !cpl_ready_i) begin
+      chk_cpl_cqe_q <= cpl_cqe_o;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && chk_cpl_held_q) begin
+      // an offered completion stays offered, unchanged, until taken
+      a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
+    end
+  end
+`endif
+
+endmodule

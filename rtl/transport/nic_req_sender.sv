@@ -1,0 +1,242 @@
+`default_nettype none
+// nic_req_sender: the requester's transmit side. The intake plans ahead of it: it queues each
+// packet's descriptor (with its inline bytes, if any: pkt_push_i) and, per payload piece, the
+// piece (its first byte lane and length: piece_push_i) in the cycle the piece's DMA read is
+// issued. The sender offers the oldest packet to nic_roce_tx (tx_pkt_*: valid / ready), then
+// streams its payload (tx_pl_*): the inline bytes, or the beats of its pieces from the read data
+// buffer (gb_*: nic_gather_buf, which every read of the requester reserved room in; the beats
+// come in request order, so in piece order), shifted so that the packet's bytes are contiguous.
+//
+// The queues hold PktDepth descriptors and PieceDepth pieces (reads in flight); full / empty are
+// outputs so the intake waits. The descriptor queue is the natural place for a register stage
+// between the intake and the sender (both sides are valid / ready already).
+module nic_req_sender #(
+  parameter int DataWidth = 64   // stream width: 64 or 256
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  // the intake: packets and pieces
+  input  logic                          pkt_push_i,
+  input  nic_roce_pkg::tx_pkt_t         pkt_i,
+  input  logic [383:0]                  inl_i,       // inline payload, from its first byte
+  input  logic                          is_inl_i,    // the payload is inline_i's
+  output logic                          pq_full_o,
+  input  logic                          piece_push_i,
+  input  logic [$clog2(DataWidth/8)-1:0] piece_lane_i,
+  input  logic [12:0]                   piece_len_i,
+  output logic                          pc_full_o,
+  output logic                          pc_empty_o,
+  // the read data buffer (beat with its r_last)
+  input  logic                          gb_valid_i,
+  input  logic [DataWidth-1:0]          gb_data_i,
+  input  logic                          gb_last_i,
+  output logic                          gb_take_o,
+  // to nic_roce_tx (through the TX arbiter)
+  output logic                          tx_pkt_valid_o,
+  output nic_roce_pkg::tx_pkt_t         tx_pkt_o,
+  input  logic                          tx_pkt_ready_i,
+  output logic                          tx_pl_valid_o,
+  output logic [DataWidth-1:0]          tx_pl_data_o,
+  output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
+  input  logic                          tx_pl_ready_i
+);
+
+  localparam int W8 = DataWidth / 8;
+  localparam int LW = $clog2(W8);
+  localparam int NB = LW + 1;
+
+  localparam int PktDepth   = 16;
+  localparam int PieceDepth = 16;
+  localparam int PkW = $clog2(PktDepth);
+  localparam int PcW = $clog2(PieceDepth);
+
+  nic_roce_pkg::tx_pkt_t pq_pkt_mem [PktDepth];
+  logic [383:0]          pq_inl_mem [PktDepth];
+  logic                  pq_isinl_mem [PktDepth];
+  logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte
+  logic [12:0]           pc_len_mem  [PieceDepth];
+  logic [PkW:0]          pq_wp_q, pq_wp_d, pq_rp_q, pq_rp_d;
+  logic [PcW:0]          pc_wp_q, pc_wp_d, pc_rp_q, pc_rp_d;
+  logic                  pq_pop, pc_pop;
+  logic                  pq_full, pq_empty, pc_full, pc_empty;
+  assign pq_full  = (pq_wp_q - pq_rp_q) == (PkW+1)'(PktDepth);
+  assign pq_empty = pq_wp_q == pq_rp_q;
+  assign pc_full  = (pc_wp_q - pc_rp_q) == (PcW+1)'(PieceDepth);
+  assign pc_empty = pc_wp_q == pc_rp_q;
+
+  always_ff @(posedge clk_i) begin
+    if (pkt_push_i) begin
+      pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= pkt_i;
+      pq_inl_mem[pq_wp_q[PkW-1:0]]   <= inl_i;
+      pq_isinl_mem[pq_wp_q[PkW-1:0]] <= is_inl_i;
+    end
+    if (piece_push_i) begin
+      pc_lane_mem[pc_wp_q[PcW-1:0]] <= piece_lane_i;
+      pc_len_mem[pc_wp_q[PcW-1:0]]  <= piece_len_i;
+    end
+  end
+
+  // the sender: offers the oldest packet, then its payload (inline bytes, or the data of its
+  // pieces as their DMA reads return)
+  typedef enum logic [1:0] {
+    O_IDLE,     // offer the next packet's descriptor
+    O_DATA,     // its payload from the pieces' DMA data
+    O_INLINE    // its payload from the inline bytes
+  } ostate_e;
+
+  ostate_e               ostate_q, ostate_d;
+  logic [12:0]           o_left_q, o_left_d;     // payload bytes of the packet still to send
+  logic [12:0]           o_pleft_q, o_pleft_d;   // bytes of the head piece still to send
+  logic                  o_first_q, o_first_d;   // the next beat is the head piece's first
+  nic_roce_pkg::tx_pkt_t o_pkt;
+  logic [383:0]          o_inl, o_inl_shifted;
+  logic                  o_isinl;
+  logic [LW-1:0]         o_lane_head, lane0;
+  logic [12:0]           o_len_head, o_cur_left;
+  logic [NB-1:0]         chunk_n;
+  logic [DataWidth-1:0]  chunk_data;
+  logic                  o_beat;                 // a DMA beat goes to nic_roce_tx this cycle
+
+  always_comb begin
+    // the head descriptor while it is offered (nic_roce_tx looks at it only then) or its inline
+    // bytes are sent
+    o_pkt       = '0;
+    if ((ostate_q == O_IDLE && !pq_empty) || ostate_q == O_INLINE) begin
+      o_pkt = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    end
+    o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
+    o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
+    o_len_head  = pc_len_mem[pc_rp_q[PcW-1:0]];
+    lane0       = o_first_q ? o_lane_head : '0;
+    o_cur_left  = o_first_q ? o_len_head : o_pleft_q;
+    chunk_n     = NB'(W8) - NB'(lane0);
+    if (13'(chunk_n) > o_cur_left) begin
+      chunk_n = NB'(o_cur_left);
+    end
+    // the payload's bytes, only in the state that sends them (nic_roce_tx looks at them only
+    // while it takes this packet's payload)
+    chunk_data    = '0;
+    o_inl         = '0;
+    o_inl_shifted = '0;
+    if (ostate_q == O_DATA) begin
+      chunk_data = gb_data_i >> (8 * 32'(lane0));
+    end
+    if (ostate_q == O_INLINE) begin
+      o_inl         = pq_inl_mem[pq_rp_q[PkW-1:0]];
+      o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+    end
+  end
+
+  // The payload offered to nic_roce_tx, from the state and the data only (never from tx_pl_ready_i,
+  // which nic_roce_tx computes from it).
+  always_comb begin
+    tx_pkt_valid_o = ostate_q == O_IDLE && !pq_empty;
+    tx_pkt_o       = o_pkt;
+    tx_pl_valid_o  = 1'b0;
+    tx_pl_data_o   = chunk_data;
+    tx_pl_nbytes_o = chunk_n;
+    if (ostate_q == O_DATA) begin
+      tx_pl_valid_o = gb_valid_i && !pc_empty;
+    end else if (ostate_q == O_INLINE) begin
+      tx_pl_valid_o  = 1'b1;
+      tx_pl_data_o   = o_inl_shifted[DataWidth-1:0];
+      tx_pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
+    end
+  end
+  assign o_beat = ostate_q == O_DATA && !pc_empty && gb_valid_i && tx_pl_ready_i;
+
+  always_comb begin
+    ostate_d  = ostate_q;
+    o_left_d  = o_left_q;
+    o_pleft_d = o_pleft_q;
+    o_first_d = o_first_q;
+    pq_pop    = 1'b0;
+    pc_pop    = 1'b0;
+    unique case (ostate_q)
+      O_IDLE: begin
+        if (!pq_empty && tx_pkt_ready_i) begin
+          o_left_d  = o_pkt.pay_len;
+          o_first_d = 1'b1;
+          if (o_pkt.pay_len == '0) begin
+            pq_pop = 1'b1;
+          end else begin
+            ostate_d = o_isinl ? O_INLINE : O_DATA;
+          end
+        end
+      end
+      O_DATA: begin
+        if (o_beat) begin
+          o_first_d = 1'b0;
+          o_pleft_d = o_cur_left - 13'(chunk_n);
+          o_left_d  = o_left_q - 13'(chunk_n);
+          if (gb_last_i) begin
+            pc_pop    = 1'b1;
+            o_first_d = 1'b1;
+            if (o_left_q == 13'(chunk_n)) begin
+              pq_pop   = 1'b1;
+              ostate_d = O_IDLE;
+            end
+          end
+        end
+      end
+      O_INLINE: begin
+        if (tx_pl_ready_i) begin
+          o_left_d = o_left_q - 13'(tx_pl_nbytes_o);
+          if (o_left_q <= 13'(W8)) begin
+            pq_pop   = 1'b1;
+            ostate_d = O_IDLE;
+          end
+        end
+      end
+      default: begin
+        ostate_d = O_IDLE;
+      end
+    endcase
+    pq_wp_d = pq_wp_q + (PkW+1)'(pkt_push_i);
+    pq_rp_d = pq_rp_q + (PkW+1)'(pq_pop);
+    pc_wp_d = pc_wp_q + (PcW+1)'(piece_push_i);
+    pc_rp_d = pc_rp_q + (PcW+1)'(pc_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ostate_q <= O_IDLE;
+      pq_wp_q  <= '0;
+      pq_rp_q  <= '0;
+      pc_wp_q  <= '0;
+      pc_rp_q  <= '0;
+    end else begin
+      ostate_q <= ostate_d;
+      pq_wp_q  <= pq_wp_d;
+      pq_rp_q  <= pq_rp_d;
+      pc_wp_q  <= pc_wp_d;
+      pc_rp_q  <= pc_rp_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    o_left_q  <= o_left_d;
+    o_pleft_q <= o_pleft_d;
+    o_first_q <= o_first_d;
+  end
+
+  assign pq_full_o  = pq_full;
+  assign pc_full_o  = pc_full;
+  assign pc_empty_o = pc_empty;
+  assign gb_take_o  = o_beat;
+
+  logic unused_inl;
+  assign unused_inl = ^o_inl_shifted[383:DataWidth];
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && o_beat) begin
+      // a piece's beats: each carries bytes; its last beat (r_last) ends the piece exactly
+      a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
+      a_piece_ends_on_rlast: assert (gb_last_i == (o_cur_left == 13'(chunk_n)));
+      a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || gb_last_i);
+    end
+  end
+`endif
+
+endmodule

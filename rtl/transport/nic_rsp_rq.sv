@@ -1,0 +1,529 @@
+`default_nettype none
+// nic_rsp_rq: the responder's receive queues: per QP the ring (base and depth from QP_CREATE),
+// the producer index (RQ doorbells), the consumer index (a receive completed or flushed), and
+// the receive-WQE prefetch into an on-chip cache.
+// Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
+// and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
+// it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
+// wanting QP at a time (round robin) and requests a burst of its posted WQEs after those (at
+// most its free slots, inside the ring and a 4 KiB page; at least half the cache unless that
+// is everything posted, so a fast consumer does not split the reads into single WQEs). Up to
+// PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
+// descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n +
+// pf_fl, the ring index of the next request, holds while ci moves. A QP created, destroyed or
+// flushed forgets its cache, and its bursts in flight are marked stale: their data is dropped,
+// never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
+// cache (only RTS QPs take Sends) and is not fetched for.
+//
+// Interfaces: the dispatcher's QP (disp_qpn_i): its indices and cached count, the cache read of
+// its WQE at ci (cache_re_i, the WQE the cycle after), a receive consumed (consume_i); the
+// flush of a QP in ERROR (flush_find_i looks for one, flush_i / flush_done_i while it is
+// flushed); DMA read requests (ar_*: valid, grant; the bursts in flight are the responder's
+// R-channel owner FIFO's) and the R beats of the prefetch's bursts (r_beat_i).
+module nic_rsp_rq #(
+  parameter int DataWidth = 64,   // DMA width: 64 or 256
+  parameter int NumQps    = 16    // queue pairs, <= 256
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_i,
+  input  logic [2*NumQps-1:0]           qp_state_i,
+  input  logic                          cmd_create_i,
+  input  logic                          cmd_reset_i,    // QP_CREATE / QP_DESTROY
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
+  input  logic [63:0]                   cmd_rq_base_i,  // QP_CREATE: the ring
+  input  logic [3:0]                    cmd_rq_ld_i,    // ... log2 of its depth
+  // RQ doorbells (nic_csr)
+  input  logic                          rq_db_valid_i,
+  input  logic [7:0]                    rq_db_qpn_i,
+  input  logic [15:0]                   rq_db_pi_i,
+  // the dispatcher's QP
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] disp_qpn_i,
+  output logic [15:0]                   ci_o,
+  output logic [15:0]                   pi_o,
+  output logic [$clog2(16):0]           cached_o,       // its WQEs on chip, from ci on
+  input  logic                          cache_re_i,     // read its WQE at ci ...
+  output logic [511:0]                  cache_wqe_o,    // ... here the cycle after (kept current)
+  input  logic                          consume_i,      // its receive at ci completed
+  // the flush of a QP in ERROR with posted receives
+  input  logic                          flush_find_i,
+  output logic                          flush_found_o,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] flush_found_qpn_o,
+  input  logic                          flush_i,        // QP flush_qpn_i is being flushed
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] flush_qpn_i,
+  output logic [15:0]                   flush_ci_o,
+  input  logic                          flush_done_i,   // its receive at ci completed CANCELLED
+  // DMA reads of receive WQEs, and their beats
+  output logic                          ar_valid_o,
+  input  logic                          ar_grant_i,
+  output logic [63:0]                   ar_addr_o,
+  output logic [7:0]                    ar_len_o,
+  output logic                          ar_push_o,      // a burst of the prefetch's is requested
+  input  logic                          r_beat_i,
+  input  logic [DataWidth-1:0]          r_data_i,
+  input  logic                          r_last_i
+);
+
+  localparam int W8      = DataWidth / 8;
+  localparam int QW      = (NumQps > 1) ? $clog2(NumQps) : 1;
+  localparam int RqBeats = 64 / W8;
+  // Receive WQEs kept on chip (or on their way) per QP, prefetched ahead of the Sends that
+  // consume them. A DMA read takes ~130-150 cycles, so a QP's Sends are served at best one per
+  // 150 / RqCache cycles: 16 gives ~10, below the responder's own per-packet pipeline (~18
+  // cycles), so the prefetch is not the bound. Area: NumQps x 16 x 512 bits = 128 Kbit in one
+  // RAM of 256 x 512 bits: 8 BRAM36 (72 bits x 512 deep each), the same count any depth from
+  // 1 to 32 takes at NumQps = 16 (the width sets it); as LUT RAM it would cost ~2.3 k LUTs.
+  localparam int RqCache  = 16;
+  localparam int RcW      = $clog2(RqCache);
+  localparam int RqBeatW  = $clog2(RqBeats) + 1;
+
+  // ---- the rings: base and depth (QP_CREATE), producer index (doorbells; QP_CREATE zeroes it),
+  // consumer index (written at the QP an event names; reads 0 until written, rq_ci_set_q)
+  logic [63:0]       rq_base_q [NumQps];
+  logic [3:0]        rq_ld_q   [NumQps];
+  logic [15:0]       rq_pi_q   [NumQps];
+  logic [15:0]       rq_ci_q   [NumQps];
+  logic [NumQps-1:0] rq_ci_set_q;
+  logic [15:0]       q_ci;
+  logic              rq_db_hit;
+  assign rq_db_hit = rq_db_valid_i && 32'(rq_db_qpn_i) < NumQps
+                     && qp_state_i[2*QW'(rq_db_qpn_i) +: 2] != nic_pkg::QP_STATE_RESET;
+  assign q_ci       = rq_ci_set_q[disp_qpn_i] ? rq_ci_q[disp_qpn_i] : 16'd0;
+  assign ci_o       = q_ci;
+  assign pi_o       = rq_pi_q[disp_qpn_i];
+  assign flush_ci_o = rq_ci_set_q[flush_qpn_i] ? rq_ci_q[flush_qpn_i] : 16'd0;
+
+  always_ff @(posedge clk_i) begin
+    // (QP_CREATE goes before a doorbell of the same cycle, of any QP)
+    if (cmd_create_i) begin
+      rq_ld_q[cmd_qpn_i]   <= cmd_rq_ld_i;
+      rq_base_q[cmd_qpn_i] <= cmd_rq_base_i;
+      rq_pi_q[cmd_qpn_i]   <= '0;
+    end else if (rq_db_hit) begin
+      rq_pi_q[QW'(rq_db_qpn_i)] <= rq_db_pi_i;
+    end
+    // a receive completed or flushed; QP_CREATE / QP_DESTROY (last) forget the index
+    if (consume_i) begin
+      rq_ci_q[disp_qpn_i] <= q_ci + 16'd1;
+    end else if (flush_done_i) begin
+      rq_ci_q[flush_qpn_i] <= flush_ci_o + 16'd1;
+    end
+    if (cmd_reset_i) begin
+      rq_ci_q[cmd_qpn_i] <= '0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rq_ci_set_q <= '0;
+    end else begin
+      if (consume_i) begin
+        rq_ci_set_q[disp_qpn_i] <= 1'b1;
+      end else if (flush_done_i) begin
+        rq_ci_set_q[flush_qpn_i] <= 1'b1;
+      end
+      if (cmd_reset_i) begin
+        rq_ci_set_q[cmd_qpn_i] <= 1'b1;
+      end
+    end
+  end
+
+  // ---- a QP in ERROR with posted receives (looked for only when the dispatcher is idle, the
+  // one state that reads it, and some QP is in ERROR: QP_STATE_ERROR is 2'b10)
+  localparam logic [2*NumQps-1:0] StLow = {NumQps{2'b01}};   // the low bit of each QP's state
+  logic fl_any_err;
+  assign fl_any_err = ((qp_state_i >> 1) & ~qp_state_i & StLow) != '0;
+  always_comb begin
+    flush_found_o     = 1'b0;
+    flush_found_qpn_o = '0;
+    if (flush_find_i && fl_any_err) begin
+      for (int q = 0; q < NumQps; q++) begin
+        if (!flush_found_o && qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR
+            && (rq_ci_set_q[q] ? rq_ci_q[q] : 16'd0) != rq_pi_q[q]) begin
+          flush_found_o     = 1'b1;
+          flush_found_qpn_o = QW'(q);
+        end
+      end
+    end
+  end
+
+  // ---- the prefetch
+  localparam int PfOut = 4;            // bursts in flight (the descriptor FIFO's depth)
+  localparam int PoW   = $clog2(PfOut);
+
+  typedef enum logic [1:0] {
+    PF_IDLE,    // pick a wanting QP
+    PF_PLAN,    // size its burst
+    PF_AR       // the burst's read request
+  } pf_state_e;
+
+  pf_state_e                 pf_st_q, pf_st_d;
+  // cached WQEs and WQEs in flight per QP: written only at the QPs this cycle's events name (a
+  // WQE arrived, a receive consumed, a burst planned; a flush, a command); a QP's entry not
+  // written since reset reads 0 (its bit in pf_*_set_q is clear)
+  logic [RcW:0]              pf_n_q     [NumQps];
+  logic [RcW:0]              pf_fl_q    [NumQps];
+  logic [NumQps-1:0]         pf_n_set_q, pf_fl_set_q;
+  logic                      pf_arr;             // a whole WQE of the head burst's QP arrived
+  logic                      pf_cons;            // the dispatcher's QP consumed a receive
+  logic                      pf_plan;            // a burst is planned for pf_qpn
+  logic [RcW:0]              h_pf_n, h_pf_fl;    // the head burst's QP's
+  logic [RcW:0]              c_pf_n;             // the consuming QP's (q_pf_n)
+  logic [NumQps-1:0]         pf_want_q, pf_want_d;
+  logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
+  logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
+  logic [63:0]               pf_addr_q, pf_addr_d;
+  logic [7:0]                pf_len_q, pf_len_d;
+  logic [15:0]               pf_idx_q, pf_idx_d;
+  // bursts in flight, oldest first: QP, ring index of the next WQE to arrive, stale
+  logic [QW-1:0]             po_qpn_q   [PfOut];
+  logic [15:0]               po_idx_q   [PfOut];
+  logic [PfOut-1:0]          po_stale_q, po_stale_d;
+  // the QP of the burst being planned or requested (PF_PLAN, PF_AR) was reset or flushed since:
+  // its descriptor goes in stale when the request is finally taken
+  logic                      pf_lost_q, pf_lost_d;
+  logic [PoW-1:0]            po_rd_q, po_rd_d, po_wr_q, po_wr_d;
+  logic [PoW:0]              po_used_q, po_used_d;
+  logic                      po_push, po_pop;
+  logic [15:0]               po_idx_next;        // the head's index after this cycle
+  logic [RqBeatW-1:0]        pf_beat_q, pf_beat_d;    // beat inside the arriving WQE
+  logic [511-DataWidth:0]    pf_asm_q;                // the arriving WQE's beats but its last
+  logic [511:0]              pf_wqe;                  // ... whole, with its last beat (pf_we)
+  logic                      pf_ar_valid;
+  logic                      pf_we;
+  logic [QW+RcW-1:0]         pf_waddr;
+  logic [511:0]              pf_rdata;
+  logic [RcW:0]              q_pf_n;             // the packet's QP's cached WQEs
+  logic [QW-1:0]             po_head_qpn;
+  logic                      po_head_stale;
+
+  assign pf_ar_valid   = pf_st_q == PF_AR;
+  // a WQE is written into the cache with its last beat, the top one
+  assign pf_wqe        = {r_data_i, pf_asm_q[511-DataWidth:0]};
+  assign q_pf_n        = pf_n_set_q[disp_qpn_i] ? pf_n_q[disp_qpn_i] : '0;
+  assign c_pf_n        = q_pf_n;
+  assign h_pf_n        = pf_n_set_q[po_head_qpn] ? pf_n_q[po_head_qpn] : '0;
+  assign h_pf_fl       = pf_fl_set_q[po_head_qpn] ? pf_fl_q[po_head_qpn] : '0;
+  assign po_head_qpn   = po_qpn_q[po_rd_q];
+  assign po_head_stale = po_stale_q[po_rd_q];
+
+  // the Send path reads its QP's entry [ci] in R_LOAD; forwarding keeps it current while the
+  // engine writes it (R_RQ_WAIT)
+  nic_ram_1r1w #(
+    .Width  (512),
+    .Depth  (NumQps * RqCache),
+    .Forward(1'b1)
+  ) u_rq_cache (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (pf_we),
+    .waddr_i(pf_waddr),
+    .wdata_i(pf_wqe),
+    .re_i   (cache_re_i),
+    .raddr_i({disp_qpn_i, q_ci[RcW-1:0]}),
+    .rdata_o(pf_rdata)
+  );
+
+  // round robin over the wanting QPs, starting after the last one picked (evaluated only in
+  // PF_IDLE, its one reader, and only while some QP wants)
+  logic          pf_pick_ok;
+  logic [QW-1:0] pf_pick;
+  nic_rr_pick #(
+    .N(NumQps)
+  ) u_pf_pick (
+    .en_i   (pf_st_q == PF_IDLE),
+    .req_i  (pf_want_q),
+    .last_i (pf_rr_q),
+    .found_o(pf_pick_ok),
+    .idx_o  (pf_pick)
+  );
+
+  // the burst for pf_qpn: the posted WQEs after the cached and requested ones, within the free
+  // slots, the ring and the page
+  logic [15:0]  pl_ci, pl_next, pl_posted, pl_slot;
+  logic [16:0]  pl_mask, pl_ring_room;
+  logic [RcW:0] pl_n, pl_fl;
+  logic [63:0]  pl_addr;
+  logic [6:0]   pl_page_room;
+  logic [16:0]  pl_cnt;
+  logic         pl_go;
+  logic [1:0]   pl_state;
+  // (evaluated only in PF_PLAN, the one state that reads it)
+  always_comb begin
+    pl_ci        = '0;
+    pl_n         = '0;
+    pl_fl        = '0;
+    pl_state     = '0;
+    pl_next      = '0;
+    pl_posted    = '0;
+    pl_mask      = '0;
+    pl_slot      = '0;
+    pl_ring_room = '0;
+    pl_addr      = '0;
+    pl_page_room = '0;
+    pl_cnt       = '0;
+    pl_go        = 1'b0;
+    if (pf_st_q == PF_PLAN) begin
+      pl_ci        = rq_ci_set_q[pf_qpn_q] ? rq_ci_q[pf_qpn_q] : 16'd0;
+      pl_n         = pf_n_set_q[pf_qpn_q] ? pf_n_q[pf_qpn_q] : '0;
+      pl_fl        = pf_fl_set_q[pf_qpn_q] ? pf_fl_q[pf_qpn_q] : '0;
+      pl_state     = qp_state_i[2*pf_qpn_q +: 2];
+      pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
+      pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
+      pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
+      pl_slot      = pl_next & pl_mask[15:0];
+      pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
+      pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
+      pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
+      pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
+      if (17'(pl_posted) < pl_cnt) begin
+        pl_cnt = 17'(pl_posted);
+      end
+      if (pl_ring_room < pl_cnt) begin
+        pl_cnt = pl_ring_room;
+      end
+      if (17'(pl_page_room) < pl_cnt) begin
+        pl_cnt = 17'(pl_page_room);
+      end
+      // a doorbell beyond the ring (bad input) posts nothing to fetch
+      if (pl_posted > pl_mask[15:0] + 16'd1
+          || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
+        pl_cnt = '0;
+      end
+      // half the cache at least, unless the burst ends at the ring, the page or what is posted
+      pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
+                               || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
+    end
+  end
+
+  always_comb begin
+    pf_st_d    = pf_st_q;
+    pf_lost_d  = (pf_st_q == PF_IDLE) ? 1'b0 : pf_lost_q;
+    pf_arr     = 1'b0;
+    pf_cons    = 1'b0;
+    pf_plan    = 1'b0;
+    pf_want_d  = pf_want_q;
+    pf_qpn_d   = pf_qpn_q;
+    pf_rr_d    = pf_rr_q;
+    pf_addr_d  = pf_addr_q;
+    pf_len_d   = pf_len_q;
+    pf_idx_d   = pf_idx_q;
+    pf_beat_d  = pf_beat_q;
+    po_stale_d = po_stale_q;
+    po_rd_d    = po_rd_q;
+    po_wr_d    = po_wr_q;
+    po_push    = 1'b0;
+    po_pop     = 1'b0;
+    po_idx_next = po_idx_q[po_rd_q];
+    pf_we      = 1'b0;
+    pf_waddr   = {po_head_qpn, po_idx_q[po_rd_q][RcW-1:0]};
+
+    // ---- requests
+    unique case (pf_st_q)
+      PF_IDLE: begin
+        if (pf_pick_ok && 32'(po_used_q) < PfOut) begin
+          pf_qpn_d           = pf_pick;
+          pf_rr_d            = pf_pick;
+          pf_want_d[pf_pick] = 1'b0;
+          pf_st_d            = PF_PLAN;
+        end
+      end
+      PF_PLAN: begin
+        if (!pl_go) begin
+          pf_st_d = PF_IDLE;
+        end else begin
+          pf_idx_d  = pl_next;
+          pf_addr_d = pl_addr;
+          pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
+          pf_plan   = 1'b1;
+          pf_st_d   = PF_AR;
+        end
+      end
+      PF_AR: begin
+        // (a gather's request goes first: the prefetch is ahead of its Sends)
+        if (ar_grant_i) begin
+          po_push = 1'b1;
+          pf_want_d[pf_qpn_q] = 1'b1;        // more may be posted beyond the burst
+          pf_st_d = PF_IDLE;
+        end
+      end
+      default: begin
+        pf_st_d = PF_IDLE;
+      end
+    endcase
+
+    // ---- data: beats -> WQEs -> the cache of the oldest burst's QP
+    if (r_beat_i) begin
+      pf_beat_d = pf_beat_q + RqBeatW'(1);
+      if (32'(pf_beat_q) == RqBeats - 1) begin
+        // a whole WQE: into the cache, unless its QP was reset or flushed meanwhile
+        pf_we       = !po_head_stale;
+        pf_beat_d   = '0;
+        po_idx_next = po_idx_q[po_rd_q] + 16'd1;
+        pf_arr      = !po_head_stale;
+      end
+      if (r_last_i) begin
+        po_pop  = 1'b1;
+        po_rd_d = (32'(po_rd_q) == PfOut - 1) ? '0 : po_rd_q + 1'b1;
+      end
+    end
+    if (po_push) begin
+      po_wr_d             = (32'(po_wr_q) == PfOut - 1) ? '0 : po_wr_q + 1'b1;
+      po_stale_d[po_wr_q] = 1'b0;
+    end
+
+    // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
+    if (consume_i) begin
+      pf_cons = 1'b1;
+      pf_want_d[disp_qpn_i] = 1'b1;
+    end
+    if (rq_db_hit) begin
+      pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
+    end
+    // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
+    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
+    if (flush_i || cmd_reset_i) begin
+      for (int k = 0; k < PfOut; k++) begin
+        if ((flush_i && po_qpn_q[k] == flush_qpn_i) || (cmd_reset_i && po_qpn_q[k] == cmd_qpn_i)) begin
+          po_stale_d[k] = 1'b1;
+        end
+      end
+    end
+    if (flush_i) begin
+      pf_want_d[flush_qpn_i] = 1'b0;
+    end
+    if (cmd_reset_i) begin
+      pf_want_d[cmd_qpn_i] = 1'b0;
+    end
+    // a burst planned or being requested for that QP is stale from the start
+    if (pf_st_q != PF_IDLE
+        && ((flush_i && pf_qpn_q == flush_qpn_i) || (cmd_reset_i && pf_qpn_q == cmd_qpn_i))) begin
+      pf_lost_d = 1'b1;
+    end
+    if (po_push && pf_lost_d) begin
+      po_stale_d[po_wr_q] = 1'b1;
+    end
+
+    po_used_d = po_used_q + (PoW+1)'(po_push) - (PoW+1)'(po_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pf_st_q    <= PF_IDLE;
+      pf_n_set_q  <= '0;
+      pf_fl_set_q <= '0;
+      pf_want_q  <= '0;
+      pf_qpn_q   <= '0;
+      pf_rr_q    <= '0;
+      pf_beat_q  <= '0;
+      po_rd_q    <= '0;
+      po_wr_q    <= '0;
+      po_used_q  <= '0;
+      po_stale_q <= '0;
+      pf_lost_q  <= 1'b0;
+    end else begin
+      pf_st_q    <= pf_st_d;
+      pf_lost_q  <= pf_lost_d;
+      if (pf_arr || pf_cons) begin
+        pf_n_set_q[pf_arr ? po_head_qpn : disp_qpn_i] <= 1'b1;
+        pf_n_set_q[pf_cons ? disp_qpn_i : po_head_qpn] <= 1'b1;
+      end
+      if (pf_arr) begin
+        pf_fl_set_q[po_head_qpn] <= 1'b1;
+      end
+      if (pf_plan) begin
+        pf_fl_set_q[pf_qpn_q] <= 1'b1;
+      end
+      if (flush_i) begin
+        pf_n_set_q[flush_qpn_i]  <= 1'b1;
+        pf_fl_set_q[flush_qpn_i] <= 1'b1;
+      end
+      if (cmd_reset_i) begin
+        pf_n_set_q[cmd_qpn_i]  <= 1'b1;
+        pf_fl_set_q[cmd_qpn_i] <= 1'b1;
+      end
+      pf_want_q  <= pf_want_d;
+      pf_qpn_q   <= pf_qpn_d;
+      pf_rr_q    <= pf_rr_d;
+      pf_beat_q  <= pf_beat_d;
+      po_rd_q    <= po_rd_d;
+      po_wr_q    <= po_wr_d;
+      po_used_q  <= po_used_d;
+      po_stale_q <= po_stale_d;
+    end
+  end
+
+  // the per-QP counts (RAM-like, see pf_n_set_q; each event writes its QP's entry, so its bit
+  // stands). A WQE arriving for the QP that consumes a receive in the same cycle leaves its count
+  // as it is; one arriving for the QP a burst is planned for in the same cycle is taken off the
+  // planned count. The flush and the commands come last: the QP forgets its cache.
+  always_ff @(posedge clk_i) begin
+    if (pf_arr) begin
+      pf_n_q[po_head_qpn] <= (pf_cons && disp_qpn_i == po_head_qpn) ? h_pf_n : h_pf_n + 1'b1;
+    end
+    if (pf_cons && !(pf_arr && disp_qpn_i == po_head_qpn)) begin
+      pf_n_q[disp_qpn_i] <= (c_pf_n != '0) ? c_pf_n - 1'b1 : '0;
+    end
+    if (pf_plan) begin
+      pf_fl_q[pf_qpn_q] <= pl_fl + (RcW+1)'(pl_cnt) - (RcW+1)'(pf_arr && po_head_qpn == pf_qpn_q);
+    end
+    if (pf_arr && !(pf_plan && po_head_qpn == pf_qpn_q)) begin
+      pf_fl_q[po_head_qpn] <= h_pf_fl - 1'b1;
+    end
+    if (flush_i) begin
+      pf_n_q[flush_qpn_i]  <= '0;
+      pf_fl_q[flush_qpn_i] <= '0;
+    end
+    if (cmd_reset_i) begin
+      pf_n_q[cmd_qpn_i]  <= '0;
+      pf_fl_q[cmd_qpn_i] <= '0;
+    end
+  end
+
+  // the descriptors of the bursts in flight (RAM-like: written on request, read while used)
+  always_ff @(posedge clk_i) begin
+    if (po_push) begin
+      po_qpn_q[po_wr_q] <= pf_qpn_q;
+      po_idx_q[po_wr_q] <= pf_idx_q;
+    end
+    if (po_used_q != '0) begin
+      po_idx_q[po_rd_q] <= po_idx_next;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    pf_addr_q <= pf_addr_d;
+    pf_len_q  <= pf_len_d;
+    pf_idx_q  <= pf_idx_d;
+    if (r_beat_i && 32'(pf_beat_q) != RqBeats - 1) begin
+      pf_asm_q[DataWidth*32'(pf_beat_q) +: DataWidth] <= r_data_i;
+    end
+  end
+
+
+  assign cached_o    = q_pf_n;
+  assign cache_wqe_o = pf_rdata;
+  assign ar_valid_o  = pf_ar_valid;
+  assign ar_addr_o   = pf_addr_q;
+  assign ar_len_o    = pf_len_q;
+  assign ar_push_o   = po_push;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (pf_st_q == PF_AR) begin
+        // a burst of whole WQEs, inside a 4 KiB page
+        a_pf_burst_in_page: assert (32'(pf_addr_q[11:0]) + (32'(pf_len_q) + 1) * W8 <= 4096
+                                    && (32'(pf_len_q) + 1) % RqBeats == 0);
+      end
+      if (pf_we) begin
+        // a WQE lands only in a slot its QP reserved
+        a_pf_reserved: assert (h_pf_fl != '0 && 32'(h_pf_n) + 32'(h_pf_fl) <= RqCache);
+      end
+      if (pf_st_q == PF_PLAN) begin
+        a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
+      end
+      a_one_ci_write: assert (!(consume_i && flush_done_i));
+    end
+  end
+`endif
+
+endmodule
