@@ -35,8 +35,7 @@ def core_sources():
     # The order the Makefile uses: waivers, the packages (nic_pkg first), then the modules.
     pkgs = [ROOT / "rtl/pkg/nic_pkg.sv"] + [p for p in sorted(ROOT.glob("rtl/pkg/*.sv"))
                                             if p.name != "nic_pkg.sv"]
-    return [str(p) for p in pkgs] + rtl("rtl/lib/nic_ram_1r1w.sv", "rtl/lib/nic_crc32_lanes.sv", "rtl/core/*.sv",
-                                        "rtl/transport/*.sv")
+    return [str(p) for p in pkgs] + rtl("rtl/lib/*.sv", "rtl/core/*.sv", "rtl/transport/*.sv")
 
 
 def eth_sources():
@@ -65,8 +64,8 @@ BENCHES = {
     "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
-    "board": ("tb_board", lambda: core_sources() + rtl("rtl/lib/nic_cdc_*.sv", "rtl/eth/*.sv", "rtl/pcie/*.sv",
-                                                       "rtl/board/*.sv", "tests/board/tb_board.sv"),
+    "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
+                                                       "tests/board/tb_board.sv"),
               {}, "test_board"),
 }
 
