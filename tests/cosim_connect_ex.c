@@ -6,7 +6,7 @@
  *              PSNs, across the 24-bit wrap, and a peer expecting another PSN NAKs.
  */
 #include "cosim_pair.h"
-#include "ndk_internal.h"
+#include "backend_sim.h" /* the world behind an ndk_sim, to watch its frames */
 #include "nicsim.h"
 #include "roce_ref.h"
 
