@@ -3,7 +3,8 @@
 // (AXI4-Stream, RoCEv2 frames) in and out.
 //
 //   nic_csr        BAR0 decode: ID block, commands, state read-back, doorbells, MSI-X window
-//   nic_qp_ctx     QP contexts: state, PD, CQ numbers, send ring; the QP commands; read ports
+//   nic_qp_ctx     QP contexts: state, PD, CQ numbers, send and receive rings (their one owner);
+//                  the QP commands and their checks; read ports for the engines and the transport
 //   nic_wqe_fetch  SQ indices, WQE fetch by DMA (or from a BlueFlame copy), WQE buffer
 //   nic_wqe_dispatch the WQE stream in ring order: transport WQEs to nic_transport, memory
 //                  operations to nic_mem_op (checks, MR table writes) and nic_page_list (a
@@ -19,11 +20,13 @@
 //                  (port 2), in acceptance order on one AXI ID, so a message never overtakes its
 //                  CQE and a CQE never overtakes its payload
 //
-// This file is wiring only (the instances and their port lists, a little over 800 lines); it
-// holds no logic of its own beyond the parameter checks.
+// This file is wiring only (the instances and their port lists, every port by name: that is why
+// it passes ~800 lines); it holds no logic of its own beyond the parameter checks.
 //
 // The parameter checks below are the only ones that matter: every limit a submodule relies on
-// is checked here (the submodules keep their own checks for when they are used alone).
+// is checked here (the submodules keep their own checks for when they are used alone), and the
+// submodules' parameter defaults are the core's. The QP commands' arguments are judged in one
+// place too, nic_qp_ctx (the CQ commands' in nic_cq_engine, the MR commands' in nic_mr_table).
 module nic_core #(
   parameter int DataWidth = 64,      // DMA and stream width in bits: 64 or 256
   parameter int NumQps = 16,         // queue pairs, 1..256
@@ -150,6 +153,14 @@ module nic_core #(
   logic [7:0]          retire_qpn;
   logic [15:0]         retire_idx;
 
+  // ---- the transport's reads of the QP contexts (nic_qp_ctx's tp_* ports) ----
+  logic [7:0]          qc_in_qpn, qc_scq_qpn, qc_d_qpn, qc_rcq_qpn, qc_pq_qpn, qc_rq_qpn;
+  logic [15:0]         qc_in_pd, qc_d_pd, qc_pq_pd;
+  logic [51:0]         qc_in_sq_base;
+  logic [3:0]          qc_in_sq_ld, qc_rq_ld;
+  logic [7:0]          qc_scq_cqn, qc_rcq_cqn;
+  logic [63:0]         qc_rq_base;
+
   // ---- dispatch -> transport ----
   logic                tp_valid, tp_ready;
   logic [511:0]        tp_data;
@@ -158,7 +169,8 @@ module nic_core #(
   logic [NumQps-1:0]   tp_busy;
   logic                tp_req_err, tp_rsp_err;
 
-  // ---- MR/MW table: nic_mem_op's ports, the translation clients (0 responder, 1 requester) ----
+  // ---- MR/MW table: nic_mem_op's ports, the translation clients (0 the responder's dispatcher,
+  // 1 its read-response engine, 2 the requester) ----
   localparam int MrW   = $clog2(NumMrs);
   localparam int MttAW = $clog2(MttEntries);
   logic [2*NumMrs-1:0] mr_state;
@@ -181,10 +193,10 @@ module nic_core #(
   logic                mtt_we;
   logic [MttAW-1:0]    mtt_idx;
   logic [51:0]         mtt_pfn;
-  logic [1:0]          xc_req, xc_gnt, xc_rsp, xc_inv;
-  logic [63:0]         xc_token, xc_len;
-  logic [127:0]        xc_va;
-  logic [31:0]         xc_pd, xc_access;
+  logic [2:0]          xc_req, xc_gnt, xc_rsp, xc_inv;
+  logic [95:0]         xc_token, xc_len;
+  logic [191:0]        xc_va;
+  logic [47:0]         xc_pd, xc_access;
   logic                xl_valid, xl_inv, xl_rsp_valid;
   logic [31:0]         xl_token, xl_len, xl_status;
   logic [63:0]         xl_va;
@@ -313,7 +325,22 @@ module nic_core #(
     .rd_qpn_i             (ex_qpn),
     .rd_state_o           (ex_state),
     .rd_pd_o              (ex_pd),
-    .rd_sq_cqn_o          (ex_sq_cqn)
+    .rd_sq_cqn_o          (ex_sq_cqn),
+    .tp_in_qpn_i          (qc_in_qpn),
+    .tp_in_pd_o           (qc_in_pd),
+    .tp_in_sq_base_o      (qc_in_sq_base),
+    .tp_in_sq_ld_o        (qc_in_sq_ld),
+    .tp_scq_qpn_i         (qc_scq_qpn),
+    .tp_scq_cqn_o         (qc_scq_cqn),
+    .tp_d_qpn_i           (qc_d_qpn),
+    .tp_d_pd_o            (qc_d_pd),
+    .tp_rcq_qpn_i         (qc_rcq_qpn),
+    .tp_rcq_cqn_o         (qc_rcq_cqn),
+    .tp_pq_qpn_i          (qc_pq_qpn),
+    .tp_pq_pd_o           (qc_pq_pd),
+    .tp_rq_qpn_i          (qc_rq_qpn),
+    .tp_rq_base_o         (qc_rq_base),
+    .tp_rq_ld_o           (qc_rq_ld)
   );
 
   // ---- WQE fetch --------------------------------------------------------------------------------
@@ -558,7 +585,7 @@ module nic_core #(
   );
 
   nic_xl_arb #(
-    .NumClients(2)
+    .NumClients(3)
   ) u_xl_arb (
     .req_i      (xc_req),
     .gnt_o      (xc_gnt),
@@ -581,7 +608,7 @@ module nic_core #(
     .xl_tag_i   (xl_rsp_tag)
   );
 
-  assign xc_inv[1] = 1'b0;        // only the responder invalidates
+  assign xc_inv[2:1] = 2'b00;     // only the responder's dispatcher invalidates
 
   // ---- DMA reads ----------------------------------------------------------------------------------
   nic_dma_rd #(
@@ -633,6 +660,21 @@ module nic_core #(
     .rq_db_valid_i    (rq_db_valid),
     .rq_db_qpn_i      (rq_db_qpn),
     .rq_db_pi_i       (rq_db_pi),
+    .qc_in_qpn_o      (qc_in_qpn),
+    .qc_in_pd_i       (qc_in_pd),
+    .qc_in_sq_base_i  (qc_in_sq_base),
+    .qc_in_sq_ld_i    (qc_in_sq_ld),
+    .qc_scq_qpn_o     (qc_scq_qpn),
+    .qc_scq_cqn_i     (qc_scq_cqn),
+    .qc_d_qpn_o       (qc_d_qpn),
+    .qc_d_pd_i        (qc_d_pd),
+    .qc_rcq_qpn_o     (qc_rcq_qpn),
+    .qc_rcq_cqn_i     (qc_rcq_cqn),
+    .qc_pq_qpn_o      (qc_pq_qpn),
+    .qc_pq_pd_i       (qc_pq_pd),
+    .qc_rq_qpn_o      (qc_rq_qpn),
+    .qc_rq_base_i     (qc_rq_base),
+    .qc_rq_ld_i       (qc_rq_ld),
     .wqe_valid_i      (tp_valid),
     .wqe_data_i       (tp_data),
     .wqe_qpn_i        (tp_qpn),
@@ -643,14 +685,14 @@ module nic_core #(
     .req_err_qpn_o    (tp_req_err_qpn),
     .rsp_err_o        (tp_rsp_err),
     .rsp_err_qpn_o    (tp_rsp_err_qpn),
-    .rq_xl_req_o      (xc_req[1]),
-    .rq_xl_gnt_i      (xc_gnt[1]),
-    .rq_xl_token_o    (xc_token[63:32]),
-    .rq_xl_va_o       (xc_va[127:64]),
-    .rq_xl_len_o      (xc_len[63:32]),
-    .rq_xl_pd_o       (xc_pd[31:16]),
-    .rq_xl_access_o   (xc_access[31:16]),
-    .rq_xl_rsp_valid_i(xc_rsp[1]),
+    .rq_xl_req_o      (xc_req[2]),
+    .rq_xl_gnt_i      (xc_gnt[2]),
+    .rq_xl_token_o    (xc_token[95:64]),
+    .rq_xl_va_o       (xc_va[191:128]),
+    .rq_xl_len_o      (xc_len[95:64]),
+    .rq_xl_pd_o       (xc_pd[47:32]),
+    .rq_xl_access_o   (xc_access[47:32]),
+    .rq_xl_rsp_valid_i(xc_rsp[2]),
     .rs_xl_req_o      (xc_req[0]),
     .rs_xl_gnt_i      (xc_gnt[0]),
     .rs_xl_token_o    (xc_token[31:0]),
@@ -660,6 +702,14 @@ module nic_core #(
     .rs_xl_access_o   (xc_access[15:0]),
     .rs_xl_inv_o      (xc_inv[0]),
     .rs_xl_rsp_valid_i(xc_rsp[0]),
+    .rr_xl_req_o      (xc_req[1]),
+    .rr_xl_gnt_i      (xc_gnt[1]),
+    .rr_xl_token_o    (xc_token[63:32]),
+    .rr_xl_va_o       (xc_va[127:64]),
+    .rr_xl_len_o      (xc_len[63:32]),
+    .rr_xl_pd_o       (xc_pd[31:16]),
+    .rr_xl_access_o   (xc_access[31:16]),
+    .rr_xl_rsp_valid_i(xc_rsp[1]),
     .xl_status_i      (xl_status),
     .xl_pfn_i         (xl_pfn),
     .xl_page_off_i    (xl_page_off),

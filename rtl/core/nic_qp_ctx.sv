@@ -1,13 +1,20 @@
 `default_nettype none
-// nic_qp_ctx: the core's QP contexts. It owns, per QP, the state (RESET / READY / RTS / ERROR),
-// the protection domain, the send and receive CQ numbers and the send ring (base, depth),
-// applies the QP commands and the error events of the engines, and gives the engines read ports.
+// nic_qp_ctx: the core's QP contexts, the one owner of every local per-QP field: the state
+// (RESET / READY / RTS / ERROR), the protection domain, the send and receive CQ numbers, the send
+// ring and the receive ring (base, depth). It applies the QP commands and the error events of the
+// engines, and gives every engine that needs a field a read port.
+//
+// What is not here, and why: the connection (peer MAC / IPv4 / QPN, path MTU, ORD / IRD, and
+// whatever loss recovery adds) is nic_tp_qp_ctx's, inside nic_transport: it exists only where the
+// transport is built, only the transport reads it, and QP_CONNECT is its only writer. The moving
+// state of the queues stays with the engine that moves it: the SQ indices (nic_wqe_fetch), the RQ
+// indices and prefetch (nic_rsp_rq), the PSNs (the requester and the responder's dispatcher).
 //
 // Commands (one-cycle pulses from nic_csr, applied in that cycle; a QP number >= NumQps is
-// ignored):
+// ignored). nic_qp_ctx is the one place that judges the QP commands' arguments; a refused command
+// leaves the state as it was, which the driver reads back (QP_STATE):
 //   QP_CREATE: READY if sq_log_depth <= LogMaxSqDepth and the SQ ring is 4 KiB aligned, else the
-//              QP stays / goes to RESET (the driver reads QP_STATE). pd and the CQ numbers are
-//              written either way, and so is the send ring.
+//              QP stays / goes to RESET. The fields are written either way.
 //   QP_DESTROY: RESET. qp_reset_o pulses for QP_CREATE and QP_DESTROY alike (the old ring's WQEs
 //              are gone either way).
 //   QP_FLUSH: ERROR (a QP in RESET stays there).
@@ -17,13 +24,17 @@
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
 // incarnation.
 //
-// Still kept elsewhere (to move here with read ports): the receive ring and the connection (peer,
-// PSNs, MTU, read limits: the transport's engines); the requester and the responder also keep
-// copies of PD, CQ numbers and (the requester) the send ring.
-//
 // Interfaces: qp_state_o is the whole state vector (nic_csr reads it back, the transport checks
-// its QPs); the read ports are combinational (rd_qpn_i -> rd_*_o in the same cycle), a
-// request / response pair a register can later be put on.
+// its QPs); every read port is a QP number in and the fields out, combinational today (LUT RAM),
+// a request / response pair a register can later be put on:
+//   rd_*      nic_wqe_dispatch: state, PD, send CQ
+//   ring_db_* / ring_rd_*  nic_wqe_fetch: the send ring at a doorbell (depth) and at a fetch
+//   tp_in_*   the requester's intake: PD, send ring (a replay re-reads WQEs from it)
+//   tp_scq_*  the requester's completer: send CQ
+//   tp_d_*    the responder's dispatcher: PD
+//   tp_rcq_*  the responder's receive completions: receive CQ
+//   tp_pq_*   the responder's read-response planner: PD
+//   tp_rq_*   the responder's receive-WQE prefetch: receive ring
 module nic_qp_ctx #(
   parameter int NumQps        = 16,  // queue pairs, 1..256
   parameter int NumCqs        = 16,  // completion queues, 1..256
@@ -62,18 +73,37 @@ module nic_qp_ctx #(
   input  logic [7:0]          rd_qpn_i,
   output logic [1:0]          rd_state_o,       // RESET if rd_qpn_i >= NumQps
   output logic [15:0]         rd_pd_o,
-  output logic [7:0]          rd_sq_cqn_o
+  output logic [7:0]          rd_sq_cqn_o,
+  // the transport's read ports (QP numbers < NumQps)
+  input  logic [7:0]          tp_in_qpn_i,
+  output logic [15:0]         tp_in_pd_o,
+  output logic [51:0]         tp_in_sq_base_o,  // SQ ring base address [63:12]
+  output logic [3:0]          tp_in_sq_ld_o,    // log2 of its depth
+  input  logic [7:0]          tp_scq_qpn_i,
+  output logic [7:0]          tp_scq_cqn_o,
+  input  logic [7:0]          tp_d_qpn_i,
+  output logic [15:0]         tp_d_pd_o,
+  input  logic [7:0]          tp_rcq_qpn_i,
+  output logic [7:0]          tp_rcq_cqn_o,
+  input  logic [7:0]          tp_pq_qpn_i,
+  output logic [15:0]         tp_pq_pd_o,
+  input  logic [7:0]          tp_rq_qpn_i,
+  output logic [63:0]         tp_rq_base_o,     // RQ ring base address
+  output logic [3:0]          tp_rq_ld_o        // log2 of its depth
 );
 
   localparam int QpW = (NumQps > 1) ? $clog2(NumQps) : 1;     // table index of a QP
 
   // ---- commands -----------------------------------------------------------------------------
-  nic_pkg::cmd_qp_create_t create_args;
-  logic                    cmd_qp, qp_create, qp_destroy, qp_flush, qp_connect, create_ok;
+  nic_pkg::cmd_qp_create_t  create_args;
+  nic_pkg::cmd_qp_connect_t connect_args;
+  logic                     cmd_qp, qp_create, qp_destroy, qp_flush, qp_connect;
+  logic                     create_ok;
   logic [7:0]              cmd_qpn;
   logic [QpW-1:0]          cmd_idx;
 
-  assign create_args = cmd_args_i;
+  assign create_args  = cmd_args_i;
+  assign connect_args = cmd_args_i;
   assign cmd_qp      = cmd_valid_i && 32'(cmd_index_i) < NumQps;
   assign cmd_qpn     = cmd_index_i[7:0];
   assign cmd_idx     = QpW'(cmd_qpn);
@@ -87,11 +117,11 @@ module nic_qp_ctx #(
   assign qp_reset_o     = qp_create || qp_destroy;
   assign qp_reset_qpn_o = cmd_qpn;
 
-  // The receive ring and the connection are the transport's; the SQ ring's low address bits are
-  // only checked.
+  // The SQ ring's low address bits and the depths' high bits are only checked. QP_CONNECT's fields
+  // are the transport's (nic_tp_qp_ctx and the PSNs of its engines).
   logic unused_args;
-  assign unused_args = ^{create_args.rq_log_depth, create_args.rq_base, create_args.rsvd_192,
-                         create_args.rsvd_112, create_args.sq_log_depth[7:4]};
+  assign unused_args = ^{create_args.rsvd_192, create_args.rsvd_112, create_args.sq_log_depth[7:4],
+                         create_args.rq_log_depth[7:4], connect_args};
 
   // ---- the tables -----------------------------------------------------------------------------
   // Written like RAMs, by the command or event that names the QP: the state (with reset, kept as
@@ -106,6 +136,8 @@ module nic_qp_ctx #(
   logic [7:0]          rq_cqn_q  [NumQps];
   logic [51:0]         sq_base_q [NumQps];     // send ring base [63:12]
   logic [3:0]          sq_ld_q   [NumQps];     // send ring depth log2
+  logic [63:0]         rq_base_q [NumQps];     // receive ring base
+  logic [3:0]          rq_ld_q   [NumQps];     // receive ring depth log2
 
   // a live QP: READY or connected (RTS); errors move it to ERROR
   function automatic logic live(input logic [1:0] st);
@@ -179,6 +211,8 @@ module nic_qp_ctx #(
       rq_cqn_q[cmd_idx] <= create_args.rq_cqn;
       sq_base_q[cmd_idx] <= create_args.sq_base[63:12];
       sq_ld_q[cmd_idx]   <= create_args.sq_log_depth[3:0];
+      rq_base_q[cmd_idx] <= create_args.rq_base;
+      rq_ld_q[cmd_idx]   <= create_args.rq_log_depth[3:0];
     end
   end
 
@@ -198,8 +232,21 @@ module nic_qp_ctx #(
   assign ring_rd_base_o      = sq_base_q[QpW'(ring_rd_qpn_i)];
   assign ring_rd_log_depth_o = sq_ld_q[QpW'(ring_rd_qpn_i)];
 
-  logic unused_ring_qpn;       // the bits above a table index (nic_wqe_fetch asks for QPs < NumQps)
-  assign unused_ring_qpn = ^{ring_db_qpn_i, ring_rd_qpn_i};
+  // ---- the transport's read ports (QP numbers < NumQps) -------------------------------------------
+  assign tp_in_pd_o      = pd_q[QpW'(tp_in_qpn_i)];
+  assign tp_in_sq_base_o = sq_base_q[QpW'(tp_in_qpn_i)];
+  assign tp_in_sq_ld_o   = sq_ld_q[QpW'(tp_in_qpn_i)];
+  assign tp_scq_cqn_o    = sq_cqn_q[QpW'(tp_scq_qpn_i)];
+  assign tp_d_pd_o       = pd_q[QpW'(tp_d_qpn_i)];
+  assign tp_rcq_cqn_o    = rq_cqn_q[QpW'(tp_rcq_qpn_i)];
+  assign tp_pq_pd_o      = pd_q[QpW'(tp_pq_qpn_i)];
+  assign tp_rq_base_o    = rq_base_q[QpW'(tp_rq_qpn_i)];
+  assign tp_rq_ld_o      = rq_ld_q[QpW'(tp_rq_qpn_i)];
+
+  // the bits above a table index (the readers ask for QPs < NumQps)
+  logic unused_port_qpns;
+  assign unused_port_qpns = ^{ring_db_qpn_i, ring_rd_qpn_i, tp_in_qpn_i, tp_scq_qpn_i, tp_d_qpn_i,
+                              tp_rcq_qpn_i, tp_pq_qpn_i, tp_rq_qpn_i};
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block: they read the values before the edge (what a

@@ -1,9 +1,9 @@
 `default_nettype none
 // nic_xl_arb: the translation arbiter in front of nic_mr_table's xl port. NumClients clients
 // each offer a request (req_i[c] with its fields) and are granted in the same cycle (gnt_o[c]),
-// client 0 first, then 1, ... (fixed priority: the responder, client 0 in nic_core, drains the
-// receive path). A granted request goes to the table tagged with its client's number; the
-// table returns the tag with the answer, which goes to that client only (rsp_valid_o[c]; status,
+// client 0 first, then 1, ... (fixed priority: in nic_core the responder's dispatcher, client 0,
+// drains the receive path, then its read-response engine, then the requester). A granted request
+// goes to the table tagged with its client's number; the table returns the tag with the answer, which goes to that client only (rsp_valid_o[c]; status,
 // pfn and page offset are shared). So the table's latency is the table's business: no client
 // and no arbiter counts cycles, and a register may be put on either side of the table.
 // A client whose request is not granted may change or drop it.

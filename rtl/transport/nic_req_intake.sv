@@ -39,7 +39,7 @@ module nic_req_intake #(
   input  logic [7:0]                    wqe_qpn_i,
   input  logic [15:0]                   wqe_idx_i,
   output logic                          wqe_ready_o,
-  // the QP in hand, and its context (nic_tp_qp_ctx)
+  // the QP in hand, and its context (nic_qp_ctx, nic_tp_qp_ctx)
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] qpn_o,
   input  logic [15:0]                   pd_i,
   input  logic [47:0]                   peer_mac_i,

@@ -19,7 +19,7 @@
 // Per QP it keeps the next PSN, the PSN acknowledged so far, and a ring of outstanding WQEs
 // (their index, last PSN, completion type and flags) in a RAM of NumQps * OutDepth entries; a
 // WQE waits at intake while its QP's ring is full. Its PD, send CQ, SQ ring and connection (peer
-// MAC, IPv4, QPN, path MTU, ORD) are read from nic_tp_qp_ctx (ctx_* ports).
+// MAC, IPv4, QPN, path MTU, ORD) are read from the QP contexts (ctx_* ports).
 //
 // Completion rules (checked in this order for a QP's oldest outstanding WQE):
 //   - decided at intake (its SGEs failed the checks: ACCESS_VIOLATION; its QP was not RTS:
@@ -56,8 +56,9 @@
 //   nic_req_read_ring  the outstanding Reads per QP and their contexts (nic_responder's lookup)
 //   nic_req_rnr        RNR timers and the classification of each acknowledgement
 //   nic_req_completer  the acknowledgement state per QP, the completions in order
-// The QP context (PD, send CQ, SQ ring, peer, MTU, ORD) is nic_tp_qp_ctx's, in nic_transport,
-// read through the ctx_* ports. This file only decodes the commands and wires the modules.
+// The QP context is read through the ctx_* ports: PD, send CQ and SQ ring from nic_core's
+// nic_qp_ctx, the connection (peer, MTU, ORD) from nic_tp_qp_ctx in nic_transport. This file
+// only decodes the commands and wires the modules.
 //
 // Not built yet (the transport's next steps): retransmission after loss (timeouts: the link is
 // lossless and in order).
@@ -130,7 +131,7 @@ module nic_requester #(
   // nic_responder placed the last response of that Read
   input  logic                          rdone_i,
   input  logic [7:0]                    rdone_qpn_i,
-  // the QP context (nic_tp_qp_ctx) at the intake's QP and at the completer's QP
+  // the QP contexts (nic_qp_ctx, nic_tp_qp_ctx) at the intake's QP and at the completer's QP
   output logic [7:0]                    ctx_in_qpn_o,
   input  logic [15:0]                   ctx_in_pd_i,
   input  logic [47:0]                   ctx_in_peer_mac_i,
@@ -461,7 +462,7 @@ module nic_requester #(
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
   // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
-  // context's, nic_tp_qp_ctx)
+  // contexts', nic_qp_ctx and nic_tp_qp_ctx)
   logic unused_args;
   assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
                          connect_args.outbound_read_limit, connect_args.log_mtu,

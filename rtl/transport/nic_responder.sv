@@ -36,8 +36,8 @@
 // Per QP it keeps the receive ring (from QP_CREATE), the RQ producer index (from RQ doorbells),
 // expected PSN, MSN, receive-queue consumer index, whether a message is in progress, and the
 // message's placement state in a RAM (the receive WQE and the offset, or the Write's address,
-// R_Key and bytes left). Its PD, receive CQ, peer QPN, path MTU and IRD are read from
-// nic_tp_qp_ctx (ctx_* ports).
+// R_Key and bytes left). Its PD and receive CQ (nic_core's nic_qp_ctx), peer QPN, path MTU and
+// IRD (nic_tp_qp_ctx) are read through the ctx_* ports.
 //
 // SendAndInvalidate: after the last packet's payload is placed, the IETH's token is invalidated
 // through the MR table's translation port (xl_inv_o: VALID, same key, same PD as the QP); then
@@ -91,7 +91,9 @@ module nic_responder #(
   output logic [7:0]                    ack_qpn_o,
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
-  // MR table translation port (through the arbiter)
+  // Two client ports of nic_core's translation arbiter (nic_xl_arb, which routes each answer to
+  // its client by tag): the dispatcher's (xl_*) and the read-response engine's (rr_xl_*); the
+  // answer's status, pfn and page offset are shared.
   output logic                          xl_req_o,
   input  logic                          xl_gnt_i,
   output logic [31:0]                   xl_token_o,
@@ -101,6 +103,14 @@ module nic_responder #(
   output logic [15:0]                   xl_access_o,
   output logic                          xl_inv_o,
   input  logic                          xl_rsp_valid_i,
+  output logic                          rr_xl_req_o,
+  input  logic                          rr_xl_gnt_i,
+  output logic [31:0]                   rr_xl_token_o,
+  output logic [63:0]                   rr_xl_va_o,
+  output logic [31:0]                   rr_xl_len_o,
+  output logic [15:0]                   rr_xl_pd_o,
+  output logic [15:0]                   rr_xl_access_o,
+  input  logic                          rr_xl_rsp_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
   input  logic [11:0]                   xl_page_off_i,
@@ -139,8 +149,9 @@ module nic_responder #(
   output logic [DataWidth-1:0]          tx_pl_data_o,
   output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
   input  logic                          tx_pl_ready_i,
-  // the QP context (nic_tp_qp_ctx): at the dispatcher's QP, at the QP a receive completion is
-  // for, at the read-response planner's next and current QPs
+  // the QP contexts (PD, CQ, receive ring: nic_core's nic_qp_ctx; the connection:
+  // nic_tp_qp_ctx): at the dispatcher's QP, at the QP a receive completion is for, at the
+  // read-response planner's next and current QPs, at the receive-WQE prefetch's QP
   output logic [7:0]                    ctx_qpn_o,
   input  logic [15:0]                   ctx_pd_i,
   input  logic [23:0]                   ctx_peer_qpn_i,
@@ -153,6 +164,9 @@ module nic_responder #(
   output logic [7:0]                    ctx_pq_o,
   input  logic [3:0]                    ctx_pq_log_mtu_i,
   input  logic [15:0]                   ctx_pq_pd_i,
+  output logic [7:0]                    ctx_rq_qpn_o,
+  input  logic [63:0]                   ctx_rq_base_i,
+  input  logic [3:0]                    ctx_rq_ld_i,
   // receive completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -178,9 +192,6 @@ module nic_responder #(
   assign cmd_reset    = cmd_valid_i && cmd_in_range
                         && (cmd_op_i == nic_pkg::CMD_QP_CREATE || cmd_op_i == nic_pkg::CMD_QP_DESTROY);
 
-  nic_pkg::cmd_qp_create_t create_args;       // QP_CREATE's arguments (the generated format)
-  assign create_args = cmd_args_i;
-
   // ---- signals between the modules ------------------------------------------------------------
   // the dispatcher's
   logic                  d_xl_req, d_xl_inv, d_tx_valid, d_qp_err;
@@ -201,6 +212,7 @@ module nic_responder #(
   logic [511:0]          rq_cache_wqe;
   logic                  fl_find, fl_found, fl_active, fl_done;
   logic [QW-1:0]         fl_found_qpn, fl_qpn;
+  logic [QW-1:0]         rq_ring_qpn;
   logic                  pf_ar_valid, pf_ar_push;
   logic [63:0]           pf_ar_addr;
   logic [7:0]            pf_ar_len;
@@ -355,8 +367,9 @@ module nic_responder #(
     .cmd_create_i     (cmd_create),
     .cmd_reset_i      (cmd_reset),
     .cmd_qpn_i        (cmd_qpn),
-    .cmd_rq_base_i    (create_args.rq_base),
-    .cmd_rq_ld_i      (create_args.rq_log_depth[3:0]),
+    .ring_qpn_o       (rq_ring_qpn),
+    .ring_base_i      (ctx_rq_base_i),
+    .ring_ld_i        (ctx_rq_ld_i),
     .rq_db_valid_i    (rq_db_valid_i),
     .rq_db_qpn_i      (rq_db_qpn_i),
     .rq_db_pi_i       (rq_db_pi_i),
@@ -478,28 +491,25 @@ module nic_responder #(
     end
   end
 
-  // ---- the MR table's translation port: the dispatcher first; each answer comes two cycles
-  // after its grant, to whoever was granted
-  logic [1:0] xl_eng_q;                   // the grant one / two cycles ago was the engine's
-  assign d_xl_gnt = d_xl_req && xl_gnt_i;
-  assign e_xl_gnt = e_xl_req && !d_xl_req && xl_gnt_i;
-  assign d_xl_rsp = xl_rsp_valid_i && !xl_eng_q[1];
-  assign e_xl_rsp = xl_rsp_valid_i && xl_eng_q[1];
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      xl_eng_q <= '0;
-    end else begin
-      xl_eng_q <= {xl_eng_q[0], e_xl_gnt};
-    end
-  end
-
-  assign xl_req_o    = d_xl_req || e_xl_req;
-  assign xl_token_o  = d_xl_req ? d_xl_token : e_xl_token;
-  assign xl_inv_o    = d_xl_req && d_xl_inv;
-  assign xl_va_o     = d_xl_req ? d_xl_va : e_xl_va;
-  assign xl_len_o    = d_xl_req ? d_xl_len : e_xl_len;
-  assign xl_pd_o     = d_xl_req ? d_xl_pd : e_xl_pd;
-  assign xl_access_o = d_xl_req ? d_xl_access : nic_pkg::FLAG_ALLOW_REMOTE_READ;
+  // ---- the translation client ports: the dispatcher's and the engine's are separate clients of
+  // nic_xl_arb (the dispatcher's first), which owns the MR table's latency
+  assign xl_req_o       = d_xl_req;
+  assign d_xl_gnt       = xl_gnt_i;
+  assign xl_token_o     = d_xl_token;
+  assign xl_inv_o       = d_xl_req && d_xl_inv;
+  assign xl_va_o        = d_xl_va;
+  assign xl_len_o       = d_xl_len;
+  assign xl_pd_o        = d_xl_pd;
+  assign xl_access_o    = d_xl_access;
+  assign d_xl_rsp       = xl_rsp_valid_i;
+  assign rr_xl_req_o    = e_xl_req;
+  assign e_xl_gnt       = rr_xl_gnt_i;
+  assign rr_xl_token_o  = e_xl_token;
+  assign rr_xl_va_o     = e_xl_va;
+  assign rr_xl_len_o    = e_xl_len;
+  assign rr_xl_pd_o     = e_xl_pd;
+  assign rr_xl_access_o = nic_pkg::FLAG_ALLOW_REMOTE_READ;
+  assign e_xl_rsp       = rr_xl_rsp_valid_i;
 
   // ---- the transmit port: the engine's packets, and between them the dispatcher's ACK / NAK
   assign tx_valid_o   = e_tx_valid || d_tx_valid;
@@ -511,16 +521,11 @@ module nic_responder #(
   assign ctx_cpl_qpn_o = 8'(d_cpl_qpn);
   assign ctx_nq_o      = 8'(e_nq);
   assign ctx_pq_o      = 8'(e_pq);
+  assign ctx_rq_qpn_o  = 8'(rq_ring_qpn);
 
   // A DMA error on a receive-WQE read is not reported yet.
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
-  // QP_CREATE's fields the QP context keeps (nic_tp_qp_ctx) and the reserved ones
-  logic unused_create;
-  assign unused_create = ^{create_args.rsvd_192, create_args.rsvd_112,
-                           create_args.rq_log_depth[7:4], create_args.sq_log_depth,
-                           create_args.rq_cqn, create_args.sq_cqn, create_args.pd,
-                           create_args.sq_base};
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -12,7 +12,8 @@
 //
 // Owns per QP: the expected PSN, the MSN, whether a message (a peer's request, the responses to
 // this side's Read) is half received and its placement state (a RAM), the PSN-sequence NAK
-// state. The QP's PD, receive CQ, peer QPN, path MTU and IRD are read from nic_tp_qp_ctx.
+// state. The QP's PD and receive CQ (nic_qp_ctx), peer QPN, path MTU and IRD (nic_tp_qp_ctx)
+// are read through the ctx_* ports.
 // The rest of the contract is nic_responder's header.
 //
 // Why this file passes ~800 lines: it is one state machine over one packet in hand. Its states
@@ -21,7 +22,11 @@
 // Cutting the FSM itself would put its next-state decision across a module edge, the opposite
 // of what the timing work needs (registers between modules, not combinational paths through
 // them). What would shrink it next: the piece planning (R_PIECE / R_XL: SGE walk, clipping,
-// translation) as a request / response unit of its own, shared with the requester's intake.
+// translation) as a request / response unit of its own, shared with the requester's intake; and
+// the header checks (QP, PSN, opcode sequence, IRD: the decision the packet's first state makes)
+// apart from the execution (placement, translation, ACK, completion), with a register on the
+// verdict between them. That cut waits for loss recovery's PSN checks, which change exactly
+// that decision, so the two changes do not collide.
 module nic_rsp_dispatch #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
   parameter int NumQps    = 16    // queue pairs, <= 256
@@ -110,7 +115,7 @@ module nic_rsp_dispatch #(
   input  logic                          rdq_full_i,
   output logic                          rdq_has_en_o,
   input  logic                          rdq_has_i,
-  // the QP context (nic_tp_qp_ctx) at qpn_o, and the receive CQ of the QP completing
+  // the QP contexts (nic_qp_ctx, nic_tp_qp_ctx) at qpn_o, and the receive CQ of the QP completing
   input  logic [15:0]                   ctx_pd_i,
   input  logic [23:0]                   ctx_peer_qpn_i,
   input  logic [3:0]                    ctx_log_mtu_i,

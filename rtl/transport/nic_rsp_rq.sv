@@ -1,7 +1,7 @@
 `default_nettype none
-// nic_rsp_rq: the responder's receive queues: per QP the ring (base and depth from QP_CREATE),
-// the producer index (RQ doorbells), the consumer index (a receive completed or flushed), and
-// the receive-WQE prefetch into an on-chip cache.
+// nic_rsp_rq: the responder's receive queues: per QP the producer index (RQ doorbells), the consumer index (a receive completed or flushed), and
+// the receive-WQE prefetch into an on-chip cache. The ring (base and depth, from QP_CREATE) is
+// nic_core's nic_qp_ctx's: read at the QP being planned (ring_qpn_o -> ring_*_i).
 // Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
 // and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
 // it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
@@ -30,8 +30,10 @@ module nic_rsp_rq #(
   input  logic                          cmd_create_i,
   input  logic                          cmd_reset_i,    // QP_CREATE / QP_DESTROY
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
-  input  logic [63:0]                   cmd_rq_base_i,  // QP_CREATE: the ring
-  input  logic [3:0]                    cmd_rq_ld_i,    // ... log2 of its depth
+  // the ring of the QP being planned (nic_qp_ctx's read port)
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ring_qpn_o,
+  input  logic [63:0]                   ring_base_i,
+  input  logic [3:0]                    ring_ld_i,      // log2 of its depth
   // RQ doorbells (nic_csr)
   input  logic                          rq_db_valid_i,
   input  logic [7:0]                    rq_db_qpn_i,
@@ -76,10 +78,8 @@ module nic_rsp_rq #(
   localparam int RcW      = $clog2(RqCache);
   localparam int RqBeatW  = $clog2(RqBeats) + 1;
 
-  // ---- the rings: base and depth (QP_CREATE), producer index (doorbells; QP_CREATE zeroes it),
-  // consumer index (written at the QP an event names; reads 0 until written, rq_ci_set_q)
-  logic [63:0]       rq_base_q [NumQps];
-  logic [3:0]        rq_ld_q   [NumQps];
+  // ---- the rings: producer index (doorbells; QP_CREATE zeroes it), consumer index (written at
+  // the QP an event names; reads 0 until written, rq_ci_set_q)
   logic [15:0]       rq_pi_q   [NumQps];
   logic [15:0]       rq_ci_q   [NumQps];
   logic [NumQps-1:0] rq_ci_set_q;
@@ -95,8 +95,6 @@ module nic_rsp_rq #(
   always_ff @(posedge clk_i) begin
     // (QP_CREATE goes before a doorbell of the same cycle, of any QP)
     if (cmd_create_i) begin
-      rq_ld_q[cmd_qpn_i]   <= cmd_rq_ld_i;
-      rq_base_q[cmd_qpn_i] <= cmd_rq_base_i;
       rq_pi_q[cmd_qpn_i]   <= '0;
     end else if (rq_db_hit) begin
       rq_pi_q[QW'(rq_db_qpn_i)] <= rq_db_pi_i;
@@ -169,6 +167,7 @@ module nic_rsp_rq #(
   logic [RcW:0]              c_pf_n;             // the consuming QP's (q_pf_n)
   logic [NumQps-1:0]         pf_want_q, pf_want_d;
   logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
+  assign ring_qpn_o = pf_qpn_q;
   logic [QW-1:0]             pf_rr_q, pf_rr_d;   // round robin: the last QP picked
   logic [63:0]               pf_addr_q, pf_addr_d;
   logic [7:0]                pf_len_q, pf_len_d;
@@ -268,10 +267,10 @@ module nic_rsp_rq #(
       pl_state     = qp_state_i[2*pf_qpn_q +: 2];
       pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
       pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
-      pl_mask      = (17'd1 << rq_ld_q[pf_qpn_q]) - 17'd1;
+      pl_mask      = (17'd1 << ring_ld_i) - 17'd1;
       pl_slot      = pl_next & pl_mask[15:0];
       pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
-      pl_addr      = rq_base_q[pf_qpn_q] + (64'(pl_slot) << 6);
+      pl_addr      = ring_base_i + (64'(pl_slot) << 6);
       pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
       pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
       if (17'(pl_posted) < pl_cnt) begin

@@ -7,10 +7,10 @@
 //                                      │                     │   (descriptor arbiter:
 //   s_axis_rx ─▶ nic_roce_rx ─packets─▶ nic_responder ─ACKs──┘    alternating)
 //
-// The requester and the responder each have a client port of nic_core's translation arbiter
-// (nic_xl_arb in front of nic_mr_table: rq_xl_*, rs_xl_*) and of its DMA read master
-// (nic_dma_rd: a_* requester payload, b_* responder receive WQEs and read response payload), and
-// each hands its completions to nic_core's completion arbiter (rq_cpl_*, rs_cpl_*). The
+// The requester, the responder's dispatcher and its read-response engine each have a client port
+// of nic_core's translation arbiter (nic_xl_arb in front of nic_mr_table: rq_xl_*, rs_xl_*,
+// rr_xl_*); the requester and the responder each have one of its DMA read master (nic_dma_rd:
+// a_* requester payload, b_* responder receive WQEs and read response payload), and each hands its completions to nic_core's completion arbiter (rq_cpl_*, rs_cpl_*). The
 // responder writes payload (Sends, Writes, and the responses to this side's Reads) through
 // nic_dma_wr's payload port.
 // Both send packets with payload (requests; read responses): nic_roce_tx takes a packet's
@@ -36,6 +36,23 @@ module nic_transport #(
   input  logic                          rq_db_valid_i,
   input  logic [7:0]                    rq_db_qpn_i,
   input  logic [15:0]                   rq_db_pi_i,
+  // The QP's local fields, read from nic_core's QP context (nic_qp_ctx, their one owner): a QP
+  // number out, its fields in (combinational today; a register may sit on either side).
+  output logic [7:0]                    qc_in_qpn_o,      // the requester's intake
+  input  logic [15:0]                   qc_in_pd_i,
+  input  logic [51:0]                   qc_in_sq_base_i,  // SQ ring [63:12] (replays re-read it)
+  input  logic [3:0]                    qc_in_sq_ld_i,
+  output logic [7:0]                    qc_scq_qpn_o,     // the requester's completer
+  input  logic [7:0]                    qc_scq_cqn_i,
+  output logic [7:0]                    qc_d_qpn_o,       // the responder's dispatcher
+  input  logic [15:0]                   qc_d_pd_i,
+  output logic [7:0]                    qc_rcq_qpn_o,     // the responder's receive completions
+  input  logic [7:0]                    qc_rcq_cqn_i,
+  output logic [7:0]                    qc_pq_qpn_o,      // the responder's read-response planner
+  input  logic [15:0]                   qc_pq_pd_i,
+  output logic [7:0]                    qc_rq_qpn_o,      // the responder's receive-WQE prefetch
+  input  logic [63:0]                   qc_rq_base_i,
+  input  logic [3:0]                    qc_rq_ld_i,
   // transport WQEs from nic_wqe_dispatch; busy_o holds a QP's later WQEs there
   input  logic                          wqe_valid_i,
   input  logic [511:0]                  wqe_data_i,
@@ -67,6 +84,14 @@ module nic_transport #(
   output logic [15:0]                   rs_xl_access_o,
   output logic                          rs_xl_inv_o,       // a remote invalidation
   input  logic                          rs_xl_rsp_valid_i,
+  output logic                          rr_xl_req_o,       // the responder's read-response engine
+  input  logic                          rr_xl_gnt_i,
+  output logic [31:0]                   rr_xl_token_o,
+  output logic [63:0]                   rr_xl_va_o,
+  output logic [31:0]                   rr_xl_len_o,
+  output logic [15:0]                   rr_xl_pd_o,
+  output logic [15:0]                   rr_xl_access_o,
+  input  logic                          rr_xl_rsp_valid_i,
   input  logic [31:0]                   xl_status_i,
   input  logic [51:0]                   xl_pfn_i,
   input  logic [11:0]                   xl_page_off_i,
@@ -121,59 +146,66 @@ module nic_transport #(
 
   localparam int NB = $clog2(DataWidth / 8) + 1;
 
-  // ---- the QP context: one copy for the requester and the responder ------------------------------
+  // ---- the QP contexts: the local fields from nic_qp_ctx (qc_*), the connection from
+  // nic_tp_qp_ctx (one copy for the requester and the responder) -------------------------------
   localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
-  logic          cmd_in_range, cmd_create, cmd_connect;
+  logic          cmd_in_range, cmd_connect;
   logic [QW-1:0] cmd_qpn;
   assign cmd_in_range = 32'(cmd_index_i) < NumQps;
   assign cmd_qpn      = QW'(cmd_index_i);
-  assign cmd_create   = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CREATE;
   assign cmd_connect  = cmd_valid_i && cmd_in_range && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
 
-  logic [7:0]  c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq;
+  logic [7:0]  c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq, c_rs_rq_qpn;
   logic [15:0] c_rq_pd, c_rs_pd, c_rs_pq_pd;
   logic [47:0] c_rq_peer_mac;
   logic [31:0] c_rq_peer_ip;
   logic [23:0] c_rq_peer_qpn, c_rs_peer_qpn;
-  logic [3:0]  c_rq_log_mtu, c_rq_sq_ld, c_rs_log_mtu, c_rs_nq_log_mtu, c_rs_pq_log_mtu;
+  logic [3:0]  c_rq_log_mtu, c_rq_sq_ld, c_rs_log_mtu, c_rs_nq_log_mtu, c_rs_pq_log_mtu, c_rs_rq_ld;
   logic [7:0]  c_rq_ord, c_rq_cqn, c_rs_ird, c_rs_cqn;
   logic [51:0] c_rq_sq_base;
+  logic [63:0] c_rs_rq_base;
 
   nic_tp_qp_ctx #(
     .NumQps(NumQps)
   ) u_qp_ctx (
     .clk_i        (clk_i),
-    .cmd_create_i (cmd_create),
     .cmd_connect_i(cmd_connect),
     .cmd_qpn_i    (cmd_qpn),
     .cmd_args_i   (cmd_args_i),
     .in_qpn_i     (QW'(c_rq_in_qpn)),
-    .in_pd_o      (c_rq_pd),
     .in_peer_mac_o(c_rq_peer_mac),
     .in_peer_ip_o (c_rq_peer_ip),
     .in_peer_qpn_o(c_rq_peer_qpn),
     .in_log_mtu_o (c_rq_log_mtu),
     .in_ord_o     (c_rq_ord),
-    .in_sq_base_o (c_rq_sq_base),
-    .in_sq_ld_o   (c_rq_sq_ld),
-    .scq_qpn_i    (QW'(c_rq_cpl_qpn)),
-    .scq_cqn_o    (c_rq_cqn),
     .d_qpn_i      (QW'(c_rs_qpn)),
-    .d_pd_o       (c_rs_pd),
     .d_peer_qpn_o (c_rs_peer_qpn),
     .d_log_mtu_o  (c_rs_log_mtu),
     .d_ird_o      (c_rs_ird),
-    .rcq_qpn_i    (QW'(c_rs_cpl_qpn)),
-    .rcq_cqn_o    (c_rs_cqn),
     .nq_qpn_i     (QW'(c_rs_nq)),
     .nq_log_mtu_o (c_rs_nq_log_mtu),
     .pq_qpn_i     (QW'(c_rs_pq)),
-    .pq_log_mtu_o (c_rs_pq_log_mtu),
-    .pq_pd_o      (c_rs_pq_pd)
+    .pq_log_mtu_o (c_rs_pq_log_mtu)
   );
   // (the QP numbers are 8 bits wide on the module ports; NumQps may need fewer)
   logic unused_ctx_qpns;
-  assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rq_cpl_qpn, c_rs_qpn, c_rs_cpl_qpn, c_rs_nq, c_rs_pq};
+  assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rs_qpn, c_rs_nq, c_rs_pq};
+
+  assign qc_in_qpn_o  = c_rq_in_qpn;
+  assign c_rq_pd      = qc_in_pd_i;
+  assign c_rq_sq_base = qc_in_sq_base_i;
+  assign c_rq_sq_ld   = qc_in_sq_ld_i;
+  assign qc_scq_qpn_o = c_rq_cpl_qpn;
+  assign c_rq_cqn     = qc_scq_cqn_i;
+  assign qc_d_qpn_o   = c_rs_qpn;
+  assign c_rs_pd      = qc_d_pd_i;
+  assign qc_rcq_qpn_o = c_rs_cpl_qpn;
+  assign c_rs_cqn     = qc_rcq_cqn_i;
+  assign qc_pq_qpn_o  = c_rs_pq;
+  assign c_rs_pq_pd   = qc_pq_pd_i;
+  assign qc_rq_qpn_o  = c_rs_rq_qpn;
+  assign c_rs_rq_base = qc_rq_base_i;
+  assign c_rs_rq_ld   = qc_rq_ld_i;
 
   // ---- requester -------------------------------------------------------------------------------
   logic                  rctx_req, rctx_avail, rdone;
@@ -312,6 +344,14 @@ module nic_transport #(
     .xl_access_o   (rs_xl_access_o),
     .xl_inv_o      (rs_xl_inv_o),
     .xl_rsp_valid_i(rs_xl_rsp_valid_i),
+    .rr_xl_req_o   (rr_xl_req_o),
+    .rr_xl_gnt_i   (rr_xl_gnt_i),
+    .rr_xl_token_o (rr_xl_token_o),
+    .rr_xl_va_o    (rr_xl_va_o),
+    .rr_xl_len_o   (rr_xl_len_o),
+    .rr_xl_pd_o    (rr_xl_pd_o),
+    .rr_xl_access_o(rr_xl_access_o),
+    .rr_xl_rsp_valid_i(rr_xl_rsp_valid_i),
     .xl_status_i   (xl_status_i),
     .xl_pfn_i      (xl_pfn_i),
     .xl_page_off_i (xl_page_off_i),
@@ -357,6 +397,9 @@ module nic_transport #(
     .ctx_pq_o        (c_rs_pq),
     .ctx_pq_log_mtu_i(c_rs_pq_log_mtu),
     .ctx_pq_pd_i     (c_rs_pq_pd),
+    .ctx_rq_qpn_o    (c_rs_rq_qpn),
+    .ctx_rq_base_i   (c_rs_rq_base),
+    .ctx_rq_ld_i     (c_rs_rq_ld),
     .cpl_valid_o   (rs_cpl_valid_o),
     .cpl_cqn_o     (rs_cpl_cqn_o),
     .cpl_cqe_o     (rs_cpl_cqe_o),
