@@ -100,16 +100,6 @@
 #define NIC_CQE_FLAG_SOLICITED 0x2u
 #define NIC_CQE_FLAG_INVALIDATED 0x4u
 
-/* cap_cq: Fields of the CAP_CQ register. */
-#define NIC_CAP_CQ_LOG_MAX_DEPTH_MASK 0xFFu
-#define NIC_CAP_CQ_MODERATION 0x100u
-
-/* cap_transport: Fields of the CAP_TRANSPORT register. */
-#define NIC_CAP_TRANSPORT_TRANSPORT 0x1u
-#define NIC_CAP_TRANSPORT_READ 0x2u
-#define NIC_CAP_TRANSPORT_SEND_INV 0x4u
-#define NIC_CAP_TRANSPORT_READ_LIMIT_MASK 0xFF00u
-
 /* qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn. */
 #define NIC_QP_STATE_RESET 0x0u
 #define NIC_QP_STATE_READY 0x1u
@@ -746,6 +736,111 @@ static inline void nic_cap_sq_unpack(const uint32_t w[1], struct nic_cap_sq *v)
 	v->log_max_depth = (uint8_t)nic_bits_get(w, 0, 8);
 	v->max_burst_wqes = (uint8_t)nic_bits_get(w, 8, 8);
 	v->wqe_buffer_entries = (uint16_t)nic_bits_get(w, 16, 16);
+}
+
+/* The CAP_CQ register. */
+struct nic_cap_cq {
+	uint8_t log_max_depth; /* log2 of the largest CQ ring */
+	uint8_t moderation; /* the CQ engine moderates interrupts (the MODERATION doorbell word) */
+};
+#define NIC_CAP_CQ_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_cq_pack(const struct nic_cap_cq *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 8, v->log_max_depth);
+	nic_bits_put(w, 8, 1, v->moderation);
+}
+static inline void nic_cap_cq_unpack(const uint32_t w[1], struct nic_cap_cq *v)
+{
+	v->log_max_depth = (uint8_t)nic_bits_get(w, 0, 8);
+	v->moderation = (uint8_t)nic_bits_get(w, 8, 1);
+}
+
+/* The CAP_TRANSPORT register: what of the RoCEv2 transport is built. */
+struct nic_cap_transport {
+	uint8_t transport; /* Send / Receive and Write, ndk_connect_qp (docs/transport.md) */
+	uint8_t read; /* RDMA Read */
+	uint8_t send_inv; /* SendAndInvalidate: the responder invalidates the token */
+	uint8_t read_limit; /* the most Reads a QP may have outstanding in either direction (ORD, IRD; with read) */
+};
+#define NIC_CAP_TRANSPORT_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_cap_transport_pack(const struct nic_cap_transport *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 1, v->transport);
+	nic_bits_put(w, 1, 1, v->read);
+	nic_bits_put(w, 2, 1, v->send_inv);
+	nic_bits_put(w, 8, 8, v->read_limit);
+}
+static inline void nic_cap_transport_unpack(const uint32_t w[1], struct nic_cap_transport *v)
+{
+	v->transport = (uint8_t)nic_bits_get(w, 0, 1);
+	v->read = (uint8_t)nic_bits_get(w, 1, 1);
+	v->send_inv = (uint8_t)nic_bits_get(w, 2, 1);
+	v->read_limit = (uint8_t)nic_bits_get(w, 8, 8);
+}
+
+/* A byte offset into the MSI-X table (from MSIX_TABLE): which vector's entry, which 32-bit word of it (`msix_entry`). */
+struct nic_msix_offset {
+	uint8_t word; /* 0 addr_lo, 1 addr_hi, 2 data, 3 control */
+	uint16_t entry; /* the vector: its entry in the table */
+};
+#define NIC_MSIX_OFFSET_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_msix_offset_pack(const struct nic_msix_offset *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 2, 2, v->word);
+	nic_bits_put(w, 4, 12, v->entry);
+}
+static inline void nic_msix_offset_unpack(const uint32_t w[1], struct nic_msix_offset *v)
+{
+	v->word = (uint8_t)nic_bits_get(w, 2, 2);
+	v->entry = (uint16_t)nic_bits_get(w, 4, 12);
+}
+
+/* The addr_lo word of an MSI-X table entry. */
+struct nic_msix_addr_lo {
+	uint32_t dword; /* the message address's bits [31:2] (bits [1:0] read 0: messages are DWORD aligned, as PCIe says) */
+};
+#define NIC_MSIX_ADDR_LO_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_msix_addr_lo_pack(const struct nic_msix_addr_lo *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 2, 30, v->dword);
+}
+static inline void nic_msix_addr_lo_unpack(const uint32_t w[1], struct nic_msix_addr_lo *v)
+{
+	v->dword = (uint32_t)nic_bits_get(w, 2, 30);
+}
+
+/* The control word of an MSI-X table entry. */
+struct nic_msix_control {
+	uint8_t mask; /* the vector is masked: a request sets its pending bit instead of sending the message */
+};
+#define NIC_MSIX_CONTROL_WORDS 1u /* 32-bit words its fields use */
+static inline void nic_msix_control_pack(const struct nic_msix_control *v, uint32_t w[1])
+{
+	unsigned i;
+
+	for (i = 0; i < 1; i++)
+		w[i] = 0;
+	nic_bits_put(w, 0, 1, v->mask);
+}
+static inline void nic_msix_control_unpack(const uint32_t w[1], struct nic_msix_control *v)
+{
+	v->mask = (uint8_t)nic_bits_get(w, 0, 1);
 }
 
 /* The PORT_MAC_HI register. */

@@ -219,7 +219,8 @@ static inline void fake_reset(void)
 	fk.queues = 16u << 16 | 16u;
 	fk.memory = 1024u << 16 | 64u;
 	fk.msix = 16;
-	fk.cap_cq = NIC_CAP_CQ_MODERATION | 14;
+	const struct nic_cap_cq cap_cq = { .log_max_depth = 14, .moderation = 1 };
+	nic_cap_cq_pack(&cap_cq, &fk.cap_cq);
 }
 
 /* writes to `offset` since write number `from` */

@@ -17,9 +17,11 @@
 /* a device with the transport: read limit 4, MAC e5:f6:a1:b2:c3:d4, IPv4 10.0.0.1 */
 static void transport_device_reset(void)
 {
+	const struct nic_cap_transport cap = {
+		.transport = 1, .read = 1, .send_inv = 1, .read_limit = READ_LIMIT
+	};
 	fake_reset();
-	fk.cap_transport = READ_LIMIT << 8 | NIC_CAP_TRANSPORT_TRANSPORT | NIC_CAP_TRANSPORT_READ |
-			   NIC_CAP_TRANSPORT_SEND_INV;
+	nic_cap_transport_pack(&cap, &fk.cap_transport);
 	fk.mac_lo = 0xa1b2c3d4;
 	fk.mac_hi = 0xe5f6;
 	fk.ipv4 = 0x0a000001;

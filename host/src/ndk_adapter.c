@@ -37,12 +37,15 @@ static uint32_t rd(struct ndk_adapter *adapter, uint32_t offset)
 
 static void msix_mask_all(struct ndk_adapter *adapter)
 {
-	uint32_t v;
+	const struct nic_msix_control masked = { .mask = 1 };
+	uint32_t v, control;
 
+	nic_msix_control_pack(&masked, &control);
 	for (v = 0; v < adapter->msix_vectors; v++)
-		adapter->ops->mmio_write32(
-			adapter->dev,
-			NIC_REG_MSIX_TABLE + 16 * v + offsetof(struct nic_msix_entry, control), 1);
+		adapter->ops->mmio_write32(adapter->dev,
+					   NIC_REG_MSIX_TABLE + sizeof(struct nic_msix_entry) * v +
+						   offsetof(struct nic_msix_entry, control),
+					   control);
 }
 
 /* Objects a previous owner of a real device left behind would keep reading and writing
@@ -65,7 +68,7 @@ static void reset_objects(struct ndk_adapter *adapter)
  * The transport's limits (docs/transport.md): what one WQE slot holds, the read limit of
  * CAP_TRANSPORT, receive queues as deep as send queues, and the port's address.
  */
-static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
+static void probe_transport(struct ndk_adapter *adapter, const struct nic_cap_transport *cap)
 {
 	struct ndk_adapter_info *info = &adapter->info;
 	struct nic_port_mac_hi mac_hi;
@@ -74,8 +77,8 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 	unsigned i;
 
 	adapter->transport = true;
-	adapter->transport_read = cap & NIC_CAP_TRANSPORT_READ;
-	adapter->transport_send_inv = cap & NIC_CAP_TRANSPORT_SEND_INV;
+	adapter->transport_read = cap->read;
+	adapter->transport_send_inv = cap->send_inv;
 	/* every initiator request: a Write or Read WQE holds 2 SGEs (a Send 3) */
 	info->max_initiator_request_sge = NDK_RDMA_MAX_SGE;
 	info->max_read_request_sge = NDK_RDMA_MAX_SGE;
@@ -84,8 +87,8 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 	info->max_inline_data_size = NDK_RDMA_MAX_INLINE;
 	/* a device without Reads takes none, whatever its read limit field says */
 	if (adapter->transport_read) {
-		info->max_inbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
-		info->max_outbound_read_limit = NDK_CAP_TRANSPORT_READ_LIMIT(cap);
+		info->max_inbound_read_limit = cap->read_limit;
+		info->max_outbound_read_limit = cap->read_limit;
 	}
 	info->max_receive_queue_depth = info->max_initiator_queue_depth;
 	/*
@@ -107,13 +110,15 @@ static void probe_transport(struct ndk_adapter *adapter, uint32_t cap)
 static int probe(struct ndk_adapter *adapter)
 {
 	struct ndk_adapter_info *info = &adapter->info;
-	uint32_t version_word, ids_word, queues_word, memory_word, sq_word, sq_bf_word, cq,
-		transport;
+	uint32_t version_word, ids_word, queues_word, memory_word, sq_word, sq_bf_word, cq_word,
+		transport_word;
 	struct nic_version version;
 	struct nic_ids ids;
 	struct nic_cap_queues queues;
 	struct nic_cap_memory memory;
 	struct nic_cap_sq sq;
+	struct nic_cap_cq cq;
+	struct nic_cap_transport transport;
 	struct nic_cap_sq_bf sq_bf;
 	unsigned log_sq, log_cq;
 
@@ -133,8 +138,10 @@ static int probe(struct ndk_adapter *adapter)
 	adapter->msix_vectors = rd(adapter, NIC_REG_CAP_MSIX);
 	sq_word = rd(adapter, NIC_REG_CAP_SQ);
 	nic_cap_sq_unpack(&sq_word, &sq);
-	cq = rd(adapter, NIC_REG_CAP_CQ);
-	transport = rd(adapter, NIC_REG_CAP_TRANSPORT);
+	cq_word = rd(adapter, NIC_REG_CAP_CQ);
+	nic_cap_cq_unpack(&cq_word, &cq);
+	transport_word = rd(adapter, NIC_REG_CAP_TRANSPORT);
+	nic_cap_transport_unpack(&transport_word, &transport);
 	/* a core without BlueFlame reads 0 here (the address was unmapped before) */
 	sq_bf_word = rd(adapter, NIC_REG_CAP_SQ_BF);
 	nic_cap_sq_bf_unpack(&sq_bf_word, &sq_bf);
@@ -145,7 +152,7 @@ static int probe(struct ndk_adapter *adapter)
 	adapter->num_mrs = memory.num_mrs;
 	adapter->mtt_entries = memory.mtt_entries;
 	log_sq = sq.log_max_depth;
-	log_cq = cq & NIC_CAP_CQ_LOG_MAX_DEPTH_MASK;
+	log_cq = cq.log_max_depth;
 	/*
 	 * What this driver can drive: CQ numbers travel in 8-bit QP_CREATE fields, ring indices
 	 * are 16 bits (so the owner phase needs log depth <= 15), and NDK promises at least 16
@@ -187,11 +194,11 @@ static int probe(struct ndk_adapter *adapter)
 	info->max_mr_count = adapter->num_mrs;
 	/* the device has no separate read-sink right: the flag is accepted and ignored */
 	info->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
-	if (cq & NIC_CAP_CQ_MODERATION)
+	if (cq.moderation)
 		info->adapter_flags |= NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
 	adapter->log_mtu = NDK_LOG_MTU_DEFAULT;
-	if (transport & NIC_CAP_TRANSPORT_TRANSPORT)
-		probe_transport(adapter, transport);
+	if (transport.transport)
+		probe_transport(adapter, &transport);
 	return 0;
 }
 

@@ -47,8 +47,10 @@ ndk_status ndk_cq_error(const struct ndk_cq *cq)
 
 static void msix_program(struct ndk_adapter *adapter, uint32_t vector)
 {
-	uint32_t entry = NIC_REG_MSIX_TABLE + 16 * vector;
+	uint32_t entry = NIC_REG_MSIX_TABLE + sizeof(struct nic_msix_entry) * vector;
 	const struct ndk_backend_ops *ops = adapter->ops;
+	const struct nic_msix_control unmasked = { .mask = 0 };
+	uint32_t control;
 
 	/* the message: a write of `vector` into the interrupt window, one word per vector */
 	ops->mmio_write32(adapter->dev, entry + offsetof(struct nic_msix_entry, addr_lo),
@@ -56,7 +58,8 @@ static void msix_program(struct ndk_adapter *adapter, uint32_t vector)
 	ops->mmio_write32(adapter->dev, entry + offsetof(struct nic_msix_entry, addr_hi), 0);
 	ops->mmio_write32(adapter->dev, entry + offsetof(struct nic_msix_entry, data), vector);
 	/* unmasked last, once the entry is complete */
-	ops->mmio_write32(adapter->dev, entry + offsetof(struct nic_msix_entry, control), 0);
+	nic_msix_control_pack(&unmasked, &control);
+	ops->mmio_write32(adapter->dev, entry + offsetof(struct nic_msix_entry, control), control);
 }
 
 ndk_status ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth, ndk_cq_notification_fn fn,

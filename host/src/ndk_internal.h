@@ -287,10 +287,7 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
  * The transport (CAP_TRANSPORT) and its limits
  */
 
-/* CAP_TRANSPORT fields: NIC_CAP_TRANSPORT_* (formats/nic.toml) */
-#define NDK_CAP_TRANSPORT_READ_LIMIT(cap)             \
-	(((cap)&NIC_CAP_TRANSPORT_READ_LIMIT_MASK) >> \
-	 __builtin_ctz(NIC_CAP_TRANSPORT_READ_LIMIT_MASK))
+/* CAP_TRANSPORT's fields: struct nic_cap_transport (formats/nic.toml) */
 
 /* SGE limits reported by a device without the transport (no request uses them) */
 #define NDK_NO_TRANSPORT_MAX_SGE 4u

@@ -409,6 +409,9 @@ module nic_cq_engine #(
   end
 
   logic [NumCqs*16-1:0] tim_tick;   // on a tick: the held CQs' timers after it
+  nic_pkg::cq_moderation_t tick_mod, wr_mod;  // a CQ's moderation word, read as its format
+  logic unused_mod_fields;          // the timer needs only the interval, a CQE only the count
+  assign unused_mod_fields = ^{tick_mod.count, wr_mod.interval_us};
 
   always_comb begin
     valid_d    = valid_q;
@@ -430,16 +433,20 @@ module nic_cq_engine #(
     // Moderation: the timer runs while the arm is satisfied and held; it restarts otherwise.
     tlive_d = hold & (tlive_q | {NumCqs{us_tick_i}});
     tim_tick = '0;
+    tick_mod = '0;
     if (us_tick_i && hold != '0) begin
       for (int c = 0; c < NumCqs; c++) begin
         if (hold[c]) begin
+          tick_mod             = mod_q[c];
           tim_tick[16*c +: 16] = sat_inc(tlive_q[c] ? tim_q[c] : 16'd0);
-          treach_d[c] = mod_q[c][31:16] != 16'd0 && tim_tick[16*c +: 16] >= mod_q[c][31:16];
+          treach_d[c] = tick_mod.interval_us != 16'd0
+                        && tim_tick[16*c +: 16] >= tick_mod.interval_us;
         end
       end
     end
 
     // 2. The accepted record: a CQE advances pi, the error record sets error.
+    wr_mod = mod_q[wr_cqn_q];
     if (commit) begin
       if (wr_is_err_q) begin
         error_d[wr_cqn_q] = 1'b1;
@@ -447,8 +454,7 @@ module nic_cq_engine #(
         nonempty_d[wr_cqn_q] = c_pi != c_ci;
         solp_d[wr_cqn_q]     = c_ss < (c_pi - c_ci);
         newz_d[wr_cqn_q]     = 1'b0;
-        creach_d[wr_cqn_q]   = mod_q[wr_cqn_q][15:0] != 16'd0
-                               && c_new_next >= mod_q[wr_cqn_q][15:0];
+        creach_d[wr_cqn_q]   = wr_mod.count != 16'd0 && c_new_next >= wr_mod.count;
       end
     end
     newz_d   = newz_d | fire;
@@ -702,10 +708,12 @@ module nic_cq_engine #(
   // summarise.
   function automatic logic cq_consistent(input logic [CqBits-1:0] n);
     logic [15:0] pi, ci, cnt, intv, nw, tm;
+    nic_pkg::cq_moderation_t m;
     pi   = pi_q[16*n +: 16];
     ci   = ci_q[16*n +: 16];
-    cnt  = mod_q[n][15:0];
-    intv = mod_q[n][31:16];
+    m    = mod_q[n];
+    cnt  = m.count;
+    intv = m.interval_us;
     nw   = newz_q[n] ? 16'd0 : new_q[n];
     tm   = tlive_q[n] ? tim_q[n] : 16'd0;
     cq_consistent = !valid_q[n]

@@ -332,6 +332,8 @@ module nic_csr #(
   nic_pkg::cap_queues_t  cap_queues;
   nic_pkg::cap_memory_t  cap_memory;
   nic_pkg::cap_sq_t      cap_sq;
+  nic_pkg::cap_cq_t      cap_cq;
+  nic_pkg::cap_transport_t cap_transport;
   nic_pkg::port_mac_hi_t port_mac_hi;
   nic_pkg::cap_sq_bf_t   cap_sq_bf;
 
@@ -352,6 +354,16 @@ module nic_csr #(
     cap_sq.wqe_buffer_entries = 16'(WqeBufEntries);
     cap_sq.max_burst_wqes     = 8'(MaxBurstWqes);
     cap_sq.log_max_depth      = 8'(LogMaxSqDepth);
+    cap_cq                    = '0;
+    cap_cq.moderation         = 1'b1;
+    cap_cq.log_max_depth      = 8'(LogMaxCqDepth);
+    // the transport: Send / Receive, Write, SendAndInvalidate and Read (at most MaxReads
+    // outstanding per QP in either direction)
+    cap_transport             = '0;
+    cap_transport.transport   = 1'b1;
+    cap_transport.read        = 1'b1;
+    cap_transport.send_inv    = 1'b1;
+    cap_transport.read_limit  = 8'(MaxReads);
     port_mac_hi               = '0;
     port_mac_hi.mac_hi        = port_mac_i[47:32];
     cap_sq_bf                 = '0;
@@ -380,13 +392,8 @@ module nic_csr #(
       nic_pkg::REG_CAP_MEMORY:     rd_const = cap_memory;
       nic_pkg::REG_CAP_MSIX:       rd_const = 32'(MsixVectors);
       nic_pkg::REG_CAP_SQ:         rd_const = cap_sq;
-      nic_pkg::REG_CAP_CQ:         rd_const = nic_pkg::CAP_CQ_MODERATION | 32'(LogMaxCqDepth);
-      // the transport: Send / Receive, Write, SendAndInvalidate and Read (at most MaxReads
-      // outstanding per QP in either direction)
-      nic_pkg::REG_CAP_TRANSPORT:  rd_const = nic_pkg::CAP_TRANSPORT_TRANSPORT
-                                              | nic_pkg::CAP_TRANSPORT_SEND_INV
-                                              | nic_pkg::CAP_TRANSPORT_READ
-                                              | (32'(8'(MaxReads)) << 8);
+      nic_pkg::REG_CAP_CQ:         rd_const = cap_cq;
+      nic_pkg::REG_CAP_TRANSPORT:  rd_const = cap_transport;
       nic_pkg::REG_PORT_MAC_LO:    rd_const = port_mac_i[31:0];
       nic_pkg::REG_PORT_MAC_HI:    rd_const = port_mac_hi;
       nic_pkg::REG_PORT_IPV4:      rd_const = port_ipv4_i;

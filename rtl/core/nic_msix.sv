@@ -4,8 +4,10 @@
 // Register port (from nic_csr; offsets are bytes from MSIX_TABLE, 32-bit accesses):
 //   reg_wr_valid_i / reg_wr_addr_i / reg_wr_data_i / reg_wr_strb_i: one write per pulse.
 //   reg_rd_addr_i -> reg_rd_data_o: combinational read (nic_csr registers the result).
-//   Table: vector v at 16*v: {addr_lo, addr_hi, data, control}; control bit 0 is the mask, the
-//   other control bits read 0. addr_lo[1:0] read 0 (messages are DWORD aligned, as PCIe says).
+//   Table: vector v at 16*v: {addr_lo, addr_hi, data, control} (nic_pkg::msix_offset_t names the
+//   vector and the word); the control word's mask (msix_control_t) is the only control bit, the
+//   others read 0; addr_lo keeps only its dword address (msix_addr_lo_t: messages are DWORD
+//   aligned, as PCIe says).
 //   PBA: at MSIX_PBA - MSIX_TABLE, 32 vectors per register, read-only. Anything else reads 0 and
 //   ignores writes.
 // Interrupt requests (from nic_cq_engine): irq_valid_i / irq_vector_i / irq_ready_o.
@@ -64,39 +66,52 @@ module nic_msix #(
   logic [VecBits-1:0]  msg_vec_q, msg_vec_d;     // vector of the message (checked by assertions)
 
   // ---- register writes ----
-  logic               wr_table;                  // the write hits the table
-  logic [VecBits-1:0] wr_vec;
-  logic [1:0]         wr_word;
-  logic [31:0]        wr_old, wr_merged;
-  logic               we_addr_lo, we_addr_hi, we_data;
+  // the words of an entry, as msix_offset_t.word numbers them
+  localparam logic [1:0] WordAddrLo = 2'd0, WordAddrHi = 2'd1, WordData = 2'd2, WordControl = 2'd3;
+
+  nic_pkg::msix_offset_t  wr_off;
+  logic                   wr_table;                  // the write hits the table
+  logic [VecBits-1:0]     wr_vec;
+  logic [1:0]             wr_word;
+  logic [31:0]            wr_old, wr_merged;
+  nic_pkg::msix_control_t ctl_old, ctl_new;
+  nic_pkg::msix_addr_lo_t merged_addr_lo, addr_lo_new;
+  logic                   we_addr_lo, we_addr_hi, we_data;
 
   always_comb begin
+    wr_off    = reg_wr_addr_i;
     wr_table  = reg_wr_valid_i && (32'(reg_wr_addr_i) < MsixVectors * 16);
-    wr_vec    = VecBits'(reg_wr_addr_i[15:4]);
-    wr_word   = reg_wr_addr_i[3:2];
+    wr_vec    = VecBits'(wr_off.entry);
+    wr_word   = wr_off.word;
+    ctl_old   = '0;
     wr_old    = 32'd0;
     wr_merged = 32'd0;
     // The merged word matters only for a table write (no per-cycle work on an idle port).
     if (wr_table) begin
+      ctl_old.mask = mask_q[wr_vec];
       unique case (wr_word)
-        2'd0:    wr_old = addr_lo_mem[wr_vec];
-        2'd1:    wr_old = addr_hi_mem[wr_vec];
-        2'd2:    wr_old = data_mem[wr_vec];
-        default: wr_old = {31'b0, mask_q[wr_vec]};
+        WordAddrLo: wr_old = addr_lo_mem[wr_vec];
+        WordAddrHi: wr_old = addr_hi_mem[wr_vec];
+        WordData:   wr_old = data_mem[wr_vec];
+        default:    wr_old = ctl_old;
       endcase
       for (int b = 0; b < 4; b++) begin
         wr_merged[8*b +: 8] = reg_wr_strb_i[b] ? reg_wr_data_i[8*b +: 8] : wr_old[8*b +: 8];
       end
     end
-    we_addr_lo = wr_table && (wr_word == 2'd0);
-    we_addr_hi = wr_table && (wr_word == 2'd1);
-    we_data    = wr_table && (wr_word == 2'd2);
+    we_addr_lo  = wr_table && (wr_word == WordAddrLo);
+    we_addr_hi  = wr_table && (wr_word == WordAddrHi);
+    we_data     = wr_table && (wr_word == WordData);
+    ctl_new     = wr_merged;
+    merged_addr_lo    = wr_merged;
+    addr_lo_new       = '0;
+    addr_lo_new.dword = merged_addr_lo.dword;
   end
 
   // RAM write ports (one inference template: write enable, no reset).
   always_ff @(posedge clk_i) begin
     if (we_addr_lo) begin
-      addr_lo_mem[wr_vec] <= {wr_merged[31:2], 2'b00};
+      addr_lo_mem[wr_vec] <= addr_lo_new;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -111,13 +126,17 @@ module nic_msix #(
   end
 
   // ---- register reads ----
+  nic_pkg::msix_offset_t     rd_off;
+  nic_pkg::msix_control_t    rd_ctl;
   logic [VecBits-1:0]        rd_vec;
   logic [PbaBits-1:0]        pba_bits;
   logic [15:0]               rd_pba_word;
   nic_pkg::msix_entry_t      rd_entry;
 
   always_comb begin
-    rd_vec               = VecBits'(reg_rd_addr_i[15:4]);
+    rd_off               = reg_rd_addr_i;
+    rd_vec               = VecBits'(rd_off.entry);
+    rd_ctl               = '0;
     pba_bits             = '0;
     pba_bits[MsixVectors-1:0] = pend_q;
     rd_pba_word          = (reg_rd_addr_i - PbaOffset) >> 2;
@@ -127,12 +146,13 @@ module nic_msix #(
       rd_entry.addr_lo = addr_lo_mem[rd_vec];
       rd_entry.addr_hi = addr_hi_mem[rd_vec];
       rd_entry.data    = data_mem[rd_vec];
-      rd_entry.control = {31'b0, mask_q[rd_vec]};
-      unique case (reg_rd_addr_i[3:2])
-        2'd0:    reg_rd_data_o = rd_entry.addr_lo;
-        2'd1:    reg_rd_data_o = rd_entry.addr_hi;
-        2'd2:    reg_rd_data_o = rd_entry.data;
-        default: reg_rd_data_o = rd_entry.control;
+      rd_ctl.mask      = mask_q[rd_vec];
+      rd_entry.control = rd_ctl;
+      unique case (rd_off.word)
+        WordAddrLo: reg_rd_data_o = rd_entry.addr_lo;
+        WordAddrHi: reg_rd_data_o = rd_entry.addr_hi;
+        WordData:   reg_rd_data_o = rd_entry.data;
+        default:    reg_rd_data_o = rd_entry.control;
       endcase
     end else if (reg_rd_addr_i >= PbaOffset && 32'(rd_pba_word) < PbaWords) begin
       reg_rd_data_o = pba_bits[32*rd_pba_word +: 32];
@@ -188,7 +208,6 @@ module nic_msix #(
       launch_entry.addr_lo = addr_lo_mem[launch_vec];
       launch_entry.addr_hi = addr_hi_mem[launch_vec];
       launch_entry.data    = data_mem[launch_vec];
-      launch_entry.control = {31'b0, mask_q[launch_vec]};
     end
   end
 
@@ -215,9 +234,9 @@ module nic_msix #(
         pend_d[pend_vec] = 1'b0;
       end
     end
-    // Software writes the control word: bit 0 is the mask (the other bits are reserved).
-    if (wr_table && wr_word == 2'd3) begin
-      mask_d[wr_vec] = wr_merged[0];
+    // Software writes the control word: the mask (the other bits are reserved).
+    if (wr_table && wr_word == WordControl) begin
+      mask_d[wr_vec] = ctl_new.mask;
     end
   end
 
@@ -247,6 +266,10 @@ module nic_msix #(
   // bits are reserved: the message does not need it.
   logic unused_launch_control;
   assign unused_launch_control = ^launch_entry.control;
+  // the formats' reserved bits: offsets are 32-bit aligned, the other control bits and the low
+  // address bits read 0
+  logic unused_reserved;
+  assign unused_reserved = ^{wr_off.rsvd_0, rd_off.rsvd_0, ctl_new.rsvd_1, merged_addr_lo.rsvd_0};
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block: they read the values before the edge (what a

@@ -98,16 +98,6 @@ package nic_pkg;
   localparam logic [7:0] CQE_FLAG_SOLICITED = 8'h2;
   localparam logic [7:0] CQE_FLAG_INVALIDATED = 8'h4;
 
-  // cap_cq: Fields of the CAP_CQ register.
-  localparam logic [31:0] CAP_CQ_LOG_MAX_DEPTH_MASK = 32'hFF;
-  localparam logic [31:0] CAP_CQ_MODERATION = 32'h100;
-
-  // cap_transport: Fields of the CAP_TRANSPORT register.
-  localparam logic [31:0] CAP_TRANSPORT_TRANSPORT = 32'h1;
-  localparam logic [31:0] CAP_TRANSPORT_READ = 32'h2;
-  localparam logic [31:0] CAP_TRANSPORT_SEND_INV = 32'h4;
-  localparam logic [31:0] CAP_TRANSPORT_READ_LIMIT_MASK = 32'hFF00;
-
   // qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn.
   localparam logic [1:0] QP_STATE_RESET = 2'h0;
   localparam logic [1:0] QP_STATE_READY = 2'h1;
@@ -394,6 +384,42 @@ package nic_pkg;
     logic [7:0] max_burst_wqes;  // most WQEs one fetch reads
     logic [7:0] log_max_depth;  // largest send ring: 2^log_max_depth WQEs
   } cap_sq_t;
+
+  // cap_cq (32 bits): The CAP_CQ register.
+  typedef struct packed {
+    logic [22:0] rsvd_9;
+    logic moderation;  // the CQ engine moderates interrupts (the MODERATION doorbell word)
+    logic [7:0] log_max_depth;  // log2 of the largest CQ ring
+  } cap_cq_t;
+
+  // cap_transport (32 bits): The CAP_TRANSPORT register: what of the RoCEv2 transport is built.
+  typedef struct packed {
+    logic [15:0] rsvd_16;
+    logic [7:0] read_limit;  // the most Reads a QP may have outstanding in either direction (ORD, IRD; with read)
+    logic [4:0] rsvd_3;
+    logic send_inv;  // SendAndInvalidate: the responder invalidates the token
+    logic read;  // RDMA Read
+    logic transport;  // Send / Receive and Write, ndk_connect_qp (docs/transport.md)
+  } cap_transport_t;
+
+  // msix_offset (16 bits): A byte offset into the MSI-X table (from MSIX_TABLE): which vector's entry, which 32-bit word of it (`msix_entry`).
+  typedef struct packed {
+    logic [11:0] entry;  // the vector: its entry in the table
+    logic [1:0] word;  // 0 addr_lo, 1 addr_hi, 2 data, 3 control
+    logic [1:0] rsvd_0;
+  } msix_offset_t;
+
+  // msix_addr_lo (32 bits): The addr_lo word of an MSI-X table entry.
+  typedef struct packed {
+    logic [29:0] dword;  // the message address's bits [31:2] (bits [1:0] read 0: messages are DWORD aligned, as PCIe says)
+    logic [1:0] rsvd_0;
+  } msix_addr_lo_t;
+
+  // msix_control (32 bits): The control word of an MSI-X table entry.
+  typedef struct packed {
+    logic [30:0] rsvd_1;
+    logic mask;  // the vector is masked: a request sets its pending bit instead of sending the message
+  } msix_control_t;
 
   // port_mac_hi (32 bits): The PORT_MAC_HI register.
   typedef struct packed {
