@@ -100,6 +100,10 @@
 #define NIC_CQE_FLAG_SOLICITED 0x2u
 #define NIC_CQE_FLAG_INVALIDATED 0x4u
 
+/* log_mtu: The path MTUs QP_CONNECT accepts: 2^log_mtu bytes of payload (a QP_CONNECT outside them leaves the QP READY). */
+#define NIC_LOG_MTU_MIN 0x8u
+#define NIC_LOG_MTU_MAX 0xCu
+
 /* qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn. */
 #define NIC_QP_STATE_RESET 0x0u
 #define NIC_QP_STATE_READY 0x1u
@@ -390,7 +394,7 @@ static inline void nic_cmd_unpack(const uint32_t w[1], struct nic_cmd *v)
 	v->index = (uint16_t)nic_bits_get(w, 8, 16);
 }
 
-/* QP_CREATE arguments. The QP becomes READY if sq_log_depth <= CAP_SQ.log_max_depth and the SQ ring is 4 KiB aligned, else it stays in RESET. */
+/* QP_CREATE arguments. The QP becomes READY if sq_log_depth and rq_log_depth are <= CAP_SQ.log_max_depth (receive rings are as deep as send rings) and the SQ ring is 4 KiB aligned, else it stays in RESET. */
 struct nic_cmd_qp_create {
 	uint64_t sq_base; /* logical address of the send ring (4 KiB aligned) */
 	uint16_t pd; /* protection domain */
@@ -480,7 +484,7 @@ static inline void nic_cmd_mr_init_unpack(const uint32_t w[4], struct nic_cmd_mr
 	v->is_mw = (uint8_t)nic_bits_get(w, 97, 1);
 }
 
-/* QP_CONNECT arguments: the peer and the connection's limits. */
+/* QP_CONNECT arguments: the peer and the connection's limits. A READY QP becomes RTS if log_mtu is LOG_MTU_MIN..LOG_MTU_MAX and both read limits are <= CAP_TRANSPORT.read_limit; otherwise (or in another state) nothing changes: the driver reads QP_STATE back. */
 struct nic_cmd_qp_connect {
 	uint64_t peer_mac; /* the peer's MAC (mac[47:40] is the first byte on the wire) */
 	uint32_t peer_ipv4; /* the peer's IPv4 address */
@@ -764,7 +768,7 @@ struct nic_cap_transport {
 	uint8_t transport; /* Send / Receive and Write, ndk_connect_qp (docs/transport.md) */
 	uint8_t read; /* RDMA Read */
 	uint8_t send_inv; /* SendAndInvalidate: the responder invalidates the token */
-	uint8_t read_limit; /* the most Reads a QP may have outstanding in either direction (ORD, IRD; with read) */
+	uint8_t read_limit; /* the most Reads a QP may have outstanding in either direction (ORD, IRD; with read): QP_CONNECT refuses more */
 };
 #define NIC_CAP_TRANSPORT_WORDS 1u /* 32-bit words its fields use */
 static inline void nic_cap_transport_pack(const struct nic_cap_transport *v, uint32_t w[1])

@@ -318,7 +318,7 @@ int ndk_adapter_set_path_mtu(struct ndk_adapter *adapter, uint32_t mtu)
 {
 	unsigned log_mtu = ndk_log2_ceil(mtu);
 
-	if (!adapter || log_mtu < NDK_LOG_MTU_MIN || log_mtu > NDK_LOG_MTU_MAX ||
+	if (!adapter || log_mtu < NIC_LOG_MTU_MIN || log_mtu > NIC_LOG_MTU_MAX ||
 	    mtu != 1u << log_mtu)
 		return -EINVAL;
 	pthread_mutex_lock(&adapter->lock);

@@ -313,9 +313,8 @@ uint32_t ndk_moderation_word(uint32_t interval_us, uint32_t count, uint32_t cq_d
  */
 #define NDK_MAX_TRANSFER_LENGTH (1u << 30)
 
-/* Path MTU of the connections an adapter makes (cmd_qp_connect.log_mtu): 256..4096 bytes */
-#define NDK_LOG_MTU_MIN	    8u
-#define NDK_LOG_MTU_MAX	    12u
+/* Path MTU of the connections an adapter makes (cmd_qp_connect.log_mtu): the device accepts
+   NIC_LOG_MTU_MIN..NIC_LOG_MTU_MAX (256..4096 bytes) */
 #define NDK_LOG_MTU_DEFAULT 10u /* 1024 bytes */
 
 struct ndk_pd {

@@ -296,7 +296,8 @@ module nic_core #(
   nic_qp_ctx #(
     .NumQps       (NumQps),
     .NumCqs       (NumCqs),
-    .LogMaxSqDepth(LogMaxSqDepth)
+    .LogMaxSqDepth(LogMaxSqDepth),
+    .MaxReads     (MaxReads)
   ) u_qp_ctx (
     .clk_i                (clk_i),
     .rst_i                (rst_i),

@@ -13,12 +13,14 @@
 // Commands (one-cycle pulses from nic_csr, applied in that cycle; a QP number >= NumQps is
 // ignored). nic_qp_ctx is the one place that judges the QP commands' arguments; a refused command
 // leaves the state as it was, which the driver reads back (QP_STATE):
-//   QP_CREATE: READY if sq_log_depth <= LogMaxSqDepth and the SQ ring is 4 KiB aligned, else the
-//              QP stays / goes to RESET. The fields are written either way.
+//   QP_CREATE: READY if sq_log_depth and rq_log_depth are <= LogMaxSqDepth (CAP_SQ's; receive
+//              rings are as deep as send rings) and the SQ ring is 4 KiB aligned, else the QP
+//              stays / goes to RESET. The fields are written either way.
 //   QP_DESTROY: RESET. qp_reset_o pulses for QP_CREATE and QP_DESTROY alike (the old ring's WQEs
 //              are gone either way).
 //   QP_FLUSH: ERROR (a QP in RESET stays there).
-//   QP_CONNECT: READY -> RTS (ignored in any other state).
+//   QP_CONNECT: READY -> RTS if log_mtu is 8..12 and ORD and IRD are <= MaxReads (CAP_TRANSPORT's
+//              read limit); ignored in any other state or with other arguments.
 // Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the dispatcher or
 // the transport, when a doorbell would overrun its ring (nic_wqe_fetch), or while its send or
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
@@ -38,7 +40,8 @@
 module nic_qp_ctx #(
   parameter int NumQps        = 16,  // queue pairs, 1..256
   parameter int NumCqs        = 16,  // completion queues, 1..256
-  parameter int LogMaxSqDepth = 12   // largest send queue: 2^LogMaxSqDepth WQEs, <= 15
+  parameter int LogMaxSqDepth = 12,  // largest send (and receive) queue: 2^LogMaxSqDepth WQEs, <= 15
+  parameter int MaxReads      = 32   // largest ORD and IRD QP_CONNECT accepts (as nic_core)
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -98,7 +101,7 @@ module nic_qp_ctx #(
   nic_pkg::cmd_qp_create_t  create_args;
   nic_pkg::cmd_qp_connect_t connect_args;
   logic                     cmd_qp, qp_create, qp_destroy, qp_flush, qp_connect;
-  logic                     create_ok;
+  logic                     create_ok, connect_ok;
   logic [7:0]              cmd_qpn;
   logic [QpW-1:0]          cmd_idx;
 
@@ -112,13 +115,21 @@ module nic_qp_ctx #(
   assign qp_flush    = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_FLUSH;
   assign qp_connect  = cmd_qp && cmd_op_i == nic_pkg::CMD_QP_CONNECT;
   assign create_ok   = 32'(create_args.sq_log_depth) <= LogMaxSqDepth &&
+                       32'(create_args.rq_log_depth) <= LogMaxSqDepth &&
                        create_args.sq_base[11:0] == 12'd0;
+  // the path MTUs the framing and the packet counts handle (256..4096 bytes), and no more Reads
+  // than the requester's read ring holds and CAP_TRANSPORT reports
+  assign connect_ok  = connect_args.log_mtu >= nic_pkg::LOG_MTU_MIN &&
+                       connect_args.log_mtu <= nic_pkg::LOG_MTU_MAX &&
+                       32'(connect_args.outbound_read_limit) <= MaxReads &&
+                       32'(connect_args.inbound_read_limit) <= MaxReads;
 
   assign qp_reset_o     = qp_create || qp_destroy;
   assign qp_reset_qpn_o = cmd_qpn;
 
-  // The SQ ring's low address bits and the depths' high bits are only checked. QP_CONNECT's fields
-  // are the transport's (nic_tp_qp_ctx and the PSNs of its engines).
+  // The SQ ring's low address bits and the depths' high bits are only checked. Of QP_CONNECT only
+  // the checked fields are read here (the rest is the transport's: nic_tp_qp_ctx and the PSNs of
+  // its engines), so the whole struct is named, not its fields one by one.
   logic unused_args;
   assign unused_args = ^{create_args.rsvd_192, create_args.rsvd_112, create_args.sq_log_depth[7:4],
                          create_args.rq_log_depth[7:4], connect_args};
@@ -186,7 +197,7 @@ module nic_qp_ctx #(
       if (rsp_err_hit) begin
         state_q[2*rsp_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
-      if (qp_connect && state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
+      if (qp_connect && connect_ok && state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
         state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;
       end
       if (qp_flush && state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin

@@ -98,6 +98,10 @@ package nic_pkg;
   localparam logic [7:0] CQE_FLAG_SOLICITED = 8'h2;
   localparam logic [7:0] CQE_FLAG_INVALIDATED = 8'h4;
 
+  // log_mtu: The path MTUs QP_CONNECT accepts: 2^log_mtu bytes of payload (a QP_CONNECT outside them leaves the QP READY).
+  localparam logic [7:0] LOG_MTU_MIN = 8'h8;
+  localparam logic [7:0] LOG_MTU_MAX = 8'hC;
+
   // qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn.
   localparam logic [1:0] QP_STATE_RESET = 2'h0;
   localparam logic [1:0] QP_STATE_READY = 2'h1;
@@ -270,7 +274,7 @@ package nic_pkg;
     logic [7:0] opcode;  // cmd
   } cmd_t;
 
-  // cmd_qp_create (256 bits): QP_CREATE arguments. The QP becomes READY if sq_log_depth <= CAP_SQ.log_max_depth and the SQ ring is 4 KiB aligned, else it stays in RESET.
+  // cmd_qp_create (256 bits): QP_CREATE arguments. The QP becomes READY if sq_log_depth and rq_log_depth are <= CAP_SQ.log_max_depth (receive rings are as deep as send rings) and the SQ ring is 4 KiB aligned, else it stays in RESET.
   typedef struct packed {
     logic [63:0] rsvd_192;
     logic [63:0] rq_base;  // logical address of the receive ring
@@ -303,7 +307,7 @@ package nic_pkg;
     logic [15:0] pd;  // protection domain
   } cmd_mr_init_t;
 
-  // cmd_qp_connect (256 bits): QP_CONNECT arguments: the peer and the connection's limits.
+  // cmd_qp_connect (256 bits): QP_CONNECT arguments: the peer and the connection's limits. A READY QP becomes RTS if log_mtu is LOG_MTU_MIN..LOG_MTU_MAX and both read limits are <= CAP_TRANSPORT.read_limit; otherwise (or in another state) nothing changes: the driver reads QP_STATE back.
   typedef struct packed {
     logic [39:0] rsvd_216;
     logic [7:0] inbound_read_limit;  // IRD: the most Reads it serves at once as responder
@@ -395,7 +399,7 @@ package nic_pkg;
   // cap_transport (32 bits): The CAP_TRANSPORT register: what of the RoCEv2 transport is built.
   typedef struct packed {
     logic [15:0] rsvd_16;
-    logic [7:0] read_limit;  // the most Reads a QP may have outstanding in either direction (ORD, IRD; with read)
+    logic [7:0] read_limit;  // the most Reads a QP may have outstanding in either direction (ORD, IRD; with read): QP_CONNECT refuses more
     logic [4:0] rsvd_3;
     logic send_inv;  // SendAndInvalidate: the responder invalidates the token
     logic read;  // RDMA Read
