@@ -477,7 +477,9 @@ lint-boards:
 # The resource estimate of a whole board top, nic_core included (Yosys synth_xilinx -family xcup,
 # vendor IPs as black boxes): make synth-board BOARD=vcu118. Tens of minutes; not in CI.
 # CORE=0 leaves nic_core a black box: what the board adds around the core, in a few minutes.
-SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,full)
+# CORE=only synthesizes nic_core alone at the board's parameters (about an hour of one core);
+# CORE=0 plus CORE=only is the whole top's estimate in two runs.
+SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,$(if $(filter only,$(CORE)),core,full))
 synth-board:
 	@mkdir -p $(BUILD)/synth
 	@test -n '$(BOARD)' || { echo 'synth-board: BOARD=vcu118 or BOARD=u200'; exit 1; }
