@@ -372,7 +372,7 @@ help:
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
 	@echo '  synth-eth    Yosys resource estimate of the Ethernet port (rtl/eth) for UltraScale+, both widths'
-	@echo '  synth-board  BOARD=vcu118|u200: Yosys resource estimate of a whole board top for UltraScale+'
+	@echo '  synth-board  BOARD=vcu118|u200: Yosys resource estimate of a whole board top for UltraScale+ (CORE=0: nic_core a black box; CORE=only: nic_core alone at the board parameters)'
 	@echo '  make -C fw/vcu118 (or fw/u200): the board image with Vivado (fw/<board>/README.md)'
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
 	@echo '  interop-full  ndknic against rdma_rxe and rdma-core / perftest in a QEMU guest, perftest'
@@ -477,7 +477,9 @@ lint-boards:
 # The resource estimate of a whole board top, nic_core included (Yosys synth_xilinx -family xcup,
 # vendor IPs as black boxes): make synth-board BOARD=vcu118. Tens of minutes; not in CI.
 # CORE=0 leaves nic_core a black box: what the board adds around the core, in a few minutes.
-SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,full)
+# CORE=only synthesizes nic_core alone at the board's parameters (about an hour of one core);
+# CORE=0 plus CORE=only is the whole top's estimate in two runs.
+SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,$(if $(filter only,$(CORE)),core,full))
 synth-board:
 	@mkdir -p $(BUILD)/synth
 	@test -n '$(BOARD)' || { echo 'synth-board: BOARD=vcu118 or BOARD=u200'; exit 1; }

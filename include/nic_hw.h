@@ -46,6 +46,7 @@
 #define NIC_REG_CQ_DB_BASE 0x200000u
 #define NIC_REG_MSIX_TABLE 0x300000u
 #define NIC_REG_MSIX_PBA 0x308000u
+#define NIC_REG_BOARD_ETH_BASE 0x3F0000u
 #define NIC_DB_SQ_PI 0x0u /* offset of the SQ producer index in a QP doorbell page */
 #define NIC_DB_SQ_BF 0x800u /* offset of the BlueFlame WQE copy (64 bytes) in a QP doorbell page */
 #define NIC_DB_RQ_PI 0x8u /* offset of the RQ producer index in a QP doorbell page */

@@ -76,6 +76,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 	{
 		m_->rst_i = in.rst;
 		m_->us_tick_i = in.us_tick;
+		m_->msix_fn_masked_i = in.msix_fn_masked;
 		m_->port_mac_i = in.port_mac;
 		m_->port_ipv4_i = in.port_ipv4;
 		m_->s_axil_awaddr_i = in.axil_awaddr;
@@ -90,7 +91,7 @@ template <class M, unsigned W> class ModelOf final : public Model {
 		m_->m_axi_awready_i = in.awready;
 		m_->m_axi_wready_i = in.wready;
 		m_->m_axi_bid_i = in.bid;
-		m_->m_axi_bresp_i = 0;
+		m_->m_axi_bresp_i = in.bresp;
 		m_->m_axi_bvalid_i = in.bvalid;
 		m_->m_axi_arready_i = in.arready;
 		m_->m_axi_rid_i = in.rid;

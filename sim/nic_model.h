@@ -61,14 +61,15 @@ struct Outputs {
 // The core's inputs, driven for a rising edge.
 struct Inputs {
 	bool rst;
-	bool us_tick;	   // the core's microsecond time base
-	uint64_t port_mac; // the port's identity (constant per NIC)
+	bool us_tick;	     // the core's microsecond time base
+	bool msix_fn_masked; // MSI-X disabled or the function masked (a test's; normally 0)
+	uint64_t port_mac;   // the port's identity (constant per NIC)
 	uint32_t port_ipv4;
 	uint32_t axil_awaddr, axil_wdata, axil_araddr;
 	uint32_t axil_wstrb;
 	bool axil_awvalid, axil_wvalid, axil_bready, axil_arvalid, axil_rready;
 	bool awready, wready, bvalid;
-	uint32_t bid;
+	uint32_t bid, bresp;
 	bool arready;
 	bool rvalid, rlast;
 	uint32_t rid, rresp;
@@ -79,15 +80,16 @@ struct Inputs {
 // Inputs compare equal: every field, whether a valid qualifies it or not (what is driven).
 inline bool same_inputs(const Inputs &a, const Inputs &b)
 {
-	return a.rst == b.rst && a.us_tick == b.us_tick && a.port_mac == b.port_mac &&
-	       a.port_ipv4 == b.port_ipv4 && a.axil_awaddr == b.axil_awaddr &&
-	       a.axil_wdata == b.axil_wdata && a.axil_wstrb == b.axil_wstrb &&
-	       a.axil_araddr == b.axil_araddr && a.axil_awvalid == b.axil_awvalid &&
-	       a.axil_wvalid == b.axil_wvalid && a.axil_bready == b.axil_bready &&
-	       a.axil_arvalid == b.axil_arvalid && a.axil_rready == b.axil_rready &&
-	       a.awready == b.awready && a.wready == b.wready && a.bvalid == b.bvalid &&
-	       a.bid == b.bid && a.arready == b.arready && a.rvalid == b.rvalid &&
-	       a.rlast == b.rlast && a.rid == b.rid && a.rresp == b.rresp &&
+	return a.rst == b.rst && a.us_tick == b.us_tick && a.msix_fn_masked == b.msix_fn_masked &&
+	       a.port_mac == b.port_mac && a.port_ipv4 == b.port_ipv4 &&
+	       a.axil_awaddr == b.axil_awaddr && a.axil_wdata == b.axil_wdata &&
+	       a.axil_wstrb == b.axil_wstrb && a.axil_araddr == b.axil_araddr &&
+	       a.axil_awvalid == b.axil_awvalid && a.axil_wvalid == b.axil_wvalid &&
+	       a.axil_bready == b.axil_bready && a.axil_arvalid == b.axil_arvalid &&
+	       a.axil_rready == b.axil_rready && a.awready == b.awready && a.wready == b.wready &&
+	       a.bvalid == b.bvalid && a.bid == b.bid && a.bresp == b.bresp &&
+	       a.arready == b.arready && a.rvalid == b.rvalid && a.rlast == b.rlast &&
+	       a.rid == b.rid && a.rresp == b.rresp &&
 	       !std::memcmp(a.rdata, b.rdata, sizeof(a.rdata)) &&
 	       a.stream.tx_tready == b.stream.tx_tready &&
 	       a.stream.rx_tvalid == b.stream.rx_tvalid && a.stream.rx_tlast == b.stream.rx_tlast &&

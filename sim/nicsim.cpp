@@ -439,6 +439,23 @@ void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical)
 		world->nics[nic]->memory.free(logical);
 }
 
+int nicsim_dma_fault(struct nicsim *world, unsigned nic, int write, uint64_t addr, uint64_t len,
+		     unsigned skip, unsigned count)
+{
+	if (nic >= world->nics.size())
+		return -EINVAL;
+	world->nics[nic]->host.dma.set_fault(write != 0, addr, len, skip, count);
+	return 0;
+}
+
+int nicsim_msix_function_mask(struct nicsim *world, unsigned nic, int masked)
+{
+	if (nic >= world->nics.size())
+		return -EINVAL;
+	world->nics[nic]->host.in.msix_fn_masked = masked != 0;
+	return 0;
+}
+
 void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats)
 {
 	if (nic < world->nics.size()) {

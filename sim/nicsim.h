@@ -103,6 +103,20 @@ void nicsim_dma_free(struct nicsim *world, unsigned nic, uint64_t logical);
 
 void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_stats *stats);
 
+/* Test hook (fault injection): NIC `nic`'s DMA bursts in one direction (write = 0: reads,
+ * 1: writes) that overlap [addr, addr + len) are answered with AXI SLVERR, as the board's PCIe
+ * interface answers a completion error or a completion timeout: a failed read returns SLVERR on
+ * every beat and zeros, a failed write lands nowhere (no memory change, no interrupt) and its
+ * B response is SLVERR. The first `skip` matching bursts are served normally, then `count`
+ * fail (0: every later one). len 0 removes the direction's rule. -EINVAL for a bad nic. */
+int nicsim_dma_fault(struct nicsim *world, unsigned nic, int write, uint64_t addr, uint64_t len,
+		     unsigned skip, unsigned count);
+
+/* Test hook: NIC `nic`'s MSI-X Message Control as the PCIe configuration space would give it:
+ * masked != 0 is MSI-X disabled or the function masked (nic_core's msix_fn_masked_i; 0, enabled
+ * and unmasked, unless a test sets it). -EINVAL for a bad nic. */
+int nicsim_msix_function_mask(struct nicsim *world, unsigned nic, int masked);
+
 /* ---- the network: capture, and hooks for tests ------------------------------------------- */
 
 /* The pcap file this world captures to (its own copy of the path), NULL when not capturing. */

@@ -120,6 +120,7 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 		rd.beats = beats;
 		rd.beat_bytes = beat_bytes;
 		rd.sent = 0;
+		rd.err = fault_hits(rd_fault_, o.araddr, o.araddr + bytes);
 		rd.data.assign(span, 0);
 		nicsim_mem_kind kind = NICSIM_MEM_DATA;
 		if (!memory_->dma_read(o.araddr, bytes, rd.data.data() + (o.araddr - base), &kind))
@@ -137,6 +138,8 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 				if (pw.strb[a - pw.base])
 					rd.data[a - base] = pw.data[a - pw.base];
 		}
+		if (rd.err) // a failed read returns no data
+			std::fill(rd.data.begin(), rd.data.end(), 0);
 		// fixed round trip, then the payload at the link's bandwidth, one read after another
 		const uint64_t xfer = (uint64_t)(bytes / timing_.bytes_per_cycle + 0.999999);
 		uint64_t start = now + timing_.dma_read_cycles;
@@ -167,6 +170,7 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 		wr.base = o.awaddr & ~(uint64_t)(wr.beat_bytes - 1);
 		wr.got = 0;
 		wr.id = o.awid;
+		wr.err = false;
 		const uint64_t span = (uint64_t)wr.beats * wr.beat_bytes;
 		wr.data.assign(span, 0);
 		wr.strb.assign(span, 0);
@@ -182,6 +186,7 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 				"NIC %u DMA write of %llu bytes at 0x%llx: memory the driver did not allocate",
 				nic_, (unsigned long long)(wr.base + span - wr.addr),
 				(unsigned long long)wr.addr);
+		wr.err = fault_hits(wr_fault_, wr.addr, wr.base + span);
 		writes_.push_back(std::move(wr));
 	}
 	if (hs_w) {
@@ -216,7 +221,7 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 				start = wr_free_;
 			wr_free_ = start + xfer;
 			wr.visible = start + xfer + timing_.dma_write_cycles;
-			b_ids_.push_back(wr.id);
+			b_ids_.push_back({ wr.id, wr.err ? 2u : 0u });
 			posted_.push_back(std::move(wr));
 			writes_.pop_front();
 		}
@@ -227,6 +232,8 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 	while (!posted_.empty() && posted_.front().visible <= now) {
 		Write wr = std::move(posted_.front());
 		posted_.pop_front();
+		if (wr.err) // a failed write lands nowhere
+			continue;
 		if (is_msix(wr.addr)) {
 			uint32_t data = 0;
 			unsigned k = 0;
@@ -262,7 +269,7 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 		const Read &rd = reads_.front();
 		in.rvalid = true;
 		in.rid = rd.id;
-		in.rresp = 0;
+		in.rresp = rd.err ? 2 : 0; // SLVERR
 		in.rlast = rd.sent + 1 == rd.beats;
 		const unsigned lane0 =
 			(unsigned)((rd.base + (uint64_t)rd.sent * rd.beat_bytes) % bus_bytes_);
@@ -273,7 +280,8 @@ const char *DmaSlave::cycle_busy(uint64_t now, const Outputs &o, Inputs &in)
 	in.awready = writes_.size() < kMaxWritesAccepted;
 	in.wready = !writes_.empty();
 	in.bvalid = !b_ids_.empty();
-	in.bid = in.bvalid ? b_ids_.front() : 0;
+	in.bid = in.bvalid ? b_ids_.front().id : 0;
+	in.bresp = in.bvalid ? b_ids_.front().resp : 0;
 	return nullptr;
 }
 

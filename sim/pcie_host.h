@@ -16,6 +16,10 @@
 //   its size at bytes_per_cycle and dma_write_cycles, in order. A write into the MSI-X window
 //   is an interrupt message instead: at the moment it would have landed (so after the CQE
 //   writes before it), the irq handler gets its address and data.
+// - Fault injection (tests): the reads or writes that touch an address range can be answered
+//   with an AXI error (SLVERR, as the board's PCIe interface answers a completion error or
+//   timeout): such a read returns SLVERR on every beat and no data, such a write lands nowhere
+//   (no memory change, no interrupt) and its B response is SLVERR. set_fault() says which.
 // - The firewall, bursts that cross 4 KiB, beats wider than the bus, write strobes outside
 //   their beat, W before AW and a wrong WLAST are errors of the NIC: cycle() returns a message
 //   (the world makes it fatal; another front end may report it and stop).
@@ -140,6 +144,19 @@ class DmaSlave {
 		irq_fn_ = fn;
 		irq_ctx_ = ctx;
 	}
+	// Answer the bursts that overlap [addr, addr + len) in the direction `write` with SLVERR:
+	// the first `skip` such bursts are served normally, then `count` fail (0: all later ones).
+	// len 0 removes the rule of that direction.
+	void set_fault(bool write, uint64_t addr, uint64_t len, unsigned skip, unsigned count)
+	{
+		Fault &f = write ? wr_fault_ : rd_fault_;
+		f.on = len != 0;
+		f.lo = addr;
+		f.hi = addr + len;
+		f.skip = skip;
+		f.count = count;
+		f.forever = count == 0;
+	}
 	// DMA writes accepted and not yet visible in memory
 	bool writes_pending() const
 	{
@@ -158,6 +175,7 @@ class DmaSlave {
 			in.wready = false;
 			in.bvalid = false;
 			in.bid = 0;
+			in.bresp = 0;
 			return nullptr;
 		}
 		return cycle_busy(now, o, in);
@@ -169,8 +187,30 @@ class DmaSlave {
 	// start address aligned down to the beat size; the bytes of a beat sit on the byte lanes of
 	// its address modulo the bus width (narrow transfers), and bytes below the start address
 	// of an unaligned burst carry no data.
+	struct Fault {
+		bool on = false, forever = false;
+		uint64_t lo = 0, hi = 0;
+		unsigned skip = 0, count = 0;
+	};
+	// whether the burst [lo, hi) is to fail (and the rule's counters move)
+	static bool fault_hits(Fault &f, uint64_t lo, uint64_t hi)
+	{
+		if (!f.on || hi <= f.lo || lo >= f.hi)
+			return false;
+		if (f.skip) {
+			f.skip--;
+			return false;
+		}
+		if (f.forever)
+			return true;
+		if (!f.count)
+			return false;
+		f.count--;
+		return true;
+	}
 	struct Read {
 		uint32_t id;
+		bool err; // answered SLVERR (fault injection)
 		uint64_t base;
 		unsigned beats, beat_bytes, sent;
 		uint64_t ready;		   // cycle the first beat may go
@@ -180,6 +220,7 @@ class DmaSlave {
 		uint64_t addr, base;
 		unsigned beats, beat_bytes, got;
 		uint32_t id;
+		bool err; // lands nowhere, B is SLVERR (fault injection)
 		std::vector<uint8_t> data, strb;
 		uint64_t visible; // cycle it lands in host memory
 	};
@@ -203,7 +244,11 @@ class DmaSlave {
 	std::deque<Write> writes_; // bursts collecting W beats, in AW order
 	std::deque<Write> posted_; // complete writes waiting to become visible, in order
 	uint64_t wr_free_ = 0;
-	std::deque<uint32_t> b_ids_; // B responses owed
+	struct BResp {
+		uint32_t id, resp;
+	};
+	std::deque<BResp> b_ids_; // B responses owed
+	Fault rd_fault_, wr_fault_;
 };
 
 } // namespace nicsim_hw

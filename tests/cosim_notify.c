@@ -11,6 +11,9 @@
 #include <sched.h>
 
 #include "cosim.h"
+#include "ndk_internal.h"
+#include "backend_sim.h" /* the world behind an ndk_sim */
+#include "nicsim.h"
 
 #define CTX(n)	      ((void *)(uintptr_t)(0x1000 + (n)))
 #define SETTLE_CYCLES 3000
@@ -490,5 +493,36 @@ Test(close, close_from_another_thread_waits_for_the_running_callback)
 	cr_expect_eq(r.done_at_return, 1, "ndk_close_cq returned before the callback did");
 	w.cq = NULL; /* closed; its QP (which still holds it) closes in world_close */
 	region_free(&w, &reg);
+	world_close(&w);
+}
+
+/*
+ * MSI-X enable / function mask (PCIe Message Control, nic_core's msix_fn_masked_i): an armed
+ * CQ's notification raised while the function is masked sends no message and sets its vector's
+ * pending bit (MSIX_PBA); unmasking sends it (once) and clears the bit. Nothing is lost.
+ */
+Test(notify, a_notification_while_the_function_is_masked_waits_in_the_pba)
+{
+	struct world w;
+	struct notes n;
+	open_with_notes(&w, &n, 16, 16);
+	struct region r;
+	region_make(&w, &r, 1, false);
+	const uint32_t vec = w.cq->vector;
+	const uint32_t pba = NIC_REG_MSIX_PBA + 4 * (vec / 32), bit = 1u << (vec % 32);
+	cr_assert_eq(nicsim_msix_function_mask(w.sim->world, 0, 1), 0);
+	arm(&w, NDK_CQ_NOTIFY_ANY);
+	complete_success(&w, &r);
+	cr_expect_eq(stats_of(&w).interrupts, 0, "a message while the function is masked");
+	expect_calls(&w, &n, 0, "notification while the function is masked");
+	cr_expect(nicsim_mmio_read32(w.sim->world, 0, pba) & bit, "the vector's pending bit");
+	ndk_sim_step(w.sim, SETTLE_CYCLES);
+	cr_expect_eq(stats_of(&w).interrupts, 0, "a message while the function is masked");
+	cr_assert_eq(nicsim_msix_function_mask(w.sim->world, 0, 0), 0);
+	ndk_sim_step(w.sim, SETTLE_CYCLES);
+	cr_expect_eq(stats_of(&w).interrupts, 1, "the pending message after the unmask");
+	expect_calls(&w, &n, 1, "the pending notification after the unmask");
+	cr_expect_eq(nicsim_mmio_read32(w.sim->world, 0, pba) & bit, 0, "the pending bit cleared");
+	region_free(&w, &r);
 	world_close(&w);
 }

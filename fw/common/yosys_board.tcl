@@ -8,6 +8,10 @@
 #          estimate of make synth-board (tens of minutes; not in CI).
 #   shell  the same with nic_core a black box: what the board adds around the core (PCIe
 #          interface, crossings, Ethernet port, board glue); make synth-board CORE=0.
+#   core   nic_core alone (out of context) at the board's parameters (the nic_core generics of
+#          the config: DataWidth 256, its queue counts and tables); make synth-board CORE=only.
+#          shell + core is the whole top's estimate in two runs that finish (full did not finish
+#          in 25 minutes here).
 # The top's parameters are the generics of fw/<board>/config.tcl, as Vivado gets them.
 yosys -import
 
@@ -22,21 +26,42 @@ foreach f [lsort [glob -nocomplain [file join $root rtl pkg *.sv]]] {
     if {[file tail $f] ne "nic_pkg.sv"} { lappend pkgs $f }
 }
 set mods {}
-foreach dir {lib core transport pcie eth board} {
+set dirs {lib core transport pcie eth board}
+if {$mode eq "core"} { set dirs {lib core transport} }
+foreach dir $dirs {
     set mods [concat $mods [lsort [glob -nocomplain [file join $root rtl $dir *.sv]]]]
 }
-set mods [concat $mods [lsort [glob [file join $root fw common rtl *.sv]]]]
-lappend mods [file join $root fw $board "$cfg_top.sv"]
+if {$mode ne "core"} {
+    set mods [concat $mods [lsort [glob [file join $root fw common rtl *.sv]]]]
+    lappend mods [file join $root fw $board "$cfg_top.sv"]
+}
 
 read_verilog -lib +/xilinx/cells_sim.v
 read_verilog -lib +/xilinx/cells_xtra.v
 foreach f [lsort [glob [file join $root fw common stubs *.sv]]] { read_verilog -sv $f }
 read_verilog -sv -DSYNTHESIS {*}$pkgs {*}$mods
 
+set core_params {DataWidth NumQps NumCqs NumMrs MttEntries MsixVectors}
 set sets {}
+set core_sets {}
 foreach g $cfg_generics {
     set kv [split $g =]
     lappend sets -set [lindex $kv 0] [lindex $kv 1]
+    if {[lsearch -exact $core_params [lindex $kv 0]] >= 0} {
+        lappend core_sets -set [lindex $kv 0] [lindex $kv 1]
+    }
+}
+
+if {$mode eq "core"} {
+    # nic_core as nic_board_core instantiates it (DataWidth 256, the config's sizes).
+    chparam {*}$core_sets nic_core
+    hierarchy -check -top nic_core
+    yosys proc
+    check
+    synth_xilinx -family xcup -top nic_core -flatten -noiopad -noclkbuf
+    check
+    tee -o [file join $root build synth "board-$board-$mode.stat"] stat
+    return
 }
 chparam {*}$sets $cfg_top
 

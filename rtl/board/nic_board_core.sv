@@ -194,7 +194,7 @@ module nic_board_core #(
   logic [31:0] req_wdata;
   logic [3:0]  req_strb;
   assign {req_write, req_addr, req_wdata, req_strb} = creq_data;
-  assign req_eth = req_addr[21:16] == 6'h3f;
+  assign req_eth = req_addr[21:16] == nic_pkg::REG_BOARD_ETH_BASE[21:16];   // formats/nic.toml
 
   // the two BAR0 slaves
   logic        c_awvalid, c_awready, c_wvalid, c_wready, c_bvalid, c_arvalid, c_arready, c_rvalid;
@@ -330,6 +330,17 @@ module nic_board_core #(
     .rd_valid_o(c_m_rvalid), .rd_ready_i(c_m_rready)
   );
 
+  // ---- MSI-X enable / function mask into the core (nic_msix holds messages as pending bits
+  // while the function may not send them): registered in the PCIe domain, then synchronised;
+  // masked while the core leaves reset
+  logic msix_fn_masked_p, msix_fn_masked;
+  always_ff @(posedge pcie_clk_i) begin
+    msix_fn_masked_p <= !cfg_msix_enable_i || cfg_msix_mask_i;
+  end
+  nic_cdc_sync #(.Width(1), .Stages(2), .ResetValue(1'b1)) u_msix_mask_sync (
+    .clk_i(core_clk_i), .rst_i(core_rst), .d_i(msix_fn_masked_p), .q_o(msix_fn_masked)
+  );
+
   // ---- the microsecond tick ----
   logic [$clog2(CoreClockMhz + 1)-1:0] tick_cnt_q;
   logic us_tick;
@@ -384,7 +395,7 @@ module nic_board_core #(
     .DataWidth(256), .NumQps(NumQps), .NumCqs(NumCqs), .NumMrs(NumMrs), .MttEntries(MttEntries),
     .MsixVectors(MsixVectors)
   ) u_core (
-    .clk_i(core_clk_i), .rst_i(core_rst), .us_tick_i(us_tick),
+    .clk_i(core_clk_i), .rst_i(core_rst), .us_tick_i(us_tick), .msix_fn_masked_i(msix_fn_masked),
     .port_mac_i(port_mac), .port_ipv4_i(port_ipv4),
     .s_axil_awaddr_i(req_addr), .s_axil_awvalid_i(c_awvalid), .s_axil_awready_o(c_awready),
     .s_axil_wdata_i(req_wdata), .s_axil_wstrb_i(req_strb), .s_axil_wvalid_i(c_wvalid),

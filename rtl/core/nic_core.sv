@@ -46,6 +46,10 @@ module nic_core #(
   // known clock; the cosimulation harness pulses it every clock_mhz cycles). Interrupt
   // moderation intervals count these ticks.
   input  logic us_tick_i,
+  // MSI-X Message Control of the function, from the platform (a board: the PCIe configuration
+  // space, synchronised; the harness: 0 unless a test masks it): high while MSI-X is disabled or
+  // the function is masked. Messages then wait as pending bits (nic_msix), never lost.
+  input  logic msix_fn_masked_i,
   // The network port's identity, from the platform (a board top: its EEPROM or a constant; the
   // harness: NIC i is 02:00:00:00:00:(i+1), 10.0.0.(i+1)). Read back through BAR0.
   input  logic [47:0] port_mac_i, input logic [31:0] port_ipv4_i,
@@ -216,7 +220,8 @@ module nic_core #(
   // ---- transport payload writes, CQ engine, MSI-X ----
   logic                pay_req_valid, pay_req_ready, pay_w_valid, pay_w_ready;
   logic [63:0]         pay_req_addr;
-  logic [7:0]          pay_req_len;
+  logic [7:0]          pay_req_len, pay_req_qpn, rec_cqn, b_err_tag;
+  logic                b_err_rec, b_err_pay;
   logic [DataWidth-1:0] pay_w_data;
   logic [DataWidth/8-1:0] pay_w_strb;
   logic [31:0]         rx_drops;
@@ -323,6 +328,8 @@ module nic_core #(
     .req_err_qpn_i        (tp_req_err_qpn),
     .rsp_err_i            (tp_rsp_err),
     .rsp_err_qpn_i        (tp_rsp_err_qpn),
+    .wr_err_i             (b_err_pay),
+    .wr_err_qpn_i         (b_err_tag),
     .rd_qpn_i             (ex_qpn),
     .rd_state_o           (ex_state),
     .rd_pd_o              (ex_pd),
@@ -732,6 +739,7 @@ module nic_core #(
     .wr_req_valid_o   (pay_req_valid),
     .wr_req_addr_o    (pay_req_addr),
     .wr_req_len_o     (pay_req_len),
+    .wr_req_qpn_o     (pay_req_qpn),
     .wr_req_ready_i   (pay_req_ready),
     .wr_valid_o       (pay_w_valid),
     .wr_data_o        (pay_w_data),
@@ -803,7 +811,10 @@ module nic_core #(
     .wr_valid_o     (rec_valid),
     .wr_addr_o      (rec_addr),
     .wr_data_o      (rec_data),
+    .wr_cqn_o       (rec_cqn),
     .wr_ready_i     (rec_ready),
+    .wr_fault_i     (b_err_rec),
+    .wr_fault_cqn_i (b_err_tag),
     .irq_valid_o    (irq_valid),
     .irq_vector_o   (irq_vector),
     .irq_ready_i    (irq_ready),
@@ -817,6 +828,7 @@ module nic_core #(
   ) u_msix (
     .clk_i         (clk_i),
     .rst_i         (rst_i),
+    .fn_masked_i   (msix_fn_masked_i),
     .reg_wr_valid_i(msix_wr_valid),
     .reg_wr_addr_i (msix_wr_addr),
     .reg_wr_data_i (msix_wr_data),
@@ -840,6 +852,7 @@ module nic_core #(
     .req0_valid_i   (rec_valid),
     .req0_addr_i    (rec_addr),
     .req0_data_i    (rec_data),
+    .req0_tag_i     (rec_cqn),
     .req0_ready_o   (rec_ready),
     .req1_valid_i   (msg_valid),
     .req1_addr_i    (msg_addr),
@@ -848,6 +861,7 @@ module nic_core #(
     .req2_valid_i   (pay_req_valid),
     .req2_addr_i    (pay_req_addr),
     .req2_len_i     (pay_req_len),
+    .req2_tag_i     (pay_req_qpn),
     .req2_ready_o   (pay_req_ready),
     .w2_valid_i     (pay_w_valid),
     .w2_data_i      (pay_w_data),
@@ -868,7 +882,10 @@ module nic_core #(
     .m_axi_bid_i    (m_axi_bid_i),
     .m_axi_bresp_i  (m_axi_bresp_i),
     .m_axi_bvalid_i (m_axi_bvalid_i),
-    .m_axi_bready_o (m_axi_bready_o)
+    .m_axi_bready_o (m_axi_bready_o),
+    .b_err_rec_o    (b_err_rec),
+    .b_err_pay_o    (b_err_pay),
+    .b_err_tag_o    (b_err_tag)
   );
 
 endmodule

@@ -14,7 +14,9 @@
 //   cpl_*   completion requests from nic_cpl_arb (valid/ready; cpl_cqe_i.owner is ignored).
 //   wr_*    32-byte record writes to nic_dma_wr port 0 (valid/ready; stable until accepted).
 //   irq_*   interrupt requests to nic_msix (valid/ready; stable until accepted).
-//   cq_error_o[n]            CQ n is in error (overflowed).
+//   wr_fault_*  nic_dma_wr: a record write of CQ wr_fault_cqn_i got an AXI error response (the
+//           CQE did not land): the CQ enters error with INTERNAL_ERROR (below).
+//   cq_error_o[n]            CQ n is in error (overflowed, or a record write failed).
 //   state_rd_cqn_i -> state_rd_data_o   combinational CSR read-back (nic_pkg::cq_state_t).
 //
 // This engine is the only owner of CQ state: no other module keeps a copy of a per-CQ field
@@ -29,6 +31,13 @@
 // producer_index = pi) is written instead of the CQE; no CQE is ever written over an entry the
 // consumer has not released. Otherwise the CQE goes to slot pi mod depth with
 // owner = ((pi >> log_depth) & 1) ^ 1 and pi advances.
+//
+// A CQE write that failed (wr_fault_i, AXI SLVERR / DECERR on its B response, reported after
+// the CQ may have written more) loses that CQE, so the CQ cannot be trusted any more: it enters
+// error as on overflow, with the error record's status INTERNAL_ERROR (NDK: the notification
+// reports STATUS_INTERNAL_ERROR, "fatal, usually hardware"; the CQ and its QPs are unusable).
+// The record is written before any further completion is taken; a failure of the error record
+// itself changes nothing more (the CQ is already in error; its state register says so).
 //
 // pi, error and since_sol change only when nic_dma_wr accepts the write, so everything the arm
 // logic looks at is already ahead of the interrupt on the single-ID write channel: the MSI-X
@@ -91,7 +100,11 @@ module nic_cq_engine #(
   output logic                 wr_valid_o,
   output logic [63:0]          wr_addr_o,
   output logic [255:0]         wr_data_o,
+  output logic [7:0]           wr_cqn_o,     // the CQ of the record offered
   input  logic                 wr_ready_i,
+  // a record write failed (nic_dma_wr's B response)
+  input  logic                 wr_fault_i,
+  input  logic [7:0]           wr_fault_cqn_i,
   // interrupt requests (nic_msix)
   output logic                 irq_valid_o,
   output logic [15:0]          irq_vector_o,
@@ -138,6 +151,7 @@ module nic_cq_engine #(
   logic [NumCqs-1:0]    newz_q, newz_d;        // new is 0 (new_q's entry is stale)
   logic [NumCqs-1:0]    tlive_q, tlive_d;      // tim is not 0: tim_q's entry holds it
   logic [NumCqs-1:0]    treach_q, treach_d;    // with tlive: interval != 0 and tim >= interval
+  logic [NumCqs-1:0]    fault_q, fault_d;      // a record write failed: the error record is due
   logic [NumCqs*16-1:0] pi_q, ci_q, ss_q;      // entry n in [16n +: 16]; ss = since_sol
   // RAM-like: written (by CQ_CREATE, or before the bit that validates them is set) before use
   logic [BaseBits-1:0]  base_q [NumCqs];
@@ -247,9 +261,25 @@ module nic_cq_engine #(
   nic_pkg::cq_error_record_t acc_rec;
   logic                      acc_sol;
 
+  // A CQ whose record write failed goes first (the lowest such CQ): its error record is written
+  // instead of taking a completion.
+  logic              flt_any;
+  logic [CqBits-1:0] flt_cqn;
+  logic [NumCqs-1:0] flt_live;          // due, and the CQ still live and not in error
+  always_comb begin
+    flt_live = fault_q & valid_q & ~error_q;
+    flt_any  = flt_live != '0;
+    flt_cqn  = '0;
+    for (int c = NumCqs - 1; c >= 0; c--) begin
+      if (flt_live[c]) begin
+        flt_cqn = CqBits'(c);
+      end
+    end
+  end
+
   always_comb begin
     acc_in_range = {1'b0, cpl_cqn_i} < 9'(NumCqs);
-    acc_cqn      = CqBits'(cpl_cqn_i);
+    acc_cqn      = flt_any ? flt_cqn : CqBits'(cpl_cqn_i);
     acc_live     = acc_in_range && valid_q[acc_cqn] && !error_q[acc_cqn];
     acc_pi       = pi_q[16*acc_cqn +: 16];
     acc_ci       = ci_q[16*acc_cqn +: 16];
@@ -266,13 +296,14 @@ module nic_cq_engine #(
                     || cpl_cqe_i.status != nic_pkg::STATUS_SUCCESS;
 
     acc_rec                = '0;
-    acc_rec.status         = nic_pkg::STATUS_BUFFER_OVERFLOW;
+    acc_rec.status         = flt_any ? nic_pkg::STATUS_INTERNAL_ERROR
+                                     : nic_pkg::STATUS_BUFFER_OVERFLOW;
     acc_rec.producer_index = acc_pi;
   end
 
   // Control pulses cannot wait, so a completion is not taken in a cycle that carries one: the
   // decision then always sees a settled context.
-  assign cpl_ready_o = (state_q == S_IDLE) && !cmd_valid_i && !db_valid_i;
+  assign cpl_ready_o = (state_q == S_IDLE) && !cmd_valid_i && !db_valid_i && !flt_any;
 
   // ---- the arm condition, for every CQ at once, from registered state ----
   // satisfied: the arm's condition holds; held: moderation holds it (neither bound reached);
@@ -331,7 +362,16 @@ module nic_cq_engine #(
     // Completion FSM.
     unique case (state_q)
       S_IDLE: begin
-        if (cpl_valid_i && cpl_ready_o && acc_live) begin
+        if (flt_any && !cmd_valid_i && !db_valid_i) begin
+          // the error record of a CQ whose record write failed (fault_d clears its bit)
+          state_d     = S_WRITE;
+          wr_cqn_d    = flt_cqn;
+          wr_sol_d    = 1'b1;
+          stale_d     = 1'b0;
+          wr_is_err_d = 1'b1;
+          wr_addr_d   = acc_ring + (64'(acc_depth) << 5);
+          wr_data_d   = 256'(acc_rec);
+        end else if (cpl_valid_i && cpl_ready_o && acc_live) begin
           state_d     = S_WRITE;
           wr_cqn_d    = acc_cqn;
           wr_sol_d    = acc_sol;
@@ -476,8 +516,19 @@ module nic_cq_engine #(
       treach_d[db_cqn] = d_interval != 16'd0 && d_tim_next >= d_interval;
     end
 
+    // A failed record write of a live CQ makes its error record due; taking it clears that.
+    fault_d = flt_live;
+    if (state_q == S_IDLE && flt_any && !cmd_valid_i && !db_valid_i) begin
+      fault_d[flt_cqn] = 1'b0;
+    end
+    if (wr_fault_i && {1'b0, wr_fault_cqn_i} < 9'(NumCqs)
+        && valid_q[CqBits'(wr_fault_cqn_i)] && !error_q[CqBits'(wr_fault_cqn_i)]) begin
+      fault_d[CqBits'(wr_fault_cqn_i)] = 1'b1;
+    end
+
     // 4. Commands override everything else for their CQ.
     if (cmd_any) begin
+      fault_d[cmd_cqn]    = 1'b0;
       valid_d[cmd_cqn]    = cmd_create;
       error_d[cmd_cqn]    = 1'b0;
       armed_d[cmd_cqn]    = 1'b0;
@@ -526,6 +577,7 @@ module nic_cq_engine #(
       newz_q       <= '1;
       tlive_q      <= '0;
       treach_q     <= '0;
+      fault_q      <= '0;
       state_q      <= S_IDLE;
       wr_addr_q    <= '0;
       wr_data_q    <= '0;
@@ -551,6 +603,7 @@ module nic_cq_engine #(
       newz_q       <= newz_d;
       tlive_q      <= tlive_d;
       treach_q     <= treach_d;
+      fault_q      <= fault_d;
       state_q      <= state_d;
       wr_addr_q    <= wr_addr_d;
       wr_data_q    <= wr_data_d;
@@ -616,6 +669,7 @@ module nic_cq_engine #(
   assign wr_valid_o   = (state_q == S_WRITE);
   assign wr_addr_o    = wr_addr_q;
   assign wr_data_o    = wr_data_q;
+  assign wr_cqn_o     = 8'(wr_cqn_q);
   assign irq_valid_o  = irq_valid_q;
   assign irq_vector_o = irq_vector_q;
   assign cq_error_o   = error_q;

@@ -15,8 +15,13 @@
 // 32-byte record at a 32-byte aligned address and a 4-byte message never cross 4 KiB.
 // DataWidth 64: a record is one 4-beat burst (awsize 3); DataWidth 256: one beat (awsize 5).
 // A message is one beat, awsize 2, with only the 4 strobes of its byte lanes set.
-// B responses are always accepted; their status is not reported anywhere yet (a DMA write error
-// has no consumer until the error path for host-memory faults exists).
+// B responses are always accepted, in AW order (one ID). A queue of the writes whose B is owed
+// (their port and the requester's tag: the CQ of a record, the QP of a payload burst; BqDepth
+// of them, a request waits while it is full) says whose each B is; a B with an error response
+// (SLVERR / DECERR: a host-memory fault; PCIe posted writes never get one from pcie_us_if) is
+// reported on b_err_* for one cycle: a record's to the CQ engine (the CQ enters error with
+// INTERNAL_ERROR), a payload burst's to the QP context (the QP goes to ERROR). A failed MSI-X
+// message is dropped: its CQE is in memory and the CQ keeps its state (docs/bad-input.md).
 module nic_dma_wr #(
   parameter int DataWidth = 64  // AXI data width in bits: 64 or 256 (the CQE spans 1..4 beats)
 ) (
@@ -26,6 +31,7 @@ module nic_dma_wr #(
   input  logic                   req0_valid_i,
   input  logic [63:0]            req0_addr_i,
   input  logic [255:0]           req0_data_i,
+  input  logic [7:0]             req0_tag_i,       // the record's CQ
   output logic                   req0_ready_o,
   // port 1: MSI-X messages
   input  logic                   req1_valid_i,
@@ -36,6 +42,7 @@ module nic_dma_wr #(
   input  logic                   req2_valid_i,
   input  logic [63:0]            req2_addr_i,
   input  logic [7:0]             req2_len_i,
+  input  logic [7:0]             req2_tag_i,       // the burst's QP
   output logic                   req2_ready_o,
   input  logic                   w2_valid_i,
   input  logic [DataWidth-1:0]   w2_data_i,
@@ -57,7 +64,11 @@ module nic_dma_wr #(
   input  logic [3:0]             m_axi_bid_i,
   input  logic [1:0]             m_axi_bresp_i,
   input  logic                   m_axi_bvalid_i,
-  output logic                   m_axi_bready_o
+  output logic                   m_axi_bready_o,
+  // a write failed (its B response was not OKAY): which port, and its request's tag
+  output logic                   b_err_rec_o,      // a record (tag: CQ)
+  output logic                   b_err_pay_o,      // a payload burst (tag: QP)
+  output logic [7:0]             b_err_tag_o
 );
 
   localparam int BeatBytes  = DataWidth / 8;
@@ -81,6 +92,7 @@ module nic_dma_wr #(
   logic [7:0]           len_q;                            // payload burst: beats - 1
 
   logic                 idle;                             // no request in progress after this cycle
+  logic                 bq_full;                          // BqDepth writes owe their B
   logic                 aw_fire, w_fire, w_last;
   logic [DataWidth-1:0]   msg_wdata;
   logic [BeatBytes-1:0]   msg_wstrb;
@@ -96,9 +108,9 @@ module nic_dma_wr #(
   // MSI-X requests win the arbitration: they are rare, and a CQE stream must not delay an
   // interrupt. Order between the two ports is the order of acceptance, which is what the CQ
   // engine relies on (it raises the interrupt only after its record was accepted here).
-  assign req1_ready_o = idle;
-  assign req0_ready_o = idle && !req1_valid_i;
-  assign req2_ready_o = idle && !req1_valid_i && !req0_valid_i;
+  assign req1_ready_o = idle && !bq_full;
+  assign req0_ready_o = idle && !bq_full && !req1_valid_i;
+  assign req2_ready_o = idle && !bq_full && !req1_valid_i && !req0_valid_i;
   assign take1        = req1_valid_i && req1_ready_o;
   assign take0        = req0_valid_i && req0_ready_o;
   assign take2        = req2_valid_i && req2_ready_o;
@@ -207,9 +219,37 @@ module nic_dma_wr #(
 
   assign m_axi_bready_o = 1'b1;
 
-  // Write responses carry nothing the NIC acts on yet (see the header).
-  logic unused_b;
-  assign unused_b = ^{m_axi_bid_i, m_axi_bresp_i, m_axi_bvalid_i};
+  // ---- the writes whose B is owed: {port 0 / 2 (2 bits: record, payload), tag}, in order
+  localparam int BqDepth = 16;
+  localparam int BqW     = $clog2(BqDepth);
+  logic [9:0]  bq_mem [BqDepth];
+  logic [BqW:0] bq_wr_q, bq_rd_q;
+  logic        bq_push, bq_pop;
+  logic [9:0]  bq_head;
+  assign bq_full = (bq_wr_q - bq_rd_q) == (BqW+1)'(BqDepth);
+  assign bq_push = take0 || take1 || take2;
+  assign bq_pop  = m_axi_bvalid_i && m_axi_bready_o && bq_wr_q != bq_rd_q;
+  assign bq_head = bq_mem[bq_rd_q[BqW-1:0]];
+  always_ff @(posedge clk_i) begin
+    if (bq_push) begin
+      bq_mem[bq_wr_q[BqW-1:0]] <= take1 ? 10'd0 : take0 ? {2'b01, req0_tag_i} : {2'b10, req2_tag_i};
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      bq_wr_q <= '0;
+      bq_rd_q <= '0;
+    end else begin
+      bq_wr_q <= bq_wr_q + (BqW+1)'(bq_push);
+      bq_rd_q <= bq_rd_q + (BqW+1)'(bq_pop);
+    end
+  end
+  assign b_err_rec_o = bq_pop && m_axi_bresp_i != 2'b00 && bq_head[8];
+  assign b_err_pay_o = bq_pop && m_axi_bresp_i != 2'b00 && bq_head[9];
+  assign b_err_tag_o = bq_head[7:0];
+
+  logic unused_bid;                      // one ID: BID is always 0
+  assign unused_bid = ^m_axi_bid_i;
 
 `ifndef SYNTHESIS
   // Immediate assertions in a clocked block: they read the values before the edge (what a
@@ -270,6 +310,9 @@ module nic_dma_wr #(
       // Payload bursts start at a beat boundary.
       if (req2_valid_i) begin
         a_req2_aligned: assert (req2_addr_i[LaneBits-1:0] == '0);
+      end
+      if (m_axi_bvalid_i) begin
+        a_b_owed: assert (bq_wr_q != bq_rd_q);   // a B response only for a write made
       end
     end
   end

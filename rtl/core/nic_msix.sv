@@ -19,11 +19,17 @@
 //   write of the entry's data to the entry's address, read from the table when the message is
 //   made. Reset masks every vector and clears the PBA (PCIe); the address and data words have
 //   no reset value, as PCIe leaves them undefined.
+// Function mask: fn_masked_i is high while the function may not send MSI-X messages (its
+//   Message Control has MSI-X Enable 0 or Function Mask 1; the board brings it from the PCIe
+//   configuration space, synchronised). It masks every vector as a vector mask does: requests
+//   set pending bits, and the pending vectors send their messages (and clear their bits) once
+//   the function is unmasked and enabled (PCIe 6.1 6.1.4.5: a message is never lost to a mask).
 module nic_msix #(
   parameter int MsixVectors = 16  // table size, 1..2048 (the table must end below the PBA)
 ) (
   input  logic        clk_i,
   input  logic        rst_i,
+  input  logic        fn_masked_i,   // MSI-X disabled or the function masked: hold every message
   // register port
   input  logic        reg_wr_valid_i,
   input  logic [15:0] reg_wr_addr_i,
@@ -172,13 +178,13 @@ module nic_msix #(
   assign slot_free    = !msg_valid_q || msg_ready_i;
   assign irq_in_range = 32'(irq_vector_i) < MsixVectors;
   assign irq_vec      = VecBits'(irq_vector_i);
-  assign irq_masked   = mask_q[irq_vec];
+  assign irq_masked   = mask_q[irq_vec] || fn_masked_i;
 
   always_comb begin
     pend_found = 1'b0;
     pend_vec   = '0;
     // The scan runs only while some vector is pending and unmasked (rare: a masked vector).
-    if ((pend_q & ~mask_q) != '0) begin
+    if ((pend_q & ~mask_q) != '0 && !fn_masked_i) begin
       for (int v = 0; v < MsixVectors; v++) begin
         if (!pend_found && pend_q[v] && !mask_q[v]) begin
           pend_found = 1'b1;
@@ -299,7 +305,8 @@ module nic_msix #(
       end
       // A message is only made for a vector that is unmasked when it is made.
       if (launch) begin
-        a_msg_only_unmasked: assert (32'(launch_vec) < MsixVectors && !mask_q[launch_vec]);
+        a_msg_only_unmasked: assert (32'(launch_vec) < MsixVectors && !mask_q[launch_vec]
+                                     && !fn_masked_i);
       end
       // A pending vector waits only while the message register is busy or the vector is masked.
       if (pend_found && slot_free) begin

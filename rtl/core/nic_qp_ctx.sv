@@ -72,6 +72,8 @@ module nic_qp_ctx #(
   input  logic [7:0]          req_err_qpn_i,
   input  logic                rsp_err_i,        // ... in the responder
   input  logic [7:0]          rsp_err_qpn_i,
+  input  logic                wr_err_i,         // a payload write of the QP's failed (nic_dma_wr)
+  input  logic [7:0]          wr_err_qpn_i,
   // the dispatcher's read port
   input  logic [7:0]          rd_qpn_i,
   output logic [1:0]          rd_state_o,       // RESET if rd_qpn_i >= NumQps
@@ -155,14 +157,17 @@ module nic_qp_ctx #(
     live = st == nic_pkg::QP_STATE_READY || st == nic_pkg::QP_STATE_RTS;
   endfunction
 
-  logic [QpW-1:0] db_err_idx, exec_err_idx, req_err_idx, rsp_err_idx;
-  logic           db_err_hit, exec_err_hit, req_err_hit, rsp_err_hit;
+  logic [QpW-1:0] db_err_idx, exec_err_idx, req_err_idx, rsp_err_idx, wr_err_idx;
+  logic           db_err_hit, exec_err_hit, req_err_hit, rsp_err_hit, wr_err_hit;
 
   assign cq_err_all   = 256'(cq_error_i);
   assign db_err_idx   = QpW'(db_err_qpn_i);
   assign exec_err_idx = QpW'(exec_err_qpn_i);
   assign req_err_idx  = QpW'(req_err_qpn_i);
   assign rsp_err_idx  = QpW'(rsp_err_qpn_i);
+  assign wr_err_idx   = QpW'(wr_err_qpn_i);
+  assign wr_err_hit   = wr_err_i && 32'(wr_err_qpn_i) < NumQps &&
+                        live(state_q[2*wr_err_idx +: 2]);
   assign db_err_hit   = db_err_i && 32'(db_err_qpn_i) < NumQps && live(state_q[2*db_err_idx +: 2]);
   assign exec_err_hit = exec_err_i && 32'(exec_err_qpn_i) < NumQps &&
                         live(state_q[2*exec_err_idx +: 2]);
@@ -196,6 +201,9 @@ module nic_qp_ctx #(
       end
       if (rsp_err_hit) begin
         state_q[2*rsp_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      end
+      if (wr_err_hit) begin
+        state_q[2*wr_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
       if (qp_connect && connect_ok && state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
         state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;

@@ -44,6 +44,7 @@ package nic_pkg;
   localparam logic [21:0] REG_CQ_DB_BASE = 22'h200000;
   localparam logic [21:0] REG_MSIX_TABLE = 22'h300000;
   localparam logic [21:0] REG_MSIX_PBA = 22'h308000;
+  localparam logic [21:0] REG_BOARD_ETH_BASE = 22'h3F0000;
   localparam int DB_SQ_PI = 0;  // offset of the SQ producer index in a QP doorbell page
   localparam int DB_SQ_BF = 2048;  // offset of the BlueFlame WQE copy (64 bytes) in a QP doorbell page
   localparam int DB_RQ_PI = 8;  // offset of the RQ producer index in a QP doorbell page

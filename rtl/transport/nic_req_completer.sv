@@ -33,8 +33,10 @@ module nic_req_completer #(
   input  logic                       append_i,
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] append_qpn_i,
   input  logic                       append_pend_i,
-  // a replayed WQE failed its checks: its entry completes with the status, as for a NAK of psn
+  // a replayed WQE failed its checks, or a packet's payload read failed (DMA error): the
+  // entry of QP rp_fail_qpn_i holding psn completes with the status, as for a NAK of psn
   input  logic                       rp_fail_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] rp_fail_qpn_i,
   input  logic [23:0]                rp_fail_psn_i,
   input  logic [31:0]                rp_fail_status_i,
   // the outstanding ring (nic_req_out_ring)
@@ -194,8 +196,8 @@ module nic_req_completer #(
 
   always_ff @(posedge clk_i) begin
     if (rp_fail_i) begin
-      nak_psn_q[append_qpn_i]    <= rp_fail_psn_i;
-      nak_status_q[append_qpn_i] <= rp_fail_status_i;
+      nak_psn_q[rp_fail_qpn_i]    <= rp_fail_psn_i;
+      nak_status_q[rp_fail_qpn_i] <= rp_fail_status_i;
     end
     if (ack_take_i) begin
       acked_psn_q[ack_q_i] <= ack_upto_i;
@@ -223,8 +225,8 @@ module nic_req_completer #(
       work_d[append_qpn_i] = 1'b1;
     end
     if (rp_fail_i) begin
-      nak_v_d[append_qpn_i] = 1'b1;
-      work_d[append_qpn_i]  = 1'b1;
+      nak_v_d[rp_fail_qpn_i] = 1'b1;
+      work_d[rp_fail_qpn_i]  = 1'b1;
     end
     // a QP in ERROR with entries has work (they complete CANCELLED)
     work_d = work_d | (qp_error & nonempty_i

@@ -7,6 +7,13 @@
 // buffer (gb_*: nic_gather_buf, which every read of the requester reserved room in; the beats
 // come in request order, so in piece order), shifted so that the packet's bytes are contiguous.
 //
+// A beat whose DMA read failed (gb_err_i: the AXI read response was SLVERR / DECERR, e.g. a PCIe
+// completion error or timeout) never goes out as data: from it to the end of its packet the
+// payload is zeros and poisoned (tx_pl_poison_o: nic_roce_tx inverts the frame's ICRC, so the
+// peer drops it), and the packet's QP and PSN are reported once (fail_*) so the WQE completes
+// with INTERNAL_ERROR and the QP goes to ERROR (the peer then drops the QP's later packets as
+// out of sequence).
+//
 // The queues hold PktDepth descriptors and PieceDepth pieces (reads in flight); full / empty are
 // outputs so the intake waits. The descriptor queue is the natural place for a register stage
 // between the intake and the sender (both sides are valid / ready already).
@@ -30,7 +37,12 @@ module nic_req_sender #(
   input  logic                          gb_valid_i,
   input  logic [DataWidth-1:0]          gb_data_i,
   input  logic                          gb_last_i,
+  input  logic                          gb_err_i,    // the beat's DMA read failed
   output logic                          gb_take_o,
+  // a packet's payload read failed: its QP and PSN (one cycle per failed packet)
+  output logic                          fail_o,
+  output logic [7:0]                    fail_qpn_o,
+  output logic [23:0]                   fail_psn_o,
   // to nic_roce_tx (through the TX arbiter)
   output logic                          tx_pkt_valid_o,
   output nic_roce_pkg::tx_pkt_t         tx_pkt_o,
@@ -38,6 +50,7 @@ module nic_req_sender #(
   output logic                          tx_pl_valid_o,
   output logic [DataWidth-1:0]          tx_pl_data_o,
   output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
+  output logic                          tx_pl_poison_o,
   input  logic                          tx_pl_ready_i
 );
 
@@ -88,6 +101,10 @@ module nic_req_sender #(
   logic [12:0]           o_left_q, o_left_d;     // payload bytes of the packet still to send
   logic [12:0]           o_pleft_q, o_pleft_d;   // bytes of the head piece still to send
   logic                  o_first_q, o_first_d;   // the next beat is the head piece's first
+  logic                  o_poison_q, o_poison_d; // a beat of this packet's payload failed
+  logic                  o_bad;                  // this beat is sent as poisoned zeros
+  nic_roce_pkg::tx_pkt_t o_head;                 // the head descriptor (for its QP and PSN)
+  logic [23:0]           o_head_sqpn, o_head_psn;
   nic_roce_pkg::tx_pkt_t o_pkt;
   logic [383:0]          o_inl, o_inl_shifted;
   logic                  o_isinl;
@@ -118,7 +135,11 @@ module nic_req_sender #(
     chunk_data    = '0;
     o_inl         = '0;
     o_inl_shifted = '0;
-    if (ostate_q == O_DATA) begin
+    o_head      = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    o_head_sqpn = o_head.sqpn;
+    o_head_psn  = o_head.psn;
+    o_bad  = ostate_q == O_DATA && (o_poison_q || gb_err_i);
+    if (ostate_q == O_DATA && !o_bad) begin
       chunk_data = gb_data_i >> (8 * 32'(lane0));
     end
     if (ostate_q == O_INLINE) begin
@@ -150,6 +171,7 @@ module nic_req_sender #(
     o_left_d  = o_left_q;
     o_pleft_d = o_pleft_q;
     o_first_d = o_first_q;
+    o_poison_d = o_poison_q;
     pq_pop    = 1'b0;
     pc_pop    = 1'b0;
     unique case (ostate_q)
@@ -157,6 +179,7 @@ module nic_req_sender #(
         if (!pq_empty && tx_pkt_ready_i) begin
           o_left_d  = o_pkt.pay_len;
           o_first_d = 1'b1;
+          o_poison_d = 1'b0;
           if (o_pkt.pay_len == '0) begin
             pq_pop = 1'b1;
           end else begin
@@ -167,6 +190,7 @@ module nic_req_sender #(
       O_DATA: begin
         if (o_beat) begin
           o_first_d = 1'b0;
+          o_poison_d = o_bad;
           o_pleft_d = o_cur_left - 13'(chunk_n);
           o_left_d  = o_left_q - 13'(chunk_n);
           if (gb_last_i) begin
@@ -215,6 +239,14 @@ module nic_req_sender #(
   end
 
   always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      o_poison_q <= 1'b0;
+    end else begin
+      o_poison_q <= o_poison_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
     o_left_q  <= o_left_d;
     o_pleft_q <= o_pleft_d;
     o_first_q <= o_first_d;
@@ -224,9 +256,15 @@ module nic_req_sender #(
   assign pc_full_o  = pc_full;
   assign pc_empty_o = pc_empty;
   assign gb_take_o  = o_beat;
+  assign tx_pl_poison_o = o_bad;
+  assign fail_o     = o_beat && gb_err_i && !o_poison_q;
+  assign fail_qpn_o = 8'(o_head_sqpn - nic_pkg::QPN_BASE);
+  assign fail_psn_o = o_head_psn;
 
   logic unused_inl;
   assign unused_inl = ^o_inl_shifted[383:DataWidth];
+  logic unused_head;                     // only the head's QP and PSN are read here
+  assign unused_head = ^o_head;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

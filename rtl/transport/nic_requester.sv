@@ -116,6 +116,7 @@ module nic_requester #(
   output logic                          pl_valid_o,
   output logic [DataWidth-1:0]          pl_data_o,
   output logic [$clog2(DataWidth/8):0]  pl_nbytes_o,
+  output logic                          pl_poison_o,   // the chunk's DMA read failed: stomp the frame
   input  logic                          pl_ready_i,
   // acknowledgements for this side's QPs (from nic_roce_rx)
   input  logic                          ack_valid_i,
@@ -188,8 +189,12 @@ module nic_requester #(
   logic [EntW-1:0]         rp_rdata, cpl_rdata;
   logic [NumQps-1:0]       nonempty, rnr_wait, busy_intake;
   logic                    rnr_go, rnr_start;
-  logic                    rp_fail;
-  logic [23:0]             rp_fail_psn;
+  logic                    rp_fail, sd_fail, fail_v, sf_v_q;
+  logic [7:0]              sd_fail_qpn, sf_qpn_q;
+  logic [23:0]             rp_fail_psn, sd_fail_psn, sf_psn_q;
+  logic [QW-1:0]           fail_qpn;
+  logic [23:0]             fail_psn;
+  logic [31:0]             fail_status;
   logic [31:0]             rp_fail_status;
   logic                    ack_take, ack_nak;
   logic [QW-1:0]           ack_q;
@@ -202,7 +207,8 @@ module nic_requester #(
   logic [$clog2(W8)-1:0]   piece_lane;
   logic [12:0]             piece_len;
   logic                    gb_room, gb_valid, rp_take, send_take;
-  logic [DataWidth:0]      gb_rdata;
+  logic [DataWidth+1:0]    gb_rdata;      // {DMA error, r_last, data}
+  logic                    pl_poison;
 
   nic_req_intake #(
     .DataWidth(DataWidth),
@@ -286,11 +292,12 @@ module nic_requester #(
 
   // The read data buffer: every DMA read of the requester (payload pieces, a replay's WQE)
   // reserves its beats when it is issued, so R beats are always taken at once (r_ready_o is
-  // constant): the R channel is shared with nic_responder's reads, in request order.
+  // constant): the R channel is shared with nic_responder's reads, in request order. Each beat
+  // keeps whether its read failed (rresp SLVERR / DECERR).
   assign r_ready_o = 1'b1;
 
   nic_gather_buf #(
-    .Width (DataWidth + 1),
+    .Width (DataWidth + 2),
     .Depth (DqDepth),
     .OutReg(1'b1)
   ) u_rdata (
@@ -300,7 +307,7 @@ module nic_requester #(
     .room_o     (gb_room),
     .reserve_i  (ar_valid_o && ar_ready_i),
     .we_i       (r_valid_i),
-    .wdata_i    ({r_last_i, r_data_i}),
+    .wdata_i    ({r_resp_i != 2'b00, r_last_i, r_data_i}),
     .valid_o    (gb_valid),
     .data_o     (gb_rdata),
     .take_i     (rp_take || send_take)   // one at a time: a replay's WQE is read with no piece queued
@@ -324,13 +331,18 @@ module nic_requester #(
     .gb_valid_i    (gb_valid),
     .gb_data_i     (gb_rdata[DataWidth-1:0]),
     .gb_last_i     (gb_rdata[DataWidth]),
+    .gb_err_i      (gb_rdata[DataWidth+1]),
     .gb_take_o     (send_take),
+    .fail_o        (sd_fail),
+    .fail_qpn_o    (sd_fail_qpn),
+    .fail_psn_o    (sd_fail_psn),
     .tx_pkt_valid_o(pkt_valid_o),
     .tx_pkt_o      (pkt_o),
     .tx_pkt_ready_i(pkt_ready_i),
     .tx_pl_valid_o (pl_valid_o),
     .tx_pl_data_o  (pl_data_o),
     .tx_pl_nbytes_o(pl_nbytes_o),
+    .tx_pl_poison_o(pl_poison),
     .tx_pl_ready_i (pl_ready_i)
   );
 
@@ -432,9 +444,10 @@ module nic_requester #(
     .append_i        (append),
     .append_qpn_i    (in_qpn),
     .append_pend_i   (append_pend),
-    .rp_fail_i       (rp_fail),
-    .rp_fail_psn_i   (rp_fail_psn),
-    .rp_fail_status_i(rp_fail_status),
+    .rp_fail_i       (fail_v),
+    .rp_fail_qpn_i   (fail_qpn),
+    .rp_fail_psn_i   (fail_psn),
+    .rp_fail_status_i(fail_status),
     .nonempty_i      (nonempty),
     .pick_qpn_o      (pick_qpn),
     .pick_head_i     (pick_head),
@@ -458,9 +471,37 @@ module nic_requester #(
   assign cpl_cqn_o     = ctx_cpl_cqn_i;
   assign busy_o       = busy_intake | nonempty;
 
-  // A DMA error on a payload read is not reported yet (the data goes out as read).
-  logic unused_rresp;
-  assign unused_rresp = ^r_resp_i;
+  // Failures for the completer: a replayed WQE's (the intake's QP) first, else the sender's
+  // payload read failure (held one cycle when both come at once): INTERNAL_ERROR, as the WQE
+  // fetch and the local executor report a DMA error (docs/bad-input.md).
+  assign fail_v      = rp_fail || sf_v_q;
+  assign fail_qpn    = rp_fail ? in_qpn : QW'(sf_qpn_q);
+  assign fail_psn    = rp_fail ? rp_fail_psn : sf_psn_q;
+  assign fail_status = rp_fail ? rp_fail_status : nic_pkg::STATUS_INTERNAL_ERROR;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      sf_v_q <= 1'b0;
+    end else begin
+      sf_v_q <= sd_fail || (sf_v_q && rp_fail);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (sd_fail) begin
+      sf_qpn_q <= sd_fail_qpn;
+      sf_psn_q <= sd_fail_psn;
+    end
+  end
+  assign pl_poison_o = pl_poison;
+  logic unused_fail_qpn;                 // the QP number's bits above the QP index
+  assign unused_fail_qpn = ^sf_qpn_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // a held failure is taken in the next cycle without a replay failure: never overwritten
+      a_fail_not_lost: assert (!(sd_fail && sf_v_q && rp_fail));
+    end
+  end
+`endif
   // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
   // contexts', nic_qp_ctx and nic_tp_qp_ctx)
   logic unused_args;

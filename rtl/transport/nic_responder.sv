@@ -135,6 +135,7 @@ module nic_responder #(
   output logic                          wr_req_valid_o,
   output logic [63:0]                   wr_req_addr_o,
   output logic [7:0]                    wr_req_len_o,
+  output logic [7:0]                    wr_req_qpn_o,     // the QP of the packet being placed
   input  logic                          wr_req_ready_i,
   output logic                          wr_valid_o,
   output logic [DataWidth-1:0]          wr_data_o,
@@ -148,6 +149,7 @@ module nic_responder #(
   output logic                          tx_pl_valid_o,
   output logic [DataWidth-1:0]          tx_pl_data_o,
   output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
+  output logic                          tx_pl_poison_o,   // a read response's payload read failed
   input  logic                          tx_pl_ready_i,
   // the QP contexts (PD, CQ, receive ring: nic_core's nic_qp_ctx; the connection:
   // nic_tp_qp_ctx): at the dispatcher's QP, at the QP a receive completion is for, at the
@@ -445,12 +447,14 @@ module nic_responder #(
     .ar_push_o      (g_ar_push),
     .r_beat_i       (r_valid_i && ord_head_g),
     .r_data_i       (r_data_i),
+    .r_err_i        (r_resp_i != 2'b00),
     .tx_valid_o     (e_tx_valid),
     .tx_pkt_o       (e_pkt),
     .tx_ready_i     (tx_ready_i),
     .tx_pl_valid_o  (tx_pl_valid_o),
     .tx_pl_data_o   (tx_pl_data_o),
     .tx_pl_nbytes_o (tx_pl_nbytes_o),
+    .tx_pl_poison_o (tx_pl_poison_o),
     .tx_pl_ready_i  (tx_pl_ready_i),
     .in_pkt_o       (e_in_pkt),
     .qp_err_o       (e_qp_err),
@@ -518,14 +522,14 @@ module nic_responder #(
   assign qp_err_qpn_o = e_qp_err ? e_qp_err_qpn : 8'(d_qpn);
 
   assign ctx_qpn_o     = 8'(d_qpn);
+  assign wr_req_qpn_o  = 8'(d_qpn);
   assign ctx_cpl_qpn_o = 8'(d_cpl_qpn);
   assign ctx_nq_o      = 8'(e_nq);
   assign ctx_pq_o      = 8'(e_pq);
   assign ctx_rq_qpn_o  = 8'(rq_ring_qpn);
 
-  // A DMA error on a receive-WQE read is not reported yet.
-  logic unused_rresp;
-  assign unused_rresp = ^r_resp_i;
+  // The read engine honours r_resp_i on its payload reads; a DMA error on a receive-WQE read
+  // (the prefetch) is not reported yet.
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -34,6 +34,7 @@ module nic_roce_tx #(
   input  logic                          pl_valid_i,
   input  logic [DataWidth-1:0]          pl_data_i,
   input  logic [$clog2(DataWidth/8):0]  pl_nbytes_i,
+  input  logic                          pl_poison_i,
   output logic                          pl_ready_o,
   // AXI4-Stream TX
   output logic [DataWidth-1:0]          tx_tdata_o,
@@ -117,6 +118,7 @@ module nic_roce_tx #(
   logic [12:0]   left_q, left_d;     // payload bytes still to come
   logic [1:0]    pad_q, pad_d;
   logic [31:0]   crc_q, crc_d;
+  logic          poison_q, poison_d;  // a payload chunk of this frame was poisoned
 
   // the headers of a new packet
   nic_roce_pkg::base_hdr_t base;
@@ -195,7 +197,7 @@ module nic_roce_tx #(
     in_end   = 1'b0;
     crc_data = '0;
     crc_en   = '0;
-    icrc     = ~crc_next;
+    icrc     = poison_q ? crc_next : ~crc_next;   // a poisoned frame: the ICRC inverted
     unique case (state_q)
       S_HDR: begin
         in_valid = 1'b1;
@@ -240,9 +242,11 @@ module nic_roce_tx #(
     left_d  = left_q;
     pad_d   = pad_q;
     crc_d   = crc_q;
+    poison_d = poison_q;
     unique case (state_q)
       S_IDLE: begin
         if (pkt_valid_i) begin
+          poison_d = 1'b0;
           state_d = S_HDR;
           hpos_d  = '0;
           hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
@@ -262,6 +266,7 @@ module nic_roce_tx #(
       end
       S_PAY: begin
         if (in_fire) begin
+          poison_d = poison_q || pl_poison_i;
           left_d = left_q - 13'(in_n);
           crc_d  = crc_next;
           if (left_q <= 13'(in_n)) begin
@@ -291,6 +296,7 @@ module nic_roce_tx #(
       left_q  <= '0;
       pad_q   <= '0;
       crc_q   <= '0;
+      poison_q <= 1'b0;
     end else begin
       state_q <= state_d;
       // the packer's bytes change only with a beat out or a piece in (wide: loaded only then)
@@ -305,6 +311,7 @@ module nic_roce_tx #(
       left_q  <= left_d;
       pad_q   <= pad_d;
       crc_q   <= crc_d;
+      poison_q <= poison_d;
     end
   end
 

@@ -11,7 +11,15 @@
 // A piece whose translation fails ends its Read: zeros to the end of a response already
 // started (its header promised the length), then a NAK "remote access error" with the Read's
 // PSN, and the QP goes to ERROR; the QP's later queued Reads are dropped (rd_dead), as is a
-// Read whose QP is no longer RTS when the planner reaches it. A Read's queue slot is freed
+// Read whose QP is no longer RTS when the planner reaches it.
+// A beat whose DMA read failed (r_err_i: rresp SLVERR / DECERR, e.g. a PCIe completion error or
+// timeout) never goes out as data: the response in progress is finished with zeros and poisoned
+// (tx_pl_poison_o: nic_roce_tx inverts its ICRC, the requester drops it), the Read's later
+// responses are not sent (their beats are drained), and once its last piece is drained a NAK
+// "remote operational error" with the Read's PSN goes out (IBA 9.7.5.2.4: the responder could
+// not complete the request for a reason of its own) and the QP goes to ERROR. Reads of that QP
+// planned behind it still go out (the requester's QP is in error by then and ignores them);
+// those not yet planned are dropped as for any QP no longer RTS. A Read's queue slot is freed
 // when its last piece has gone out, so "QP q has an entry queued" (rdq_has_q) covers every
 // response still to be sent. An ACK / NAK of the dispatcher's for such a QP joins the queue
 // behind them (an entry of its own, sent as it is) and the dispatcher goes on, so q's responses
@@ -83,6 +91,7 @@ module nic_rsp_read_engine #(
   output logic                          ar_push_o,      // a burst of the engine's is requested
   input  logic                          r_beat_i,
   input  logic [DataWidth-1:0]          r_data_i,
+  input  logic                          r_err_i,        // the beat's read failed (rresp != OKAY)
   // the responses and NAKs (the header, then the payload)
   output logic                          tx_valid_o,
   output nic_roce_pkg::tx_pkt_t         tx_pkt_o,
@@ -90,6 +99,7 @@ module nic_rsp_read_engine #(
   output logic                          tx_pl_valid_o,
   output logic [DataWidth-1:0]          tx_pl_data_o,
   output logic [$clog2(DataWidth/8):0]  tx_pl_nbytes_o,
+  output logic                          tx_pl_poison_o, // the chunk stands for failed DMA data
   input  logic                          tx_pl_ready_i,
   output logic                          in_pkt_o,       // a response's header is out, not all its payload
   // a Read failed: its QP goes to ERROR
@@ -392,10 +402,12 @@ module nic_rsp_read_engine #(
   end
   // -- the gather buffer: the beats, as they arrived (the sender shifts the first one)
   logic                 gb_take, gb_valid, gb_room;
-  logic [DataWidth-1:0] gb_rdata;          // the oldest beat not yet sent
+  logic [DataWidth:0]   gb_rdata;          // the oldest beat not yet sent, and its DMA error
+  logic                 gb_err;
+  assign gb_err = gb_rdata[DataWidth];
 
   nic_gather_buf #(
-    .Width (DataWidth),
+    .Width (DataWidth + 1),
     .Depth (GbBeats),
     .OutReg(1'b0)
   ) u_gather_buf (
@@ -405,7 +417,7 @@ module nic_rsp_read_engine #(
     .room_o     (gb_room),
     .reserve_i  (g_ar_valid && ar_ready_i),
     .we_i       (r_beat_i),
-    .wdata_i    (r_data_i),
+    .wdata_i    ({r_err_i, r_data_i}),
     .valid_o    (gb_valid),
     .data_o     (gb_rdata),
     .take_i     (gb_take)
@@ -420,6 +432,12 @@ module nic_rsp_read_engine #(
   logic [12:0]     sd_rest;               // ... still to send
   logic [LW-1:0]   sd_lane0;              // the beat's first byte
   logic            tx_nak, tx_ack;
+  logic            sd_err_q, sd_err_d;    // a beat of the head's Read failed its DMA read
+  logic            sd_nak_q, sd_nak_d;    // ... and all its pieces are drained: its NAK is next
+  logic            sd_skip;               // ... and its response in progress has ended: nothing
+                                          // more of the Read goes out
+  logic            sd_beat;               // a beat of the head's leaves the gather buffer
+  assign sd_skip = sd_err_q && !sd_in_pkt_q;
   assign gh      = gf_rd_q[GfW-1:0];
   assign gh_slot = gf_slot[gh];
   assign sd_rest = gf_len[gh] - sd_done_q;
@@ -433,7 +451,8 @@ module nic_rsp_read_engine #(
     tx_ack       = 1'b0;
     sd_dma_body    = 1'b0;
     tx_pl_valid_o  = 1'b0;
-    tx_pl_data_o   = gb_rdata >> (8 * 32'(sd_lane0));
+    tx_pl_data_o   = gb_rdata[DataWidth-1:0] >> (8 * 32'(sd_lane0));
+    tx_pl_poison_o = 1'b0;
     tx_pl_nbytes_o = NB'(W8) - NB'(sd_lane0);
     if (13'(tx_pl_nbytes_o) > sd_rest) begin
       tx_pl_nbytes_o = NB'(sd_rest);
@@ -450,17 +469,25 @@ module nic_rsp_read_engine #(
           tx_ack   = 1'b1;
         end
         GK_DMA: begin
-          if (gf_hdr[gh] && !sd_hdr_q) begin
+          if (sd_nak_q) begin
             tx_valid_o = 1'b1;
+            tx_nak     = 1'b1;
+          end else if (gf_hdr[gh] && !sd_hdr_q) begin
+            tx_valid_o = !sd_skip;
           end else begin
             sd_dma_body   = 1'b1;
-            tx_pl_valid_o = gb_valid;
+            tx_pl_valid_o = gb_valid && !sd_skip;
+            if (sd_err_q || gb_err) begin
+              tx_pl_data_o   = '0;
+              tx_pl_poison_o = 1'b1;
+            end
           end
         end
         default: begin   // GK_FAIL: zeros to the response's end, then the NAK
-          if (sd_rest != '0) begin
+          if (sd_rest != '0 && !sd_skip) begin
             tx_pl_valid_o  = 1'b1;
             tx_pl_data_o   = '0;
+            tx_pl_poison_o = sd_err_q;
             tx_pl_nbytes_o = (sd_rest >= 13'(W8)) ? NB'(W8) : NB'(sd_rest);
           end else begin
             tx_valid_o = 1'b1;
@@ -470,12 +497,15 @@ module nic_rsp_read_engine #(
       endcase
     end
   end
-  assign gb_take = sd_dma_body && tx_pl_valid_o && tx_pl_ready_i;
+  assign gb_take = sd_dma_body && gb_valid && (sd_skip || tx_pl_ready_i);
+  assign sd_beat = gb_take;
 
   always_comb begin
     sd_hdr_d    = sd_hdr_q;
     sd_in_pkt_d = sd_in_pkt_q;
     sd_done_d   = sd_done_q;
+    sd_err_d    = sd_err_q;
+    sd_nak_d    = sd_nak_q;
     gf_pop      = 1'b0;
     rdq_pop     = 1'b0;
     qp_err_o    = 1'b0;
@@ -492,18 +522,35 @@ module nic_rsp_read_engine #(
           end
         end
         GK_DMA: begin
-          if (tx_valid_o && tx_ready_i) begin
-            sd_hdr_d    = 1'b1;
-            sd_in_pkt_d = 1'b1;
-          end else if (tx_pl_valid_o && tx_pl_ready_i) begin
+          if (sd_nak_q) begin
+            if (tx_ready_i) begin   // the NAK of a Read whose DMA read failed
+              qp_err_o    = 1'b1;
+              gf_pop      = 1'b1;
+              rdq_pop     = 1'b1;
+              sd_err_d    = 1'b0;
+              sd_nak_d    = 1'b0;
+            end
+          end else if (gf_hdr[gh] && !sd_hdr_q) begin
+            if (sd_skip) begin
+              sd_hdr_d    = 1'b1;     // a later response of a failed Read: not sent
+            end else if (tx_ready_i) begin
+              sd_hdr_d    = 1'b1;
+              sd_in_pkt_d = 1'b1;
+            end
+          end else if (sd_beat) begin
+            sd_err_d  = sd_err_q || gb_err;
             sd_done_d = sd_done_q + 13'(tx_pl_nbytes_o);
             if (13'(tx_pl_nbytes_o) == sd_rest) begin
-              gf_pop    = 1'b1;
-              rdq_pop   = gf_rlast[gh];
               sd_hdr_d  = 1'b0;
               sd_done_d = '0;
               if (gf_plast[gh]) begin
                 sd_in_pkt_d = 1'b0;
+              end
+              if (gf_rlast[gh] && sd_err_d) begin
+                sd_nak_d = 1'b1;          // the entry stays for the NAK
+              end else begin
+                gf_pop  = 1'b1;
+                rdq_pop = gf_rlast[gh];
               end
             end
           end
@@ -518,6 +565,7 @@ module nic_rsp_read_engine #(
             sd_hdr_d    = 1'b0;
             sd_in_pkt_d = 1'b0;
             sd_done_d   = '0;
+            sd_err_d    = 1'b0;
           end
         end
       endcase
@@ -535,7 +583,9 @@ module nic_rsp_read_engine #(
     if (tx_nak || tx_ack) begin
       tx_pkt_o.opcode        = nic_roce_pkg::OP_ACK;
       tx_pkt_o.psn           = rdq_psn[gh_slot];
-      tx_pkt_o.aeth.syndrome = tx_ack ? rdq_syn[gh_slot] : nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
+      tx_pkt_o.aeth.syndrome = tx_ack ? rdq_syn[gh_slot]
+                             : sd_err_q ? nic_roce_pkg::AETH_NAK_REMOTE_OP
+                                        : nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
     end else begin
       tx_pkt_o.opcode        = gf_opc[gh];
       tx_pkt_o.psn           = gf_psn[gh];
@@ -554,6 +604,8 @@ module nic_rsp_read_engine #(
       sd_hdr_q    <= 1'b0;
       sd_in_pkt_q <= 1'b0;
       sd_done_q   <= '0;
+      sd_err_q    <= 1'b0;
+      sd_nak_q    <= 1'b0;
     end else begin
       rdq_wr_q    <= rdq_wr_q + (RdqW+1)'(push_read_i || push_ack_i);
       rdq_pl_q    <= rdq_pl_q + (RdqW+1)'(rdq_plan_next);
@@ -563,6 +615,8 @@ module nic_rsp_read_engine #(
       sd_hdr_q    <= sd_hdr_d;
       sd_in_pkt_q <= sd_in_pkt_d;
       sd_done_q   <= sd_done_d;
+      sd_err_q    <= sd_err_d;
+      sd_nak_q    <= sd_nak_d;
     end
   end
 

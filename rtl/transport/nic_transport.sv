@@ -115,6 +115,7 @@ module nic_transport #(
   output logic                          wr_req_valid_o,
   output logic [63:0]                   wr_req_addr_o,
   output logic [7:0]                    wr_req_len_o,
+  output logic [7:0]                    wr_req_qpn_o,   // the QP the burst is for
   input  logic                          wr_req_ready_i,
   output logic                          wr_valid_o,
   output logic [DataWidth-1:0]          wr_data_o,
@@ -211,7 +212,7 @@ module nic_transport #(
   logic                  rctx_req, rctx_avail, rdone;
   logic [7:0]            rctx_qpn, rdone_qpn;
   nic_roce_pkg::read_ctx_t rctx;
-  logic                  rs_pl_valid, rs_pl_ready, rq_pl_ready;
+  logic                  rs_pl_valid, rs_pl_ready, rq_pl_ready, rs_pl_poison, pl_poison;
   logic [DataWidth-1:0]  rs_pl_data;
   logic [NB-1:0]         rs_pl_nbytes;
   logic                  rq_pkt_valid, rq_pkt_ready;
@@ -270,6 +271,7 @@ module nic_transport #(
     .pl_valid_o    (pl_valid),
     .pl_data_o     (pl_data),
     .pl_nbytes_o   (pl_nbytes),
+    .pl_poison_o   (pl_poison),
     .pl_ready_i    (rq_pl_ready),
     .ack_valid_i   (ack_valid),
     .ack_qpn_i     (ack_qpn),
@@ -373,6 +375,7 @@ module nic_transport #(
     .wr_req_valid_o(wr_req_valid_o),
     .wr_req_addr_o (wr_req_addr_o),
     .wr_req_len_o  (wr_req_len_o),
+    .wr_req_qpn_o  (wr_req_qpn_o),
     .wr_req_ready_i(wr_req_ready_i),
     .wr_valid_o    (wr_valid_o),
     .wr_data_o     (wr_data_o),
@@ -384,6 +387,7 @@ module nic_transport #(
     .tx_pl_valid_o (rs_pl_valid),
     .tx_pl_data_o  (rs_pl_data),
     .tx_pl_nbytes_o(rs_pl_nbytes),
+    .tx_pl_poison_o(rs_pl_poison),
     .tx_pl_ready_i (rs_pl_ready),
     .ctx_qpn_o       (c_rs_qpn),
     .ctx_pd_i        (c_rs_pd),
@@ -430,7 +434,9 @@ module nic_transport #(
   logic                  tx_pl_valid;
   logic [DataWidth-1:0]  tx_pl_data;
   logic [NB-1:0]         tx_pl_nbytes;
+  logic                  tx_pl_poison;
   assign tx_pl_valid  = pl_rs_q ? rs_pl_valid : pl_valid;
+  assign tx_pl_poison = pl_rs_q ? rs_pl_poison : pl_poison;
   assign tx_pl_data   = pl_rs_q ? rs_pl_data : pl_data;
   assign tx_pl_nbytes = pl_rs_q ? rs_pl_nbytes : pl_nbytes;
   assign rs_pl_ready  = pl_ready && pl_rs_q;
@@ -449,6 +455,7 @@ module nic_transport #(
     .pl_valid_i (tx_pl_valid),
     .pl_data_i  (tx_pl_data),
     .pl_nbytes_i(tx_pl_nbytes),
+    .pl_poison_i(tx_pl_poison),
     .pl_ready_o (pl_ready),
     .tx_tdata_o (tx_tdata_o),
     .tx_tkeep_o (tx_tkeep_o),

@@ -16,10 +16,24 @@ ENUM = {e["name"]: {v["name"]: v["value"] for v in e["values"]} for e in _SPEC["
 STRUCT = {s["name"]: s for s in _SPEC["structs"]}
 
 
-# The PD's privileged token (an SGE address is then a logical address). It is not in
-# formats/nic.toml: the C driver defines it in host/src/ndk_internal.h (ndk_privileged_token).
+WORD = {w["name"]: w for w in _SPEC["words"]}
+
+
+def pack_word(word_name, **values):
+    """A 32-bit word of formats/nic.toml's [[words]] with the given fields set."""
+    word = 0
+    for f in WORD[word_name]["fields"]:
+        v = values.get(f["name"], 0)
+        assert v < (1 << f["bits"]), f"{word_name}.{f['name']} = {v:#x} does not fit"
+        word |= v << f["lsb"]
+    return word
+
+
+# The PD's privileged token (an SGE address is then a logical address): the word priv_token
+# with its fixed fields (formats/nic.toml, as ndk_privileged_token in the C driver).
 def privileged_token(pdn):
-    return 0xFF000000 | (pdn << 8) | 0xFF
+    return pack_word("priv_token", key=ENUM["priv_token"]["KEY"], pd=pdn,
+                     marker=ENUM["priv_token"]["MARKER"])
 
 
 def _field(struct_name, name):
