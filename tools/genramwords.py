@@ -10,24 +10,31 @@ and checks that its `sim_wr_flip_q` is there (Verilator keeps it because it is p
 ever gone the words must stay in the comparison, so this fails the build instead), and writes a
 header with one function, overloaded on the root class, that lists the words' address ranges.
 
-usage: genramwords.py ROOT_HEADER OUT_HEADER
+usage: genramwords.py [--none] ROOT_HEADER OUT_HEADER
+
+--none: list no words (the probe then compares the whole state, RAM words included: exact, only
+slower). For the post-synthesis model (make test-netlist), whose netlist has no sim_wr_flip_q.
 """
 import re
 import sys
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    none = args[:1] == ['--none']
+    if none:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    root_h, out_h = sys.argv[1], sys.argv[2]
+    root_h, out_h = args
     text = open(root_h).read()
     m = re.search(r'\bclass\s+(\w+___024root)\b', text)
     if not m:
         sys.exit(f'genramwords: no root class in {root_h}')
     root = m.group(1)
     members = set(re.findall(r'\b(\w+)\s*;', text))
-    words = sorted(n for n in members if n.endswith('__DOT__mem_q'))
-    if not words:
+    words = [] if none else sorted(n for n in members if n.endswith('__DOT__mem_q'))
+    if not words and not none:
         sys.exit(f'genramwords: no nic_ram_1r1w words (mem_q) in {root_h}')
     for w in words:
         flip = w[:-len('mem_q')] + 'sim_wr_flip_q'
@@ -45,6 +52,7 @@ def main():
         '',
         f'inline std::vector<std::pair<const void *, size_t>> nicsim_ram_words(const {root} *r)',
         '{',
+    ] + (['\t(void)r; // no words: the whole state is compared'] if none else []) + [
         '\treturn {',
     ]
     lines += [f'\t\t{{ &r->{w}, sizeof(r->{w}) }},' for w in words]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Generate the simulation top nic_sim_top (a Verilator-only wrapper around nic_core).
 
-    tools/gensimtop.py rtl/core/nic_core.sv OUT.sv
+    tools/gensimtop.py [--netlist] rtl/core/nic_core.sv OUT.sv
 
 The wrapper has nic_core's parameters and ports, and registers every input except the clock
 on the rising clock edge, in the same nonblocking update as the core's own registers. The
@@ -24,6 +24,10 @@ unregistered, the input-dependent part ran three times.
 The port list is parsed from nic_core's ANSI header (`input logic [W] name_i` / `output logic
 ... name_o`), so the wrapper follows the core's ports without a hand-kept copy. Anything the
 parser does not understand stops the build.
+
+--netlist: the wrapper of the post-synthesis model (make test-netlist): the same wrapper around
+the synthesized netlist of nic_core (fw/netlist/generic.ys), which has no parameters left (they
+were fixed when it was synthesized), so the instance passes none.
 """
 import re
 import sys
@@ -62,7 +66,7 @@ def parse(text):
     return params, ports
 
 
-def emit(params, ports):
+def emit(params, ports, netlist=False):
     out = []
     w = out.append
     w("`default_nettype none")
@@ -87,9 +91,12 @@ def emit(params, ports):
         w(f"    {n[:-2]}_q <= {n};")
     w("  end")
     w("")
-    w("  nic_core #(")
-    w(",\n".join(f"    .{n}({n})" for n, _ in params))
-    w("  ) u_core (")
+    if netlist:
+        w("  nic_core u_core (")
+    else:
+        w("  nic_core #(")
+        w(",\n".join(f"    .{n}({n})" for n, _ in params))
+        w("  ) u_core (")
     conns = []
     for d, r, n in ports:
         src = n if (d == "output" or n == "clk_i") else f"{n[:-2]}_q"
@@ -102,12 +109,16 @@ def emit(params, ports):
 
 
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: gensimtop.py rtl/core/nic_core.sv OUT.sv")
-    with open(sys.argv[1]) as f:
+    args = sys.argv[1:]
+    netlist = args[:1] == ["--netlist"]
+    if netlist:
+        args = args[1:]
+    if len(args) != 2:
+        fail("usage: gensimtop.py [--netlist] rtl/core/nic_core.sv OUT.sv")
+    with open(args[0]) as f:
         params, ports = parse(f.read())
-    text = emit(params, ports)
-    with open(sys.argv[2], "w") as f:
+    text = emit(params, ports, netlist)
+    with open(args[1], "w") as f:
         f.write(text)
 
 

@@ -17,6 +17,11 @@
 #   first time and cached in build/guest), and build/tests/refused_dma in a boot of its own
 #   (the device server's DMA firewall stops the NIC). With criterion options (a filter while iterating)
 #   only the main suite runs; NDK_TEST_GUEST=0 leaves the guest out.
+# - The post-synthesis simulation (make test-netlist, docs/timing-area.md): build/tests/ndk_tests_netlist,
+#   the same tests linked against the synthesized netlist of nic_core at width 64, runs the
+#   smoke subset NETLIST_SMOKE below. Not with criterion options; NDK_TEST_NETLIST=0 leaves it
+#   out. `tools/run_tests.sh --netlist` runs only it (make test-netlist). Cost: ~2 min of one
+#   core, mostly the Yosys run and the model's C++ (docs/timing-area.md).
 # - The board-level cocotb benches (make test-board, tests/board/) run last and add their
 #   counts; not with criterion options; NDK_TEST_BOARD=0 leaves them out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
@@ -32,12 +37,25 @@ TESTS=$BUILD/tests/ndk_tests
 JOBS=${NDK_TEST_JOBS:-2}
 TIMEOUT=${NDK_TEST_TIMEOUT:-600}
 WIDTHS=(64 256)
+# The smoke subset the netlist model runs: local requests, a deferred chain with one doorbell, an
+# arm and its notification, a CQ overflow, a Send, a Write and a Read between two NICs.
+NETLIST_SMOKE=(
+	local_ops/fast_register_then_invalidate_round_trip
+	local_ops/bind_window_then_invalidate_window
+	defer/chain_of_7_rings_once_and_fetches_in_one_burst
+	notify/one_notification_per_arm
+	overflow/loses_nothing_before_and_writes_nothing_after
+	transport/send_of_one_packet_between_two_hosts
+	transport/write_then_send_arrive_in_order
+	transport/read_of_one_packet_between_two_hosts
+)
+NETLIST_TESTS=$BUILD/tests/ndk_tests_netlist
 
 passed=0
 failed=0
 rerun=()
 
-if [[ ! -x $TESTS ]]; then
+if [[ ${1:-} != --netlist && ! -x $TESTS ]]; then
 	echo "run_tests: $TESTS is missing: build it with make test (or make build-tests)"
 	echo "tests: 0 passed, 1 failed"
 	exit 1
@@ -90,6 +108,32 @@ run_suite() {
 		rerun+=("NDK_SIM_WIDTH=$width $TESTS --filter '$name' --verbose"$'\n'"      with waves: NDK_SIM_TRACE=/tmp/${name//[\/*]/_}_w$width.fst NDK_SIM_WIDTH=$width $TESTS --filter '$name' --verbose")
 	done
 }
+
+# run_netlist: the smoke subset against the netlist model (built by make netlist).
+run_netlist() {
+	local filter t0
+	filter="@($(IFS='|'; echo "${NETLIST_SMOKE[*]}"))"
+	t0=$(date +%s)
+	if [[ ! -x $NETLIST_TESTS ]]; then
+		echo "[FAIL] netlist: $NETLIST_TESTS is missing: build it with make netlist"
+		failed=$((failed + 1))
+		rerun+=("make test-netlist")
+		return
+	fi
+	TESTS=$NETLIST_TESTS run_suite 64 --filter "$filter"
+	echo "=== netlist: $(($(date +%s) - t0)) s"
+}
+
+if [[ ${1:-} == --netlist ]]; then
+	run_netlist
+	if ((${#rerun[@]})); then
+		echo "=== rerun a failing part with:"
+		printf '  %s\n' "${rerun[@]}"
+	fi
+	echo "tests: $passed passed, $failed failed"
+	((failed == 0))
+	exit
+fi
 
 for width in "${WIDTHS[@]}"; do
 	run_suite "$width" "$@"
@@ -189,6 +233,26 @@ if (($# == 0)); then
 			rerun+=("${fw_cmd[*]}")
 		fi
 		echo "=== pci: $(($(date +%s) - t0)) s (log: $log)"
+	fi
+fi
+
+# The post-synthesis simulation (not with criterion options; NDK_TEST_NETLIST=0 leaves it out).
+if (($# == 0)); then
+	if [[ ${NDK_TEST_NETLIST:-1} == 0 ]]; then
+		echo "=== netlist: NDK_TEST_NETLIST=0: the post-synthesis simulation is left out"
+	else
+		log=$BUILD/tests/netlist_build.log
+		echo "=== netlist: make netlist (Yosys netlist of nic_core, Verilated; log: $log)"
+		t0=$(date +%s)
+		if make --no-print-directory netlist >"$log" 2>&1; then
+			echo "=== netlist: built in $(($(date +%s) - t0)) s"
+			run_netlist
+		else
+			echo "[FAIL] netlist: make netlist failed; the end of $log:"
+			tail -n 15 "$log" | sed 's/^/    /'
+			failed=$((failed + 1))
+			rerun+=("make test-netlist")
+		fi
 	fi
 fi
 

@@ -63,7 +63,10 @@ module nic_req_sender #(
   localparam int PkW = $clog2(PktDepth);
   localparam int PcW = $clog2(PieceDepth);
 
-  nic_roce_pkg::tx_pkt_t pq_pkt_mem [PktDepth];
+  // Plain vectors of the descriptor's width, not an array of nic_roce_pkg::tx_pkt_t: Yosys 0.23
+  // silently drops the unpacked dimension of an array whose element is a packed-struct type
+  // (one register instead of PktDepth; STYLE.md). Assigned to and from tx_pkt_t as it is.
+  logic [$bits(pkt_i)-1:0] pq_pkt_mem [PktDepth];
   logic [383:0]          pq_inl_mem [PktDepth];
   logic                  pq_isinl_mem [PktDepth];
   logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte

@@ -111,7 +111,9 @@ module nic_roce_rx #(
 
   // descriptor FIFO (flops: a few small entries)
   localparam int PW = (MaxPkts > 1) ? $clog2(MaxPkts) : 1;
-  nic_roce_pkg::rx_pkt_t fifo_pkt_q [MaxPkts];
+  // vectors of the descriptor's width, not an array of rx_pkt_t: Yosys 0.23 drops the unpacked
+  // dimension of an array of a packed-struct type (STYLE.md)
+  logic [$bits(pkt_o)-1:0] fifo_pkt_q [MaxPkts];
   logic [AW:0]       fifo_start_q [MaxPkts];
   logic [AW:0]       fifo_end_q [MaxPkts];
   logic [PW:0]       fifo_count_q, fifo_count_d;
