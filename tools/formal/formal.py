@@ -21,6 +21,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -95,16 +96,22 @@ def run_job(name, args, env):
     for step, opts in (("bmc", ["-t", str(bmc)]), ("prove", ["-i", "-t", str(ind)]),
                        ("cover", ["-c", "-t", str(cov)])):
         t0 = time.time()
-        p = subprocess.run(["yosys-smtbmc", "-s", args.solver, "--presat", *opts, smt2],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                           timeout=args.timeout)
+        # its own process group, so a timeout also ends the solver it started
+        p = subprocess.Popen(["yosys-smtbmc", "-s", args.solver, "--presat", *opts, smt2],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out = p.communicate()[0] + f"\nformal: timed out after {args.timeout} s\n"
         with open(os.path.join(wd, f"{step}.log"), "w") as f:
-            f.write(p.stdout)
-        ok = p.returncode == 0 and "Status: PASSED" in p.stdout
+            f.write(out)
+        ok = p.returncode == 0 and "Status: PASSED" in out
         result["steps"].append((step, ok, time.time() - t0))
         if not ok:
             result["ok"] = False
-            result["props"] += [f"{step}: {x}" for x in failed_props(p.stdout)] or \
+            result["props"] += [f"{step}: {x}" for x in failed_props(out)] or \
                 [f"{step}: failed, see {wd}/{step}.log"]
             if step == "bmc":
                 break   # a counterexample from reset: the induction would only repeat it
