@@ -108,6 +108,11 @@ MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 # simulation's behaviour is the same either way; only the host code's layout differs.
 PGO ?= 1
 VMODEL_MAKEFLAGS := OPT_FAST=-O2
+ifeq ($(COVERAGE),1)
+# the coverage models are ~3x bigger C++: compiled at -O1 (the run-once code at -O0), which
+# takes a fraction of the -O2 compile time; their speed does not matter
+VMODEL_MAKEFLAGS := OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+endif
 VMODEL_GENFLAGS  := OPT_FAST='-O2 -fprofile-generate'
 VMODEL_USEFLAGS  := OPT_FAST='-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile'
 PGO_DIR     := $(VDIR)/pgo
