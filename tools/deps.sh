@@ -22,7 +22,7 @@ TESTED_VERSIONS=(
 )
 # The Debian packages (bookworm names) the build, tests, lint, synthesis and plots use.
 PACKAGES=(
-	verilator yosys iverilog g++ make pkg-config python3 python3-venv
+	verilator yosys z3 iverilog g++ make pkg-config python3 python3-venv
 	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
 	qemu-system-x86 cpio
 	ibverbs-utils perftest ibverbs-providers iproute2

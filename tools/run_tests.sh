@@ -24,6 +24,8 @@
 #   core, mostly the Yosys run and the model's C++ (docs/timing-area.md).
 # - The board-level cocotb benches (make test-board, tests/board/) run last and add their
 #   counts; not with criterion options; NDK_TEST_BOARD=0 leaves them out.
+# - The formal proofs and the planted bugs (make formal, tools/formal/) run after them and add
+#   their counts; not with criterion options; NDK_TEST_FORMAL=0 leaves them out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
@@ -280,6 +282,33 @@ if (($# == 0)); then
 			rerun+=("make test-board")
 		fi
 		echo "=== board: $(($(date +%s) - t0)) s"
+	fi
+fi
+
+# The formal proofs of the RTL's `ifdef FORMAL properties and the planted bugs each must catch
+# (make formal, tools/formal/; ~4 minutes of one core). Not with criterion options;
+# NDK_TEST_FORMAL=0 leaves them out.
+if (($# == 0)); then
+	if [[ ${NDK_TEST_FORMAL:-1} == 0 ]]; then
+		echo "=== formal: NDK_TEST_FORMAL=0: the proofs are left out"
+	else
+		log=$BUILD/tests/formal.log
+		t0=$(date +%s)
+		echo "=== formal: make formal (log: $log)"
+		make --no-print-directory formal 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		for part in formal plant; do
+			line=$(grep -E "^$part: [0-9]+ (passed|caught), [0-9]+ (failed|missed)$" "$log" | tail -n 1)
+			if [[ $line =~ ^$part:\ ([0-9]+)\ [a-z]+,\ ([0-9]+) ]]; then
+				passed=$((passed + BASH_REMATCH[1]))
+				failed=$((failed + BASH_REMATCH[2]))
+			else
+				echo "[FAIL] $part: make formal ended without its summary (exit $rc)"
+				failed=$((failed + 1))
+			fi
+		done
+		((rc == 0)) || rerun+=("make formal (one proof: tools/formal/formal.py --only JOB; one planted bug: tools/formal/plant.py --only BUG)")
+		echo "=== formal: $(($(date +%s) - t0)) s"
 	fi
 fi
 

@@ -836,4 +836,173 @@ module nic_cq_engine #(
   end
 `endif
 
+`ifdef FORMAL
+  // ---- formal properties (docs/verification.md) -------------------------------------------------
+  // Proven for all inputs by induction on tests/formal/nic_cq_engine_formal.sv (2 CQs, depth up
+  // to 4: tools/formal/formal.py); the simulation compiles them too (Verilator +define+FORMAL),
+  // so every cycle of the suite checks them on the full-size engine. The engine needs nothing of
+  // its environment: every input may do anything in any cycle. Each f_* assertion is either a
+  // property the issue names or an invariant the induction needs (said so); each has a planted
+  // bug that breaks it (tools/formal/plant.py).
+  logic              f_live_q;              // the previous cycle was out of reset: $past is valid
+  logic [NumCqs-1:0] f_fired_q;             // the CQ's current arm has fired
+  nic_pkg::cqe_t     f_wr_cqe;              // the offered record, seen as a CQE
+  logic [1:0]        f_db_req_type, f_db_old_type, f_db_expect;
+  logic              f_db_merges;           // the arm meets an earlier arm still standing
+
+  logic              f_unused_wr_cqe;       // only its owner byte is checked
+  logic [15:0]       f_wr_slot;             // slot pi mod depth of the record's CQ
+
+  assign f_wr_cqe        = wr_data_q;
+  assign f_unused_wr_cqe = ^f_wr_cqe;
+  assign f_wr_slot       = wr_pi_now & 16'(depth_of(logd_q[wr_cqn_q]) - 17'd1);
+  assign f_db_req_type = db_ci_arm.arm_type;
+  assign f_db_old_type = any_q[db_cqn] ? nic_pkg::ARM_ANY
+                       : sol_q[db_cqn] ? nic_pkg::ARM_SOLICITED : nic_pkg::ARM_ERRORS;
+  assign f_db_merges   = armed_q[db_cqn] && !fire[db_cqn];
+
+  // NDK's merge table (docs/conformance.md C8), cell by cell; arm_type 3 is taken as ANY.
+  always_comb begin
+    f_db_expect = (f_db_req_type == 2'd3) ? nic_pkg::ARM_ANY : f_db_req_type;
+    if (f_db_merges) begin
+      unique case ({f_db_old_type, f_db_expect})
+        {nic_pkg::ARM_ERRORS, nic_pkg::ARM_ERRORS}:       f_db_expect = nic_pkg::ARM_ERRORS;
+        {nic_pkg::ARM_ERRORS, nic_pkg::ARM_SOLICITED}:    f_db_expect = nic_pkg::ARM_SOLICITED;
+        {nic_pkg::ARM_ERRORS, nic_pkg::ARM_ANY}:          f_db_expect = nic_pkg::ARM_ANY;
+        {nic_pkg::ARM_SOLICITED, nic_pkg::ARM_ERRORS}:    f_db_expect = nic_pkg::ARM_SOLICITED;
+        {nic_pkg::ARM_SOLICITED, nic_pkg::ARM_SOLICITED}: f_db_expect = nic_pkg::ARM_SOLICITED;
+        {nic_pkg::ARM_SOLICITED, nic_pkg::ARM_ANY}:       f_db_expect = nic_pkg::ARM_ANY;
+        {nic_pkg::ARM_ANY, nic_pkg::ARM_ERRORS}:          f_db_expect = nic_pkg::ARM_ANY;
+        {nic_pkg::ARM_ANY, nic_pkg::ARM_SOLICITED}:       f_db_expect = nic_pkg::ARM_ANY;
+        {nic_pkg::ARM_ANY, nic_pkg::ARM_ANY}:             f_db_expect = nic_pkg::ARM_ANY;
+        default:                                          f_db_expect = nic_pkg::ARM_ANY;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      f_live_q  <= 1'b0;
+      f_fired_q <= '0;
+    end else begin
+      f_live_q  <= 1'b1;
+      f_fired_q <= (f_fired_q | fire)
+                   & ~(db_arm ? (NumCqs'(1) << db_cqn) : '0)
+                   & ~(cmd_any ? (NumCqs'(1) << cmd_cqn) : '0);
+    end
+  end
+
+  // Per CQ: what the CQ's registers must satisfy in every reachable state.
+  // (Unnamed: Yosys 0.23 gives a procedural assertion in a generate loop the same name in every
+  // iteration; a failing one is reported by its source line.)
+  for (genvar c = 0; c < NumCqs; c++) begin : gen_f_cq
+    logic [15:0] f_pi, f_ci, f_ss, f_occ, f_new, f_tim, f_cnt, f_intv;
+    logic [16:0] f_depth;
+    logic        f_entries, f_sol_entries, f_count_hit, f_timer_hit;
+    assign f_pi          = pi_q[16*c +: 16];
+    assign f_ci          = ci_q[16*c +: 16];
+    assign f_ss          = ss_q[16*c +: 16];
+    assign f_occ         = f_pi - f_ci;
+    assign f_depth       = depth_of(logd_q[c]);
+    assign f_new         = newz_q[c] ? 16'd0 : new_q[c];
+    assign f_tim         = tlive_q[c] ? tim_q[c] : 16'd0;
+    assign f_cnt         = mod_q[c][15:0];
+    assign f_intv        = mod_q[c][31:16];
+    assign f_entries     = f_pi != f_ci;
+    assign f_sol_entries = f_ss < f_occ;
+    assign f_count_hit   = f_cnt != 16'd0 && f_new >= f_cnt;
+    assign f_timer_hit   = f_intv != 16'd0 && f_tim >= f_intv;
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        // Notify: none without an arm, at most one per arm, and one interrupt request per
+        // notification (a CQ never fires while its previous request waits to be picked).
+        assert (!fire[c] || (valid_q[c] && armed_q[c]));
+        assert (!(fire[c] && f_fired_q[c]));
+        assert (!(fire[c] && npend_q[c]));
+        // (invariants) a fired arm is spent; an arm has one type; a request waits only for a
+        // live CQ
+        assert (!(f_fired_q[c] && armed_q[c]));
+        assert (!(any_q[c] && sol_q[c]));
+        assert (!npend_q[c] || valid_q[c]);
+        if (valid_q[c]) begin
+          // An arm with un-notified entries fires: exactly when its type's condition holds on
+          // the entries in [ci, pi) (or the CQ is in error), and moderation has reached one of
+          // its bounds (or is off, or the CQ is in error).
+          assert (fire[c] == (armed_q[c] && !npend_q[c]
+              && (error_q[c] || (((any_q[c] && f_entries) || (sol_q[c] && f_sol_entries))
+                                 && (mod_q[c] == 32'd0 || f_count_hit || f_timer_hit)))));
+          // Pointers: the ring never holds more than its depth (so no CQE is ever written
+          // over an entry the consumer has not released; ci stays in [ci, pi]).
+          assert (17'(f_occ) <= f_depth);
+          assert (32'(logd_q[c]) <= LogMaxCqDepth);
+          assert (32'(vec_q[c]) < MsixVectors);
+          // (invariants) the summary bits equal what they summarise
+          assert (nonempty_q[c] == f_entries);
+          assert (solp_q[c] == f_sol_entries);
+          assert (modded_q[c] == (mod_q[c] != 32'd0));
+          assert (creach_q[c] == f_count_hit);
+          assert ((tlive_q[c] && treach_q[c]) == f_timer_hit);
+          assert (!tlive_q[c] || f_tim != 16'd0);
+        end
+        cover (valid_q[c] && armed_q[c] && any_q[c] && !f_entries);
+        cover (valid_q[c] && armed_q[c] && sol_q[c] && f_entries);
+        cover (valid_q[c] && armed_q[c] && !any_q[c] && !sol_q[c] && f_entries);
+        cover (fire[c] && any_q[c]);
+        cover (fire[c] && sol_q[c]);
+        cover (fire[c] && !any_q[c] && !sol_q[c] && error_q[c]);
+        cover (hold[c]);
+        cover (fire[c] && modded_q[c] && creach_q[c] && !error_q[c]);
+        cover (fire[c] && modded_q[c] && !creach_q[c] && !error_q[c]);
+        cover (npend_q[c] && armed_q[c]);
+        cover (valid_q[c] && 17'(f_occ) == f_depth);
+        cover (valid_q[c] && error_q[c]);
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // The completion FSM: a record being offered still fits the CQ it was decided for
+      // (nothing else moves that CQ's pi, and ci only moves toward pi), so what it commits is a
+      // CQE into a free slot, at slot pi mod depth, with the owner bit of pi's pass.
+      if (state_q == S_WRITE && !stale_q) begin
+        f_write_cq_live: assert (valid_q[wr_cqn_q] && !error_q[wr_cqn_q]);
+        if (!wr_is_err_q) begin
+          f_write_fits: assert ({1'b0, wr_pi_now - wr_ci_now} < depth_of(logd_q[wr_cqn_q]));
+          f_write_slot: assert (wr_addr_q == {base_q[wr_cqn_q], 12'd0}
+                                + (64'(f_wr_slot) << 5));
+          f_write_phase: assert (f_wr_cqe.owner == {7'd0, ~wr_pi_now[logd_q[wr_cqn_q]]});
+        end else begin
+          f_error_record_at_end: assert (wr_addr_q == {base_q[wr_cqn_q], 12'd0}
+                                         + (64'(depth_of(logd_q[wr_cqn_q])) << 5));
+        end
+      end
+      if (commit_cqe) begin
+        f_no_cqe_when_full: assert ({1'b0, wr_pi_now - wr_ci_now} < depth_of(logd_q[wr_cqn_q]));
+      end
+      c_write_cqe: cover (commit_cqe);
+      c_write_error_record: cover (commit && wr_is_err_q);
+      c_write_stale: cover (state_q == S_WRITE && stale_q && wr_ready_i);
+      c_write_held: cover (state_q == S_WRITE && !wr_ready_i);
+      c_phase_flip: cover (commit_cqe && wr_pi_now[logd_q[wr_cqn_q]]);
+      c_irq_offered: cover (irq_valid_q && !irq_ready_i);
+
+      // The merge table: the type an arm leaves, given the arm still standing (if any).
+      if (f_live_q && $past(db_arm) && !$past(cmd_any && cmd_cqn == db_cqn)) begin
+        f_arm_merge_table: assert (armed_q[$past(db_cqn)]
+            && any_q[$past(db_cqn)] == ($past(f_db_expect) == nic_pkg::ARM_ANY)
+            && sol_q[$past(db_cqn)] == ($past(f_db_expect) == nic_pkg::ARM_SOLICITED));
+      end
+      c_merge_err_sol: cover (db_arm && f_db_merges && f_db_old_type == nic_pkg::ARM_ERRORS
+                              && f_db_req_type == nic_pkg::ARM_SOLICITED);
+      c_merge_any_err: cover (db_arm && f_db_merges && f_db_old_type == nic_pkg::ARM_ANY
+                              && f_db_req_type == nic_pkg::ARM_ERRORS);
+      c_merge_sol_err: cover (db_arm && f_db_merges && f_db_old_type == nic_pkg::ARM_SOLICITED
+                              && f_db_req_type == nic_pkg::ARM_ERRORS);
+      c_arm_type3: cover (db_arm && f_db_req_type == 2'd3);
+    end
+  end
+`endif
+
 endmodule

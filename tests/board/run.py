@@ -62,6 +62,9 @@ BENCHES = {
     # The Ethernet port (rtl/eth: MAC, PCS, FIFOs) against tests/board/baser.py, at both core widths.
     "eth_port_w64": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 64}, "test_eth_port"),
     "eth_port_w256": ("nic_eth_port", lambda: eth_sources(), {"DataWidth": 256}, "test_eth_port"),
+    # Module bench of the CQ engine against a reference model (docs/verification.md).
+    "cq_engine": ("nic_cq_engine", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/core/nic_cq_engine.sv"),
+                  {"NumCqs": 4, "LogMaxCqDepth": 3, "MsixVectors": 4}, "test_cq_engine"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
@@ -92,7 +95,7 @@ def main():
         try:
             runner.build(verilog_sources=sources(), hdl_toplevel=top, parameters=params,
                          build_dir=str(build_dir), always=False,
-                         build_args=["--assert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                         build_args=["--assert", "+define+FORMAL", "-Wno-fatal", "-Wno-lint", "-Wno-style",
                                      "-O2", "--x-assign", "fast", "--x-initial", "fast",
                                      "-Wno-TIMESCALEMOD"])
             xml = runner.test(hdl_toplevel=top, test_module=module, build_dir=str(build_dir),

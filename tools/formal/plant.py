@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Planted bugs: each formal property must catch the bug it guards against.
+
+    tools/formal/plant.py [--only BUG ...]
+
+For every bug below, a copy of the module with the bug planted (one exact text substitution,
+which must match once) goes through tools/formal/formal.py's job, and the proof must FAIL;
+the clean design must pass (make formal runs it first). Exit 0 only when every planted bug was
+caught; the last line is `plant: N caught, N missed`.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CQ = "rtl/core/nic_cq_engine.sv"
+WF = "rtl/core/nic_wqe_fetch.sv"
+PSN = "rtl/pkg/nic_roce_pkg.sv"
+
+# name: (job, file, text, replacement, the property that must catch it)
+BUGS = {
+    "cq_merge_solicited_beats_any": (
+        "cq_engine", CQ,
+        "if (a == nic_pkg::ARM_ANY || b == nic_pkg::ARM_ANY) begin\n      arm_merge = nic_pkg::ARM_ANY;\n"
+        "    end else if (a == nic_pkg::ARM_SOLICITED || b == nic_pkg::ARM_SOLICITED) begin\n"
+        "      arm_merge = nic_pkg::ARM_SOLICITED;",
+        "if (a == nic_pkg::ARM_SOLICITED || b == nic_pkg::ARM_SOLICITED) begin\n      arm_merge = nic_pkg::ARM_SOLICITED;\n"
+        "    end else if (a == nic_pkg::ARM_ANY || b == nic_pkg::ARM_ANY) begin\n"
+        "      arm_merge = nic_pkg::ARM_ANY;",
+        "f_arm_merge_table (the merge table, C8)"),
+    "cq_arm_not_cleared_on_fire": (
+        "cq_engine", CQ, "armed_d = armed_q & ~fire;", "armed_d = armed_q;",
+        "at most one notification per arm"),
+    "cq_fire_without_arm": (
+        "cq_engine", CQ, "assign satisfied = valid_q & armed_q & ~npend_q",
+        "assign satisfied = valid_q & ~npend_q", "no notification without an arm"),
+    "cq_fire_while_request_pending": (
+        "cq_engine", CQ, "assign satisfied = valid_q & armed_q & ~npend_q",
+        "assign satisfied = valid_q & armed_q", "one interrupt request per notification"),
+    "cq_arm_waits_for_new_entry": (
+        "cq_engine", CQ, "(any_q & nonempty_q)", "(any_q & nonempty_q & ~newz_q)",
+        "an arm with un-notified entries fires (the lost wake-up, C6)"),
+    "cq_cqe_into_full_ring": (
+        "cq_engine", CQ, "acc_full     = 17'(acc_occ) >= acc_depth;",
+        "acc_full     = 17'(acc_occ) > acc_depth;", "no CQE written into a full CQ"),
+    "cq_ci_past_pi": (
+        "cq_engine", CQ, "db_ci_ok    = (db_new_ci - db_old_ci) <= (db_pi - db_old_ci);",
+        "db_ci_ok    = 1'b1;", "occupancy <= depth (ci stays in [ci, pi])"),
+    "cq_phase_not_flipped": (
+        "cq_engine", CQ, "acc_cqe.owner = {7'd0, ~acc_pi[acc_logd]};",
+        "acc_cqe.owner = {7'd0, ~acc_pi[0]};", "f_write_phase (owner bit of pi's pass)"),
+    "wqe_doorbell_lost_in_coalescing_window": (
+        "wqe_fetch", WF, "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;",
+        "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != fetch_q[db_idx];",
+        "a doorbelled WQE stays pending (no doorbell lost)"),
+    "wqe_coalesced_doorbell_dropped": (
+        "wqe_fetch", WF, "    if (db_ok) begin\n      pi_q[db_idx] <= sq_db_pi_i;",
+        "    if (db_ok && !pend_q[db_idx]) begin\n      pi_q[db_idx] <= sq_db_pi_i;",
+        "f_db_index_kept (no doorbell lost)"),
+    "wqe_last_wqe_fetched_twice": (
+        "wqe_fetch", WF, "assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n);",
+        "assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n) - 16'(issue_n > NW'(1));",
+        "f_fetch_moves_past_read (no doorbell repeated)"),
+    "wqe_fetch_beyond_doorbell": (
+        "wqe_fetch", WF, "assign avail     = 17'(sel_avail);", "assign avail     = 17'(sel_avail) + 17'd1;",
+        "f_issue_takes_doorbelled (nothing fetched that was not doorbelled)"),
+    "psn_le_without_wrap": (
+        "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;", "psn_le = a <= b;",
+        "a_psn_reference / a_psn_wrap"),
+    "psn_le_half_window_off_by_one": (
+        "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;",
+        "psn_le = (b - a) <= 24'h800000;", "a_psn_reference / a_psn_total"),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", nargs="*", choices=sorted(BUGS))
+    ap.add_argument("--solver", default="yices", choices=["yices", "z3"])
+    args = ap.parse_args()
+    caught = missed = 0
+    t_all = time.time()
+    with tempfile.TemporaryDirectory(prefix="ndk-plant-") as tmp:
+        for name in args.only or list(BUGS):
+            job, path, text, repl, prop = BUGS[name]
+            src = open(os.path.join(ROOT, path)).read()
+            if src.count(text) != 1:
+                print(f"[MISS] plant {name}: the text to replace occurs {src.count(text)} times in {path} "
+                      "(the RTL changed: update tools/formal/plant.py)")
+                missed += 1
+                continue
+            copy = os.path.join(tmp, f"{name}.sv")
+            with open(copy, "w") as f:
+                f.write(src.replace(text, repl))
+            t0 = time.time()
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools/formal/formal.py"), "--only", job,
+                                "--solver", args.solver, "--override", f"{path}={copy}",
+                                "--build", os.path.join(ROOT, "build", "formal", "plant", name)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            lines = [ln.strip() for ln in p.stdout.splitlines() if ln.startswith("    ")]
+            # caught: the proof (bmc or induction) failed, not the tools (a copy Yosys cannot read)
+            if p.returncode != 0 and "1 failed" in p.stdout and lines and \
+                    lines[0].startswith(("bmc:", "prove:")):
+                print(f"[CAUGHT] plant {name} ({prop}): {time.time() - t0:.0f} s; {lines[0] if lines else ''}")
+                caught += 1
+            else:
+                print(f"[MISS] plant {name}: the proof of {job} still passes with the bug planted ({prop})")
+                missed += 1
+    print(f"plant: {time.time() - t_all:.0f} s")
+    print(f"plant: {caught} caught, {missed} missed")
+    return 0 if missed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
