@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Refuse RTL constructs that Yosys 0.23 synthesizes silently wrong (no error, a wrong netlist).
+
+Verilator simulates them correctly, so neither the suite nor Verilator's lint can see them; only
+the post-synthesis simulation would, and only where a smoke test happens to drive them. This
+check names them at lint time instead:
+
+- an unpacked array whose element type is a named (typedef) type, e.g. `pkg::pkt_t mem [16]`:
+  Yosys 0.23 drops the unpacked dimension and keeps one element (found by the netlist
+  simulation, docs/timing-area.md). Write `logic [$bits(sig)-1:0] mem [16]` and cast on the way
+  in and out (`$bits` of a signal, not of a type: the latter is a syntax error in Yosys 0.23).
+- `arr[i].field`, a member of an element of an array of structs: Yosys 0.23 reads the wrong bits.
+  Copy the element into a struct variable first.
+- `'1` as a parameter value (a default, or an override `.P('1)`): Yosys 0.23 makes it 1, not all
+  ones. Write `{W{1'b1}}`.
+
+Usage: lint_yosys_subset.py FILE...   (exit 1 and one line per finding when a file has one)
+"""
+import re
+import sys
+
+# Types Yosys handles as arrays: the built-in vector and integer types.
+BUILTIN = {"logic", "bit", "reg", "wire", "byte", "shortint", "int", "longint", "integer",
+           "genvar", "signed", "unsigned", "var", "parameter", "localparam", "typedef",
+           "return", "assign", "else", "begin", "end", "case", "if", "for", "module",
+           "input", "output", "inout", "automatic", "static", "const"}
+
+# [direction] TYPE NAME[, NAME...] [dims] ;   with TYPE a plain or package-scoped identifier and
+# no packed dimension between the type and the name (a packed dimension would start with '[').
+DECL = re.compile(
+    r"^\s*(?:(?:input|output|inout|var)\s+)*"
+    r"(?P<type>(?:[A-Za-z_]\w*::)?[A-Za-z_]\w*)\s+"
+    r"(?P<name>[A-Za-z_]\w*)\s*\[(?P<dim>[^\]]+)\]")
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+# an element's member: NAME[...].member (not a generate-block path like gen_x[i].u_y.sig, which
+# RTL does not use: modules reach each other only through ports)
+ELEMENT_MEMBER = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*\[[^\]\[]*\]\s*\.\s*(?P<member>[A-Za-z_]\w*)")
+# '1 as a parameter value: `parameter ... = '1` or an override `.Name('1)`
+ALL_ONES_PARAM = re.compile(r"(\bparameter\b[^;]*=\s*'1\b)|(\.\s*[A-Z]\w*\s*\(\s*'1\s*\))")
+
+
+def findings(path):
+    with open(path, encoding="utf-8") as f:
+        lines = strip_comments(f.read()).split("\n")
+    for number, line in enumerate(lines, 1):
+        for m in ELEMENT_MEMBER.finditer(line):
+            yield (f"{path}:{number}: '{m.group(0)}', a member of an array element: Yosys 0.23 "
+                   f"reads the wrong bits (copy the element into a struct variable first)")
+        if ALL_ONES_PARAM.search(line):
+            yield (f"{path}:{number}: '1 as a parameter value: Yosys 0.23 makes it 1 "
+                   f"(write {{W{{1'b1}}}})")
+        m = DECL.match(line)
+        if not m:
+            continue
+        base = m.group("type").split("::")[-1]
+        if base in BUILTIN or m.group("name") in BUILTIN:
+            continue
+        yield (f"{path}:{number}: unpacked array '{m.group('name')}' of the named type "
+               f"'{m.group('type')}': Yosys 0.23 keeps one element (use logic "
+               f"[$bits(...)-1:0] {m.group('name')} [{m.group('dim').strip()}])")
+
+
+def main(paths):
+    bad = [f for p in paths for f in findings(p)]
+    for f in bad:
+        print(f)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
