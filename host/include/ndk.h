@@ -214,6 +214,33 @@ void ndk_close_adapter(struct ndk_adapter *adapter);
 ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info);
 
 /*
+ * The port's counters, kept by the NIC (BAR0 PORT_COUNTERS, 64 bits each), counted since the
+ * NIC was last reset: for a simulated NIC, since its world was created (so for the first
+ * adapter opened on it, since that adapter opened; an adapter opened again on the same NIC
+ * sees its predecessor's traffic too: take a reading first and subtract). Today's transport
+ * has no retransmission machinery: retransmitted_packets, local_ack_timeouts, seq_naks_sent,
+ * seq_naks_received, implied_naks, out_of_sequence and duplicate_requests read 0
+ * (docs/transport.md). One call reads the 24 words (MMIO reads: a slow path, not for polling
+ * loops).
+ */
+struct ndk_port_counters {
+	uint64_t tx_packets, rx_packets;
+	uint64_t rx_dropped; /* frames the receiver's checks dropped: bad ICRC, IPv4 checksum or
+				lengths, not RoCEv2, not for this port (RX_DROPS); a well-formed
+				packet for a QP that does not exist is not counted here yet */
+	uint64_t retransmitted_packets; /* requester packets sent again (timeout, NAK, RNR) */
+	uint64_t local_ack_timeouts;	/* requester ACK timer expiries */
+	uint64_t seq_naks_sent, seq_naks_received;
+	uint64_t implied_naks;	     /* Reads the requester found skipped */
+	uint64_t out_of_sequence;    /* packets the responder received ahead of its PSN */
+	uint64_t duplicate_requests; /* packets the responder received behind its PSN */
+	uint64_t rnr_naks_sent, rnr_naks_received;
+};
+/* NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL); NDK_STATUS_NOT_SUPPORTED (a device
+   without the transport). */
+ndk_status ndk_query_port_counters(struct ndk_adapter *adapter, struct ndk_port_counters *counters);
+
+/*
  * Allocate memory the device can reach (page aligned, zeroed, length rounded up to whole
  * pages in buffer->length). Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER (length 0)
  * or NDK_STATUS_INSUFFICIENT_RESOURCES.
