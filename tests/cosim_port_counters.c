@@ -4,7 +4,8 @@
  * ndk_query_port_counters) against what the harness saw on the wire, and the network's faults
  * in worlds of Verilated NICs:
  *   port_counters  a known exchange (Sends of 1 and 3 packets, Writes, a Read, an RNR episode,
- *                  frames the receiver must drop): every counter equals the harness's count
+ *                  frames the receiver must drop; a sequence NAK): every counter equals the
+ *                  harness's count of the frames on the wire
  *   faults_world   a corrupted frame is dropped by the receiving NIC's own checks and counted
  *                  in RX_DROPS and rx_dropped; a dropped Send is in the capture, counted on its
  *                  sender, and never reaches the peer
@@ -30,6 +31,7 @@
 struct seen {
 	uint64_t sent[2], received[2];
 	uint64_t rnr_naks[2]; /* RNR NAKs sent by NIC i */
+	uint64_t seq_naks[2]; /* PSN sequence error NAKs sent by NIC i */
 	uint64_t acks[2];
 };
 
@@ -54,6 +56,8 @@ static void on_frame(void *ctx, enum nicsim_frame_event what, unsigned nic, uint
 		g_seen.acks[nic]++;
 		if ((f.aeth_syndrome >> 5) == 1)
 			g_seen.rnr_naks[nic]++;
+		if (f.aeth_syndrome == 0x60) /* NAK: PSN sequence error */
+			g_seen.seq_naks[nic]++;
 	}
 }
 
@@ -163,13 +167,51 @@ Test(port_counters, equal_what_the_harness_saw_after_a_known_exchange)
 		cr_expect_eq(k.rnr_naks_sent, g_seen.rnr_naks[i], "NIC %d rnr_naks_sent", i);
 		cr_expect_eq(k.rnr_naks_received, g_seen.rnr_naks[1 - i],
 			     "NIC %d rnr_naks_received", i);
+		cr_expect_eq(k.seq_naks_sent, g_seen.seq_naks[i]);
 		/* no retransmission machinery yet: these stay 0 */
-		cr_expect_eq(k.retransmitted_packets + k.local_ack_timeouts + k.seq_naks_sent +
-				     k.seq_naks_received + k.implied_naks + k.out_of_sequence +
-				     k.duplicate_requests,
+		cr_expect_eq(k.retransmitted_packets + k.local_ack_timeouts + k.implied_naks +
+				     k.out_of_sequence + k.duplicate_requests,
 			     0);
 	}
 	region_free(&wb, &reg);
+	pair_close(&p);
+}
+
+/* A peer expecting another PSN NAKs the Send (sequence error): one NAK sent by NIC 1, one
+ * received by NIC 0, as on the wire. */
+Test(port_counters, count_the_sequence_naks_on_the_wire)
+{
+	struct pair p;
+	struct ndk_sim_config c;
+	const struct pair_opts o = { 0 };
+	ndk_sim_default_config(&c);
+	memset(&p, 0, sizeof(p));
+	cr_assert_eq(ndk_sim_create(&c, &p.sim), NDK_STATUS_SUCCESS);
+	side_open(&p, 0, &p.s[0], NULL, &o, 0);
+	side_open(&p, 1, &p.s[1], NULL, &o, 1);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct ndk_qp_address pa, pb;
+	cr_assert_eq(ndk_get_qp_address(a->qp, &pa), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_get_qp_address(b->qp, &pb), NDK_STATUS_SUCCESS);
+	struct ndk_connect_attr ca, cb;
+	ndk_connect_attr_default(&ca);
+	cb = ca;
+	ca.local_psn = 5; /* b expects 0 */
+	cr_assert_eq(ndk_connect_qp_ex(a->qp, &pb, &ca), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp_ex(b->qp, &pa, &cb), NDK_STATUS_SUCCESS);
+	memset(&g_seen, 0, sizeof(g_seen));
+	nicsim_set_frame_handler(p.sim->world, on_frame, NULL);
+	struct ndk_sge snd = sge_of(a, 0, 64), rcv = sge_of(b, 0, 64);
+	cr_assert_eq(ndk_receive(b->qp, (void *)1, &rcv, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, (void *)2, &snd, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, (void *)2, 0);
+	ndk_sim_step(p.sim, 2000);
+	cr_assert_eq(g_seen.seq_naks[1], 1, "one sequence NAK on the wire");
+	const struct ndk_port_counters k0 = counters(a->ad), k1 = counters(b->ad);
+	cr_expect_eq(k1.seq_naks_sent, 1);
+	cr_expect_eq(k0.seq_naks_received, 1);
+	cr_expect_eq(k0.seq_naks_sent + k1.seq_naks_received, 0);
+	cr_expect_eq(k0.rnr_naks_received + k1.rnr_naks_sent, 0);
 	pair_close(&p);
 }
 

@@ -445,25 +445,29 @@ module nic_transport #(
   );
 
   // ---- the port counters (BAR0 PORT_COUNTERS, ndk_query_port_counters) -------------------------
-  // Events seen at this module's edges: frames on the port, the receiver's drops, RNR NAKs the
-  // responder sends (an ACK packet with an RNR syndrome) and those handed to the requester.
+  // Events seen at this module's edges: frames on the port, the receiver's drops, RNR NAKs and
+  // PSN sequence error NAKs the responder sends (an ACK packet with that syndrome) and those
+  // handed to the requester (a received ACK packet's syndrome).
   logic ev_tx_packet, ev_rx_packet, ev_rnr_nak_sent, ev_rnr_nak_received;
+  logic ev_seq_nak_sent, ev_seq_nak_received;
   assign ev_tx_packet        = tx_tvalid_o && tx_tready_i && tx_tlast_o;
   assign ev_rx_packet        = rx_tvalid_i && rx_tready_o && rx_tlast_i;
   assign ev_rnr_nak_sent     = rs_tx_valid && rs_tx_ready
                                && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
                                && rs_tx_pkt.aeth.syndrome[7:5] == 3'b001;
   assign ev_rnr_nak_received = ack_valid && ack_syndrome[7:5] == 3'b001;
+  assign ev_seq_nak_sent     = rs_tx_valid && rs_tx_ready
+                               && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
+                               && rs_tx_pkt.aeth.syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+  assign ev_seq_nak_received = ack_valid && ack_syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
 
   // The loss-recovery events. The transport has no retransmission machinery yet (no ACK timer,
   // no go-back-N, no duplicate detection): these are TIED TO 0 HERE, the one place where the
   // requester and responder will drive them (each a one-cycle pulse per event).
-  logic ev_retransmitted, ev_local_ack_timeout, ev_seq_nak_sent, ev_seq_nak_received;
+  logic ev_retransmitted, ev_local_ack_timeout;
   logic ev_implied_nak, ev_out_of_sequence, ev_duplicate_request;
   assign ev_retransmitted     = 1'b0;   // requester: a packet sent again
   assign ev_local_ack_timeout = 1'b0;   // requester: ACK timer expired
-  assign ev_seq_nak_sent      = 1'b0;   // responder: PSN sequence error NAK sent
-  assign ev_seq_nak_received  = 1'b0;   // requester: PSN sequence error NAK received
   assign ev_implied_nak       = 1'b0;   // requester: a Read found skipped
   assign ev_out_of_sequence   = 1'b0;   // responder: a request packet ahead of its PSN
   assign ev_duplicate_request = 1'b0;   // responder: a request packet behind its PSN
