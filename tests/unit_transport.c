@@ -300,9 +300,10 @@ Test(unit_transport, connect_sends_qp_connect_with_the_peer_address_start_psns_l
 	cr_expect_eq(cmd_arg(cmd, 0), 0x56789abc, "peer MAC[31:0]");
 	cr_expect_eq(cmd_arg(cmd, 1), 0x1234, "peer MAC[47:32]");
 	cr_expect_eq(cmd_arg(cmd, 2), 0x0a000002);
-	cr_expect_eq(cmd_arg(cmd, 3), PEER_QP);
-	cr_expect_eq(cmd_arg(cmd, 4), 0, "first PSN sent");
-	cr_expect_eq(cmd_arg(cmd, 5), 0, "first PSN expected");
+	/* the defaults of ndk_connect_attr beside them: ack_timeout 14, retry_count 7, rnr_retry 7 */
+	cr_expect_eq(cmd_arg(cmd, 3), 14u << 24 | PEER_QP, "ack_timeout, the peer QP");
+	cr_expect_eq(cmd_arg(cmd, 4), 7u << 24 | 0, "retry_count, first PSN sent");
+	cr_expect_eq(cmd_arg(cmd, 5), 7u << 24 | 0, "rnr_retry, first PSN expected");
 	cr_expect_eq(cmd_arg(cmd, 6), 3u << 16 | 2u << 8 | 10, "inbound 3, outbound 2, 1024 bytes");
 	cr_expect_eq(fk.qp_state[uqp->qpn], NIC_QP_STATE_RTS);
 	cr_expect(uqp->connected);
@@ -366,7 +367,7 @@ Test(unit_transport, a_qp_may_connect_to_a_qp_of_the_same_adapter)
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 0), 0xa1b2c3d4, "its own MAC");
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 1), 0xe5f6);
 	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 2), 0x0a000001);
-	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 3), NIC_QPN_BASE + qp->qpn);
+	cr_expect_eq(cmd_arg(last_cmd(NIC_CMD_QP_CONNECT), 3) & 0xFFFFFF, NIC_QPN_BASE + qp->qpn);
 }
 
 /* ---------------------------------------------------------------------------------------------

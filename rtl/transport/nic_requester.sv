@@ -26,7 +26,7 @@
 //     CANCELLED): completes with that status;
 //   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
 //   - a NAK names a PSN up to its last one: the NAK's status (remote access error:
-//     ACCESS_VIOLATION; the 8th RNR NAK of one PSN: IO_TIMEOUT; any other: REMOTE_ERROR), and the
+//     ACCESS_VIOLATION; the RNR NAK past rnr_retry: IO_TIMEOUT; any other: REMOTE_ERROR), and the
 //     QP goes to ERROR;
 //   - its QP is in ERROR: CANCELLED.
 // busy_o[q] is high while QP q has a WQE here: nic_local_exec then holds q's later WQEs, so
@@ -37,9 +37,9 @@
 // the intake FSM walks the QP's outstanding entries and sends every one from p on again with its
 // original PSNs, re-reading each WQE by DMA from its slot of the SQ ring (base and depth from
 // QP_CREATE) through the payload read client. Meanwhile the QP's new WQEs wait; a PSN-sequence
-// NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After RnrRetries
-// retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT. The timers are looked at
-// one QP a cycle (no loop over the QPs).
+// NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After rnr_retry
+// (QP_CONNECT) retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT (7: never).
+// The timers are looked at one QP a cycle (no loop over the QPs).
 //
 // Gather: the intake FSM plans ahead of the sender. It queues each packet's descriptor (with its
 // inline bytes) and, per piece, translates it and issues its DMA read (the piece queue holds the
@@ -142,6 +142,8 @@ module nic_requester #(
   input  logic [3:0]                    ctx_in_sq_ld_i,
   output logic [7:0]                    ctx_cpl_qpn_o,
   input  logic [7:0]                    ctx_cpl_cqn_i,
+  output logic [7:0]                    ctx_ak_qpn_o,      // the acknowledgement's QP
+  input  logic [2:0]                    ctx_ak_rnr_retry_i,
   // completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -399,6 +401,7 @@ module nic_requester #(
     .ack_qpn_i       (ack_qpn_i),
     .ack_psn_i       (ack_psn_i),
     .ack_syndrome_i  (ack_syndrome_i),
+    .ack_rnr_retry_i (ctx_ak_rnr_retry_i),
     .ack_take_o      (ack_take),
     .ack_q_o         (ack_q),
     .ack_nak_o       (ack_nak),
@@ -454,6 +457,7 @@ module nic_requester #(
   assign qp_err_qpn_o  = 8'(cq);
   assign ctx_in_qpn_o  = 8'(in_qpn);
   assign ctx_cpl_qpn_o = 8'(cq);
+  assign ctx_ak_qpn_o  = 8'(ack_q);
   assign cpl_cqn_o     = ctx_cpl_cqn_i;
   assign busy_o       = busy_intake | nonempty;
 
@@ -465,8 +469,9 @@ module nic_requester #(
   logic unused_args;
   assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
                          connect_args.outbound_read_limit, connect_args.log_mtu,
-                         connect_args.rsvd_184, connect_args.rq_psn, connect_args.rsvd_152,
-                         connect_args.rsvd_120, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_187, connect_args.rnr_retry, connect_args.rq_psn,
+                         connect_args.rsvd_155, connect_args.retry_count, connect_args.rsvd_125,
+                         connect_args.ack_timeout, connect_args.peer_qpn, connect_args.peer_ipv4,
                          connect_args.rsvd_48, connect_args.peer_mac};
 
 endmodule

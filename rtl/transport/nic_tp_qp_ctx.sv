@@ -2,13 +2,15 @@
 // nic_tp_qp_ctx: the transport's per-QP context, one copy for the requester and the responder,
 // as the QP commands set it: from QP_CREATE the PD, the send and receive CQs and the SQ ring
 // (base, depth: a replay re-reads WQEs from it), from QP_CONNECT the peer (MAC, IPv4, QPN), the
-// path MTU and the read limits (ORD: outbound, the requester's; IRD: inbound, the responder's).
+// path MTU, the read limits (ORD: outbound, the requester's; IRD: inbound, the responder's) and
+// the requester's retry limits (rnr_retry; ack_timeout and retry_count for the ACK timer).
 // Written only by the commands, before any use (no reset: RAM-like tables).
 //
 // Read ports (combinational, as LUT RAM), each at a QP its reader holds for several cycles, so
 // a registered read can later sit behind any of them:
 //   in_*   the requester's intake: PD, peer, MTU, ORD, SQ ring
 //   scq_*  the requester's completer: the send CQ
+//   ak_*   the requester's acknowledgement classifier (nic_req_rnr): rnr_retry
 //   d_*    the responder's dispatcher: PD, peer QPN, MTU, IRD
 //   rcq_*  the responder's receive completion: the receive CQ
 //   nq_* / pq_*  the responder's read-response planner: the MTU (and the PD) at the next and the
@@ -37,6 +39,9 @@ module nic_tp_qp_ctx #(
   // the requester's completer
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] scq_qpn_i,
   output logic [7:0]                              scq_cqn_o,
+  // the requester's acknowledgement classifier
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ak_qpn_i,
+  output logic [2:0]                              ak_rnr_retry_o,
   // the responder's dispatcher
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] d_qpn_i,
   output logic [15:0]                             d_pd_o,
@@ -65,6 +70,7 @@ module nic_tp_qp_ctx #(
   logic [3:0]  log_mtu_q  [NumQps];
   logic [7:0]  ord_q      [NumQps];
   logic [7:0]  ird_q      [NumQps];
+  logic [2:0]  rnr_retry_q [NumQps];
 
   // the arguments, as the generated formats (formats/nic.toml) lay them out
   nic_pkg::cmd_qp_create_t  create_args;
@@ -87,6 +93,7 @@ module nic_tp_qp_ctx #(
       log_mtu_q[cmd_qpn_i]  <= connect_args.log_mtu[3:0];     // 8..12
       ord_q[cmd_qpn_i]      <= connect_args.outbound_read_limit;
       ird_q[cmd_qpn_i]      <= connect_args.inbound_read_limit;
+      rnr_retry_q[cmd_qpn_i] <= connect_args.rnr_retry;
     end
   end
 
@@ -99,6 +106,7 @@ module nic_tp_qp_ctx #(
   assign in_sq_base_o  = sq_base_q[in_qpn_i];
   assign in_sq_ld_o    = sq_ld_q[in_qpn_i];
   assign scq_cqn_o     = sq_cqn_q[scq_qpn_i];
+  assign ak_rnr_retry_o = rnr_retry_q[ak_qpn_i];
   assign d_pd_o        = pd_q[d_qpn_i];
   assign d_peer_qpn_o  = peer_qpn_q[d_qpn_i];
   assign d_log_mtu_o   = log_mtu_q[d_qpn_i];
@@ -113,7 +121,8 @@ module nic_tp_qp_ctx #(
   logic unused_args;
   assign unused_args = ^{create_args.rsvd_192, create_args.rq_base, create_args.rsvd_112, create_args.rq_log_depth,
                          create_args.sq_log_depth[7:4], create_args.sq_base[11:0],
-                         connect_args.rsvd_216, connect_args.log_mtu[7:4], connect_args.rsvd_184, connect_args.rq_psn,
-                         connect_args.rsvd_152, connect_args.sq_psn, connect_args.rsvd_120, connect_args.rsvd_48};
+                         connect_args.rsvd_216, connect_args.log_mtu[7:4], connect_args.rsvd_187, connect_args.rq_psn,
+                         connect_args.rsvd_155, connect_args.retry_count, connect_args.sq_psn,
+                         connect_args.rsvd_125, connect_args.ack_timeout, connect_args.rsvd_48};
 
 endmodule
