@@ -40,6 +40,7 @@
 #define NIC_REG_SCRATCH 0x100u
 #define NIC_REG_ARG0 0x200u
 #define NIC_REG_CMD 0x240u
+#define NIC_REG_PORT_COUNTERS 0x400u
 #define NIC_REG_QP_STATE_BASE 0x1000u
 #define NIC_REG_CQ_STATE_BASE 0x2000u
 #define NIC_REG_QP_DB_BASE 0x100000u
@@ -109,6 +110,21 @@
 #define NIC_CAP_TRANSPORT_READ 0x2u
 #define NIC_CAP_TRANSPORT_SEND_INV 0x4u
 #define NIC_CAP_TRANSPORT_READ_LIMIT_MASK 0xFF00u
+
+/* port_counter: The counters of PORT_COUNTERS by index, in the order of struct ndk_port_counters: counter i is the 64-bit word at PORT_COUNTERS + 8 * i. Each counts one-cycle events of nic_transport since reset (rtl/transport/nic_port_counters.sv). */
+#define NIC_PORT_COUNTER_TX_PACKETS 0x0u
+#define NIC_PORT_COUNTER_RX_PACKETS 0x1u
+#define NIC_PORT_COUNTER_RX_DROPPED 0x2u
+#define NIC_PORT_COUNTER_RETRANSMITTED_PACKETS 0x3u
+#define NIC_PORT_COUNTER_LOCAL_ACK_TIMEOUTS 0x4u
+#define NIC_PORT_COUNTER_SEQ_NAKS_SENT 0x5u
+#define NIC_PORT_COUNTER_SEQ_NAKS_RECEIVED 0x6u
+#define NIC_PORT_COUNTER_IMPLIED_NAKS 0x7u
+#define NIC_PORT_COUNTER_OUT_OF_SEQUENCE 0x8u
+#define NIC_PORT_COUNTER_DUPLICATE_REQUESTS 0x9u
+#define NIC_PORT_COUNTER_RNR_NAKS_SENT 0xAu
+#define NIC_PORT_COUNTER_RNR_NAKS_RECEIVED 0xBu
+#define NIC_PORT_COUNTER_COUNT 0xCu
 
 /* qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn. */
 #define NIC_QP_STATE_RESET 0x0u

@@ -263,6 +263,16 @@ int nicsim_create(const struct nicsim_config *config, struct nicsim **world)
 	nc.clock_mhz = config->clock_mhz;
 	nc.link_mbps = config->link_mbps ? config->link_mbps : nicnet::kDefaultLinkMbps;
 	nc.link_cycles = ceil_div((uint64_t)config->link_ns * config->clock_mhz, 1000);
+	nc.seed = config->seed;
+	nc.faults.drop = config->drop_rate;
+	nc.faults.corrupt = config->corrupt_rate;
+	nc.faults.duplicate = config->duplicate_rate;
+	nc.faults.reorder = config->reorder_rate;
+	nc.faults.reorder_depth = config->reorder_depth;
+	if (const char *why = nicnet::Network::check(nc)) {
+		std::fprintf(stderr, "nicsim: %s\n", why);
+		return -EINVAL;
+	}
 	w->net = std::make_unique<nicnet::Network>(nc);
 	// first, so a capture that cannot be created refuses the world before any model exists
 	if (config->pcap_path && config->pcap_path[0] && w->net->open_pcap(config->pcap_path))
@@ -467,6 +477,11 @@ int nicsim_port_inject(struct nicsim *world, unsigned nic, const uint8_t *bytes,
 void nicsim_set_frame_handler(struct nicsim *world, nicsim_frame_fn fn, void *ctx)
 {
 	world->net->set_frame_handler(fn, ctx);
+}
+
+void nicsim_set_fault_hook(struct nicsim *world, nicsim_fault_fn fn, void *arg)
+{
+	world->net->set_fault_hook(fn, arg);
 }
 
 } // extern "C"

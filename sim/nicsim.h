@@ -10,9 +10,10 @@
  *
  * The NICs' AXI-Stream ports meet in a network (sim/nicsim_net.cpp, docs/transport.md "The
  * harness's network", docs/timing-model.md): one NIC is looped back to itself; several meet in
- * an ideal, lossless switch that forwards by destination MAC. Each TX port is a link of
- * link_mbps; a frame reaches its destination link_ns after its last byte left. Frames can be
- * captured to a pcap file.
+ * a switch that forwards by destination MAC. Each TX port is a link of link_mbps; a frame
+ * reaches its destination link_ns after its last byte left. Frames can be captured to a pcap
+ * file. The network is perfect unless faults are asked for: drop, corrupt, duplicate and reorder
+ * rates (drawn per frame from the seed, per link and direction), and a per-frame hook.
  *
  * Statistics are observed on the buses by the world itself, never read from the RTL.
  * Everything is deterministic: the same calls give the same cycle counts.
@@ -49,6 +50,15 @@ struct nicsim_config {
 	const char *trace_path; /* FST waveform file, NULL = no tracing */
 	uint32_t link_mbps; /* each TX port's link rate, MB/s of frame bytes; 0 = 12500 (100 Gb/s) */
 	const char *pcap_path; /* capture every frame to this pcap file; NULL or "" = none */
+	/* faults on the links (docs/bad-input.md "The network's faults"): probabilities per frame,
+	 * 0..1, drawn from seed independently for every link and direction; all 0 = a perfect
+	 * network. nicsim_create / nicsim_net_create refuse (-EINVAL, the reason on stderr) a
+	 * rate outside 0..1 or NaN, and reorder_depth 0 with reorder_rate above 0. */
+	double drop_rate;	/* the frame is lost */
+	double corrupt_rate;	/* one bit the receiver's checks cover is flipped */
+	double duplicate_rate;	/* the frame arrives twice, back to back */
+	double reorder_rate;	/* held back behind up to reorder_depth later frames of its link */
+	uint32_t reorder_depth; /* 1.. (the world's default is 4) */
 };
 
 /* what DMA memory is used for: lets the world classify DMA traffic for its statistics */
@@ -70,6 +80,8 @@ struct nicsim_stats {
 	uint64_t frames_sent;	  /* frames whose last byte left this NIC's TX port */
 	uint64_t frames_received; /* frames whose last beat this NIC's RX port accepted */
 	uint64_t frames_dropped;  /* frames this NIC sent to a MAC no port of the switch has */
+	/* faults injected on frames this NIC sent (rates or hook) */
+	uint64_t faults_dropped, faults_corrupted, faults_duplicated, faults_reordered;
 };
 
 /* An MSI-X message became visible in host memory order: called from inside nicsim_step. */
@@ -138,6 +150,26 @@ typedef void (*nicsim_frame_fn)(void *ctx, enum nicsim_frame_event event, unsign
 				uint64_t cycle, const uint8_t *frame, size_t len);
 void nicsim_set_frame_handler(struct nicsim *world, nicsim_frame_fn fn, void *ctx);
 
+/* What happens to one frame on its way through the switch (the values of ndk_sim.h's
+ * enum ndk_sim_fault). */
+enum nicsim_fault {
+	NICSIM_FRAME_DELIVER = 0,
+	NICSIM_FRAME_DROP = 1,
+	NICSIM_FRAME_CORRUPT = 2,
+	NICSIM_FRAME_DUPLICATE = 3,
+	NICSIM_FRAME_REORDER = 4,
+};
+/*
+ * Harness test hook: called from inside nicsim_step for every frame the switch forwards
+ * (loopback included; not for a frame to an unknown MAC), when its last byte left the sender,
+ * after the random faults were drawn for it: the answer replaces the drawn fault. frame is the
+ * whole frame as sent (valid only during the call). Any other answer is a fatal error of the
+ * world. NULL: no hook.
+ */
+typedef enum nicsim_fault (*nicsim_fault_fn)(void *arg, unsigned from_nic, unsigned to_nic,
+					     const uint8_t *frame, size_t len);
+void nicsim_set_fault_hook(struct nicsim *world, nicsim_fault_fn fn, void *arg);
+
 /* ---- the network alone, for unit tests of the link model ---------------------------------- */
 /*
  * The same network a world uses, without Verilated models: the test plays every NIC's stream
@@ -159,7 +191,8 @@ struct nicsim_stream_in { /* what the harness drives: TX ready and the RX stream
 	uint8_t rx_tdata[32];
 };
 struct nicsim_net;
-/* from config: nics (ports), data_width, clock_mhz, link_mbps, link_ns, pcap_path. 0 or -EINVAL */
+/* from config: nics (ports), data_width, clock_mhz, link_mbps, link_ns, pcap_path, seed and the
+ * faults. 0 or -EINVAL */
 int nicsim_net_create(const struct nicsim_config *config, struct nicsim_net **net);
 void nicsim_net_destroy(struct nicsim_net *net);
 struct nicsim_stream_out *nicsim_net_port_out(struct nicsim_net *net, unsigned port);
@@ -168,7 +201,8 @@ const struct nicsim_stream_in *nicsim_net_port_in(const struct nicsim_net *net, 
 const char *nicsim_net_cycle(struct nicsim_net *net, uint64_t cycle);
 int nicsim_net_inject(struct nicsim_net *net, unsigned port, const uint8_t *bytes, size_t len);
 void nicsim_net_set_frame_handler(struct nicsim_net *net, nicsim_frame_fn fn, void *ctx);
-/* only the frame counters are filled in */
+void nicsim_net_set_fault_hook(struct nicsim_net *net, nicsim_fault_fn fn, void *arg);
+/* only the frame and fault counters are filled in */
 void nicsim_net_get_stats(const struct nicsim_net *net, unsigned port, struct nicsim_stats *stats);
 
 #ifdef __cplusplus

@@ -8,6 +8,12 @@
 // Once per cycle, after the rising edge, Network::cycle(now) takes the stream handshakes of that
 // edge from the pins sampled before it (StreamOut) and the inputs driven for it (StreamIn), moves
 // frames along, and computes the StreamIn every DUT sees at the next edge.
+//
+// Faults (docs/bad-input.md "The network's faults"): when a frame's last byte leaves its sender
+// and the switch has found its destination, the frame's fate is drawn from the random stream of
+// its link (sender, receiver: one stream per direction, seeded from the world's seed) and then
+// handed to the fault hook, whose answer replaces it. Off (all rates 0, no hook), nothing of
+// this runs and the network is the perfect one it always was.
 #ifndef NICSIM_NET_H
 #define NICSIM_NET_H
 
@@ -54,6 +60,45 @@ struct Port {
 	size_t rx_offset = 0;	       // bytes of the head the DUT accepted
 	std::vector<uint8_t> rx_frame; // those bytes, as the accepted beats carried them
 	uint64_t frames_sent = 0, frames_received = 0, frames_dropped = 0;
+	// faults injected on the frames this port sent
+	uint64_t faults_dropped = 0, faults_corrupted = 0, faults_duplicated = 0,
+		 faults_reordered = 0;
+};
+
+// The fault rates of the links, validated by Network::check.
+struct Faults {
+	double drop = 0, corrupt = 0, duplicate = 0, reorder = 0;
+	uint32_t reorder_depth = 4;
+	bool any() const
+	{
+		return drop > 0 || corrupt > 0 || duplicate > 0 || reorder > 0;
+	}
+};
+
+// xoshiro256** (Blackman and Vigna), seeded through splitmix64: one stream per link direction.
+class Rng {
+    public:
+	void seed(uint64_t seed);
+	uint64_t next();
+	double uniform() // [0, 1), 53 bits
+	{
+		return (double)(next() >> 11) * 0x1.0p-53;
+	}
+
+    private:
+	uint64_t s_[4] = {};
+};
+
+// One direction of a link through the switch (sender -> receiver): its random stream and the
+// frames reordering holds back.
+struct Link {
+	struct Held {
+		Frame frame;	   // `when`: the cycle it would have arrived
+		uint32_t left;	   // later frames of this link still to pass it
+		uint64_t deadline; // it arrives by then anyway (a link that falls silent)
+	};
+	Rng rng;
+	std::deque<Held> held; // in the order they were held
 };
 
 class Network {
@@ -64,7 +109,11 @@ class Network {
 		uint32_t clock_mhz;
 		uint32_t link_mbps;
 		uint64_t link_cycles; // link_ns in cycles
+		uint64_t seed;
+		Faults faults;
 	};
+	// nullptr, or why the config cannot make a network
+	static const char *check(const Config &config);
 
 	explicit Network(const Config &config);
 	~Network();
@@ -86,6 +135,11 @@ class Network {
 	{
 		frame_fn_ = fn;
 		frame_ctx_ = ctx;
+	}
+	void set_fault_hook(nicsim_fault_fn fn, void *arg)
+	{
+		hook_fn_ = fn;
+		hook_arg_ = arg;
 	}
 	void add_stats(unsigned port, nicsim_stats *stats) const;
 
@@ -110,7 +164,16 @@ class Network {
 	const char *tx_handshake(unsigned i, uint64_t now);
 	void rx_handshake(unsigned i, uint64_t now);
 	void put_on_wire(Port &p, std::vector<uint8_t> &&bytes, uint64_t now);
-	void leave(unsigned i, Frame &&f);
+	const char *leave(unsigned i, Frame &&f);
+	enum nicsim_fault draw(Link &l, const std::vector<uint8_t> &bytes, uint32_t *hold,
+			       size_t *bit);
+	void arrive(unsigned d, Link &l, Frame &&f);
+	void pass(unsigned d, Link &l, size_t older, uint64_t when);
+	void release_due(uint64_t now);
+	Link &link(unsigned from, unsigned to)
+	{
+		return links_[(size_t)from * ports_.size() + to];
+	}
 	void drive_rx(Port &p, uint64_t now);
 	int destination(unsigned from, const std::vector<uint8_t> &bytes) const;
 	void capture(const Frame &f);
@@ -123,6 +186,12 @@ class Network {
 
 	Config cfg_;
 	std::vector<Port> ports_;
+	std::vector<Link> links_;  // [from * ports + to]
+	bool faults_on_ = false;   // a rate above 0: draw a fate for every frame
+	uint64_t held_ = 0;	   // frames held back by reordering, on every link
+	uint64_t hold_cycles_ = 0; // the longest a held frame waits per step of reorder_depth
+	nicsim_fault_fn hook_fn_ = nullptr;
+	void *hook_arg_ = nullptr;
 	uint64_t frames_ = 0; // frames anywhere: injected, on a wire, in an RX queue
 	std::string error_;
 	nicsim_frame_fn frame_fn_ = nullptr;

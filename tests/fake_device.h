@@ -36,7 +36,8 @@ static struct fake {
 	/* what the capability registers read */
 	uint32_t magic, version, queues, memory, msix, cap_cq;
 	uint32_t cap_transport, mac_lo, mac_hi, ipv4;
-	uint32_t cap_sq_bf; /* 0: no BlueFlame area (fake_reset) */
+	uint32_t cap_sq_bf;				    /* 0: no BlueFlame area (fake_reset) */
+	uint32_t port_counters[2 * NIC_PORT_COUNTER_COUNT]; /* the PORT_COUNTERS words */
 	uint32_t qp_state[256];
 	struct fake_write writes[FAKE_MAX_WRITES];
 	unsigned nwrites;
@@ -120,6 +121,9 @@ static inline uint32_t fake_read32(void *dev, uint32_t offset)
 	case NIC_REG_PORT_IPV4:
 		return fk.ipv4;
 	default:
+		if (offset >= NIC_REG_PORT_COUNTERS &&
+		    offset < NIC_REG_PORT_COUNTERS + 8 * NIC_PORT_COUNTER_COUNT)
+			return fk.port_counters[(offset - NIC_REG_PORT_COUNTERS) / 4];
 		return 0;
 	}
 }

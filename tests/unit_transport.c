@@ -204,6 +204,53 @@ Test(unit_transport, adapter_info_without_the_transport_keeps_the_local_only_lim
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Port counters: 24 words, each counter low word then high word, into the struct in counter
+ * order; a device without the transport is refused before any read.
+ */
+
+Test(unit_transport, port_counters_are_read_low_then_high_into_their_fields)
+{
+	struct ndk_port_counters c;
+	uint64_t want[NIC_PORT_COUNTER_COUNT];
+
+	for (unsigned i = 0; i < NIC_PORT_COUNTER_COUNT; i++) {
+		want[i] = (uint64_t)(0x1000 + i) << 32 | (0xa0000000u + i);
+		fk.port_counters[2 * i] = (uint32_t)want[i];
+		fk.port_counters[2 * i + 1] = (uint32_t)(want[i] >> 32);
+	}
+	const unsigned before = fk.reads;
+	cr_assert_eq(ndk_query_port_counters(ad, &c), NDK_STATUS_SUCCESS);
+	cr_expect_eq(fk.reads - before, 2 * NIC_PORT_COUNTER_COUNT);
+	const uint64_t got[] = { c.tx_packets,	       c.rx_packets,
+				 c.rx_dropped,	       c.retransmitted_packets,
+				 c.local_ack_timeouts, c.seq_naks_sent,
+				 c.seq_naks_received,  c.implied_naks,
+				 c.out_of_sequence,    c.duplicate_requests,
+				 c.rnr_naks_sent,      c.rnr_naks_received };
+	cr_assert_eq(sizeof(got) / sizeof(got[0]), NIC_PORT_COUNTER_COUNT);
+	for (unsigned i = 0; i < NIC_PORT_COUNTER_COUNT; i++)
+		cr_expect_eq(got[i], want[i], "counter %u: 0x%llx, want 0x%llx", i,
+			     (unsigned long long)got[i], (unsigned long long)want[i]);
+	cr_expect_eq(ndk_query_port_counters(ad, NULL), NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_query_port_counters(NULL, &c), NDK_STATUS_INVALID_PARAMETER);
+}
+
+Test(unit_transport, port_counters_are_not_supported_without_the_transport)
+{
+	struct ndk_adapter *other;
+	struct ndk_port_counters c;
+
+	fk.cap_transport = 0;
+	cr_assert_eq(ndk_adapter_create(&fake_ops, &fk, 0, &other), 0);
+	const unsigned before = fk.reads;
+	memset(&c, 0x5a, sizeof(c));
+	cr_expect_eq(ndk_query_port_counters(other, &c), NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(fk.reads, before, "no register read");
+	cr_expect_eq(ndk_query_port_counters(other, NULL), NDK_STATUS_INVALID_PARAMETER);
+	ndk_close_adapter(other);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * QP creation
  */
 
@@ -624,13 +671,12 @@ Test(unit_transport, read_wqe_names_its_sink_sges_and_the_remote_source)
 	struct nic_wqe_rdma *w;
 
 	cr_assert_eq(ndk_read(qp, CTX(4), &sge3[1], 2, 0x10000, 0x00abc101,
-			      NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE | NDK_OP_FLAG_SILENT_SUCCESS),
+			      NDK_OP_FLAG_SILENT_SUCCESS),
 		     NDK_STATUS_SUCCESS);
 	w = sq_wqe(qp, 0);
 	cr_expect_eq(w->opcode, NIC_WQE_OP_READ);
 	cr_expect_eq(w->nsge, 2);
-	cr_expect_eq(le16toh(w->flags), NIC_FLAG_SILENT_SUCCESS,
-		     "RDMA_READ_LOCAL_INVALIDATE is accepted and ignored");
+	cr_expect_eq(le16toh(w->flags), NIC_FLAG_SILENT_SUCCESS);
 	cr_expect_eq(le32toh(w->remote_token), 0x00abc101);
 	cr_expect_eq(le32toh(w->length), 2007, "the sink's length is the read's length");
 	cr_expect_eq(le64toh(w->remote_va), 0x10000);
@@ -810,10 +856,33 @@ Test(unit_transport, each_request_type_refuses_the_flags_it_does_not_take)
 	cr_expect_eq(ndk_write(qp, NULL, &in, 1, 0, 0,
 			       all | NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER),
 		     NDK_STATUS_SUCCESS);
-	cr_expect_eq(ndk_read(qp, NULL, sge3, 1, 0, 0,
-			      all | NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE | NDK_OP_FLAG_DEFER),
+	cr_expect_eq(ndk_read(qp, NULL, sge3, 1, 0, 0, all | NDK_OP_FLAG_DEFER),
 		     NDK_STATUS_SUCCESS);
 	cr_expect_eq(qp->sq.pi, 4);
+}
+
+/* RDMA_READ_LOCAL_INVALIDATE (invalidate the sink's token when the Read completes) is not
+ * built: the adapter does not claim it, and a Read asking for it is refused NOT_SUPPORTED (not
+ * silently run without it), after the argument checks, with the deferred requests before it
+ * rung first; nothing of it reaches the device. */
+Test(unit_transport, read_with_local_invalidate_is_refused_not_supported)
+{
+	struct ndk_adapter_info info;
+	cr_assert_eq(ndk_query_adapter_info(ad, &info), NDK_STATUS_SUCCESS);
+	cr_assert_eq(info.adapter_flags & NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED, 0);
+	cr_assert_eq(ndk_send(qp, CTX(1), sge3, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+	const unsigned rung = writes_to(0, sq_db(qp));
+	cr_expect_eq(ndk_read(qp, CTX(2), sge3, 1, 0x10000, 0x00abc101,
+			      NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE),
+		     NDK_STATUS_NOT_SUPPORTED);
+	cr_expect_eq(qp->sq.pi, 1, "no WQE for the refused Read");
+	cr_expect_eq(writes_to(0, sq_db(qp)), rung + 1, "the deferred Send was rung first");
+	cr_expect_eq(last_write(sq_db(qp)), 1);
+	/* the argument checks come first */
+	cr_expect_eq(ndk_read(qp, CTX(3), NULL, 1, 0, 0, NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE),
+		     NDK_STATUS_INVALID_PARAMETER);
+	cr_expect_eq(ndk_read(qp, CTX(4), sge3, 1, 0, 0, NDK_OP_FLAG_READ_FENCE),
+		     NDK_STATUS_SUCCESS, "the same Read without the flag is taken");
 }
 
 Test(unit_transport, more_sges_than_the_wqe_holds_is_data_overrun_send_3_write_and_read_2)

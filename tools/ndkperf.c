@@ -61,6 +61,9 @@ struct options {
 	int64_t inline_size; /* -I; < 0: the test's default */
 	uint32_t tx_depth;   /* -t */
 	bool json;
+	/* the connection (ndk_connect_qp_ex): the client's attributes; the server's PSNs mirror */
+	struct ndk_connect_attr attr;
+	bool port_counters; /* --port-counters: read them on a lossless run too */
 };
 
 /* a CQ with what event mode needs: the callback clears `armed` and raises `event` */
@@ -96,7 +99,14 @@ struct perf {
 	/* progress on stderr */
 	bool progress;
 	int progress_shown;
+	/* the network's faults (--drop ...): lossy runs read the port counters and print the
+	 * loss report, also when the run fails */
+	bool lossy, counters_on;
+	struct ndk_port_counters pc0[2]; /* the port counters before the run */
 };
+
+static struct perf *g_perf; /* for the loss report of a failing run */
+static void loss_report(FILE *f, const struct perf *p);
 
 static const char *prog = "ndkperf";
 
@@ -121,6 +131,17 @@ static void usage(FILE *f)
 		"      --link-gbps=G       link rate, Gbit/s of frame bytes (default 100)\n"
 		"      --clock-mhz=MHZ     core clock (default 250)\n"
 		"      --poll-cycles=N     cycles an empty poll costs (default 0: polled every cycle)\n"
+		"      --seed=N            the world's seed: the faults drawn (default 1)\n"
+		"  the network's faults (probabilities per frame, 0..1, each link and direction):\n"
+		"      --drop=P  --corrupt=P  --duplicate=P  --reorder=P\n"
+		"      --reorder-depth=N   a reordered frame waits behind up to N later ones (default 4)\n"
+		"      --port-counters     read the NICs' port counters on a lossless run too\n"
+		"  the connection (ndk_connect_qp_ex):\n"
+		"      --ack-timeout=T     local ACK timeout 4.096 us x 2^T, 0..31, 0 = none (default 14)\n"
+		"      --retry-count=N     retransmissions before a request fails, 0..7 (default 7)\n"
+		"      --rnr-retry=N       RNR NAK retries 0..6, 7 = forever (default 7)\n"
+		"      --local-psn=PSN     the client's first PSN, 24 bits (default 0)\n"
+		"      --remote-psn=PSN    the server's first PSN, 24 bits (default 0)\n"
 		"  -h, --help              this text\n"
 		"exit status: 0 done, 1 the run failed, 2 usage error, 3 the core lacks the operation\n",
 		prog);
@@ -145,6 +166,10 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
+	struct perf *q = g_perf;
+	g_perf = NULL; /* once: the report's own failure ends here */
+	if (q)
+		loss_report(stderr, q);
 	exit(EXIT_FAILURE);
 }
 
@@ -167,6 +192,19 @@ static uint64_t number(const char *name, const char *text, uint64_t min, uint64_
 	if (v < min || v > max)
 		usage_error("%s: %llu is out of range (%" PRIu64 "..%" PRIu64 ")", name, v, min,
 			    max);
+	return v;
+}
+
+/* a probability per frame for option `name`, or a usage error */
+static double probability(const char *name, const char *text)
+{
+	char *end;
+	errno = 0;
+	if (!text || !*text)
+		usage_error("%s: '' is not a probability", name);
+	double v = strtod(text, &end);
+	if (errno || *end || !(v >= 0.0 && v <= 1.0))
+		usage_error("%s: '%s' is not a probability (0 to 1, per frame)", name, text);
 	return v;
 }
 
@@ -354,8 +392,13 @@ static void connect_pair(struct perf *p)
 	uint32_t rd = p->info.max_outbound_read_limit < p->info.max_inbound_read_limit ?
 			      p->info.max_outbound_read_limit :
 			      p->info.max_inbound_read_limit;
-	check("connect", ndk_connect_qp(p->s[0].qp, &a1, rd, rd));
-	check("connect", ndk_connect_qp(p->s[1].qp, &a0, rd, rd));
+	struct ndk_connect_attr c = p->o.attr, s = p->o.attr;
+	c.inbound_read_limit = c.outbound_read_limit = rd;
+	s.inbound_read_limit = s.outbound_read_limit = rd;
+	s.local_psn = c.remote_psn;
+	s.remote_psn = c.local_psn;
+	check("connect", ndk_connect_qp_ex(p->s[0].qp, &a1, &c));
+	check("connect", ndk_connect_qp_ex(p->s[1].qp, &a0, &s));
 }
 
 static void post_receive(struct side *s, uint32_t size)
@@ -726,6 +769,110 @@ static void json_stats(const char *name, const struct ndk_sim_stats *s, bool las
 	       s->cqes_written, s->interrupts, s->frames_sent, s->frames_received, last ? "" : ",");
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Under loss: the harness's fault counts and the NICs' port counters over the run
+ */
+
+static void port_counters_take(const struct perf *p, struct ndk_port_counters pc[2])
+{
+	for (unsigned i = 0; i < 2; i++)
+		check("port counters", ndk_query_port_counters(p->s[i].ad, &pc[i]));
+}
+
+/* the port counters of both NICs since the run started (one reading of both: the reads take
+ * simulated time, in which the NICs go on) */
+static void port_counters_run(const struct perf *p, struct ndk_port_counters d[2])
+{
+	struct ndk_port_counters now[2];
+	port_counters_take(p, now);
+	for (unsigned i = 0; i < 2; i++) {
+		const uint64_t *a = (const uint64_t *)&p->pc0[i], *b = (const uint64_t *)&now[i];
+		uint64_t *z = (uint64_t *)&d[i];
+		for (size_t k = 0; k < sizeof(d[i]) / sizeof(uint64_t); k++)
+			z[k] = b[k] - a[k];
+	}
+}
+
+/* One line per NIC: what the harness did to the frames it sent, and what its port counted. */
+static void loss_report(FILE *f, const struct perf *p)
+{
+	if (!p->lossy && !p->counters_on)
+		return;
+	static const char *const who[2] = { "client", "server" };
+	struct ndk_port_counters pc[2];
+	if (p->counters_on)
+		port_counters_run(p, pc);
+	fprintf(f,
+		" network: drop %g, corrupt %g, duplicate %g, reorder %g (depth %u), seed %" PRIu64
+		"\n",
+		p->cfg.drop_rate, p->cfg.corrupt_rate, p->cfg.duplicate_rate, p->cfg.reorder_rate,
+		p->cfg.reorder_depth, p->cfg.seed);
+	for (unsigned i = 0; i < 2; i++) {
+		struct ndk_sim_stats s;
+		ndk_sim_get_stats(p->sim, i, &s);
+		fprintf(f,
+			" %s: faults on its frames: %" PRIu64 " dropped, %" PRIu64
+			" corrupted, %" PRIu64 " duplicated, %" PRIu64 " reordered\n",
+			who[i], s.faults_dropped, s.faults_corrupted, s.faults_duplicated,
+			s.faults_reordered);
+		if (!p->counters_on)
+			continue;
+		const struct ndk_port_counters c = pc[i];
+		fprintf(f,
+			" %s: port: %" PRIu64 " tx, %" PRIu64 " rx, %" PRIu64
+			" rx dropped, %" PRIu64 " retransmitted, %" PRIu64 " ACK timeouts, %" PRIu64
+			"/%" PRIu64 " sequence NAKs sent/received, %" PRIu64
+			" implied NAKs, %" PRIu64 " out of sequence, %" PRIu64
+			" duplicates, %" PRIu64 "/%" PRIu64 " RNR NAKs sent/received\n",
+			who[i], c.tx_packets, c.rx_packets, c.rx_dropped, c.retransmitted_packets,
+			c.local_ack_timeouts, c.seq_naks_sent, c.seq_naks_received, c.implied_naks,
+			c.out_of_sequence, c.duplicate_requests, c.rnr_naks_sent,
+			c.rnr_naks_received);
+	}
+}
+
+static void json_loss(const struct perf *p)
+{
+	static const char *const who[2] = { "client", "server" };
+	printf("  \"loss\": {\"drop_rate\": %g, \"corrupt_rate\": %g, \"duplicate_rate\": %g, "
+	       "\"reorder_rate\": %g, \"reorder_depth\": %u, \"ack_timeout\": %u, "
+	       "\"retry_count\": %u, \"rnr_retry\": %u, \"local_psn\": %u, \"remote_psn\": %u,\n",
+	       p->cfg.drop_rate, p->cfg.corrupt_rate, p->cfg.duplicate_rate, p->cfg.reorder_rate,
+	       p->cfg.reorder_depth, p->o.attr.ack_timeout, p->o.attr.retry_count,
+	       p->o.attr.rnr_retry, p->o.attr.local_psn, p->o.attr.remote_psn);
+	printf("    \"faults\": {");
+	for (unsigned i = 0; i < 2; i++) {
+		struct ndk_sim_stats s;
+		ndk_sim_get_stats(p->sim, i, &s);
+		printf("\"%s\": {\"dropped\": %" PRIu64 ", \"corrupted\": %" PRIu64
+		       ", \"duplicated\": %" PRIu64 ", \"reordered\": %" PRIu64 "}%s",
+		       who[i], s.faults_dropped, s.faults_corrupted, s.faults_duplicated,
+		       s.faults_reordered, i ? "" : ", ");
+	}
+	printf("},\n    \"port_counters\": ");
+	if (!p->counters_on) {
+		printf("null},\n");
+		return;
+	}
+	struct ndk_port_counters pc[2];
+	port_counters_run(p, pc);
+	printf("{");
+	for (unsigned i = 0; i < 2; i++) {
+		const struct ndk_port_counters c = pc[i];
+		printf("\"%s\": {\"tx_packets\": %" PRIu64 ", \"rx_packets\": %" PRIu64
+		       ", \"rx_dropped\": %" PRIu64 ", \"retransmitted_packets\": %" PRIu64
+		       ", \"local_ack_timeouts\": %" PRIu64 ", \"seq_naks_sent\": %" PRIu64
+		       ", \"seq_naks_received\": %" PRIu64 ", \"implied_naks\": %" PRIu64
+		       ", \"out_of_sequence\": %" PRIu64 ", \"duplicate_requests\": %" PRIu64
+		       ", \"rnr_naks_sent\": %" PRIu64 ", \"rnr_naks_received\": %" PRIu64 "}%s",
+		       who[i], c.tx_packets, c.rx_packets, c.rx_dropped, c.retransmitted_packets,
+		       c.local_ack_timeouts, c.seq_naks_sent, c.seq_naks_received, c.implied_naks,
+		       c.out_of_sequence, c.duplicate_requests, c.rnr_naks_sent,
+		       c.rnr_naks_received, i ? "" : ", ");
+	}
+	printf("}},\n");
+}
+
 static void print_json(const struct perf *p, const struct bw_result *bw, const struct lat_result *l,
 		       const struct counters *c)
 {
@@ -768,6 +915,7 @@ static void print_json(const struct perf *p, const struct bw_result *bw, const s
 		       cycles_to_us(p, l->avg), cycles_to_us(p, l->stdev), cycles_to_us(p, l->p99),
 		       cycles_to_us(p, l->p999), l->min, l->typical, l->max);
 	}
+	json_loss(p);
 	printf("  \"counters\": {\n");
 	json_stats("client", &c->nic[0], false);
 	json_stats("server", &c->nic[1], true);
@@ -778,7 +926,26 @@ static void print_json(const struct perf *p, const struct bw_result *bw, const s
  * Command line
  */
 
-enum long_only { OPT_JSON = 256, OPT_WIDTH, OPT_MTU, OPT_LINK, OPT_CLOCK, OPT_POLL };
+enum long_only {
+	OPT_JSON = 256,
+	OPT_WIDTH,
+	OPT_MTU,
+	OPT_LINK,
+	OPT_CLOCK,
+	OPT_POLL,
+	OPT_SEED,
+	OPT_DROP,
+	OPT_CORRUPT,
+	OPT_DUPLICATE,
+	OPT_REORDER,
+	OPT_REORDER_DEPTH,
+	OPT_PORT_COUNTERS,
+	OPT_ACK_TIMEOUT,
+	OPT_RETRY_COUNT,
+	OPT_RNR_RETRY,
+	OPT_LOCAL_PSN,
+	OPT_REMOTE_PSN,
+};
 
 static void parse(int argc, char **argv, struct perf *p)
 {
@@ -797,12 +964,25 @@ static void parse(int argc, char **argv, struct perf *p)
 		{ "link-gbps", required_argument, NULL, OPT_LINK },
 		{ "clock-mhz", required_argument, NULL, OPT_CLOCK },
 		{ "poll-cycles", required_argument, NULL, OPT_POLL },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "drop", required_argument, NULL, OPT_DROP },
+		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
+		{ "duplicate", required_argument, NULL, OPT_DUPLICATE },
+		{ "reorder", required_argument, NULL, OPT_REORDER },
+		{ "reorder-depth", required_argument, NULL, OPT_REORDER_DEPTH },
+		{ "port-counters", no_argument, NULL, OPT_PORT_COUNTERS },
+		{ "ack-timeout", required_argument, NULL, OPT_ACK_TIMEOUT },
+		{ "retry-count", required_argument, NULL, OPT_RETRY_COUNT },
+		{ "rnr-retry", required_argument, NULL, OPT_RNR_RETRY },
+		{ "local-psn", required_argument, NULL, OPT_LOCAL_PSN },
+		{ "remote-psn", required_argument, NULL, OPT_REMOTE_PSN },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options *o = &p->o;
 	int64_t size = -1, iters = -1, list = -1, qmod = -1;
 	o->inline_size = -1;
 	o->tx_depth = 128;
+	ndk_connect_attr_default(&o->attr);
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:n:l:Q:eI:t:h", longs, NULL)) != -1) {
@@ -857,6 +1037,42 @@ static void parse(int argc, char **argv, struct perf *p)
 			break;
 		case OPT_POLL:
 			p->cfg.poll_cycles = (uint32_t)number("--poll-cycles", optarg, 0, 1000000);
+			break;
+		case OPT_SEED:
+			p->cfg.seed = number("--seed", optarg, 0, UINT64_MAX);
+			break;
+		case OPT_DROP:
+			p->cfg.drop_rate = probability("--drop", optarg);
+			break;
+		case OPT_CORRUPT:
+			p->cfg.corrupt_rate = probability("--corrupt", optarg);
+			break;
+		case OPT_DUPLICATE:
+			p->cfg.duplicate_rate = probability("--duplicate", optarg);
+			break;
+		case OPT_REORDER:
+			p->cfg.reorder_rate = probability("--reorder", optarg);
+			break;
+		case OPT_REORDER_DEPTH:
+			p->cfg.reorder_depth = (uint32_t)number("--reorder-depth", optarg, 1, 1024);
+			break;
+		case OPT_PORT_COUNTERS:
+			o->port_counters = true;
+			break;
+		case OPT_ACK_TIMEOUT:
+			o->attr.ack_timeout = (uint8_t)number("--ack-timeout", optarg, 0, 31);
+			break;
+		case OPT_RETRY_COUNT:
+			o->attr.retry_count = (uint8_t)number("--retry-count", optarg, 0, 7);
+			break;
+		case OPT_RNR_RETRY:
+			o->attr.rnr_retry = (uint8_t)number("--rnr-retry", optarg, 0, 7);
+			break;
+		case OPT_LOCAL_PSN:
+			o->attr.local_psn = (uint32_t)number("--local-psn", optarg, 0, 0xffffff);
+			break;
+		case OPT_REMOTE_PSN:
+			o->attr.remote_psn = (uint32_t)number("--remote-psn", optarg, 0, 0xffffff);
 			break;
 		case ':':
 			usage_error("option %s needs a value", argv[optind - 1]);
@@ -972,6 +1188,14 @@ int main(int argc, char **argv)
 
 	p.progress = isatty(STDERR_FILENO);
 	p.progress_shown = -1;
+	/* a lossy run (or --port-counters) reads the port counters around the run: MMIO reads
+	 * a lossless run does not make, so its numbers and cycles stay those of before */
+	p.lossy = p.cfg.drop_rate > 0 || p.cfg.corrupt_rate > 0 || p.cfg.duplicate_rate > 0 ||
+		  p.cfg.reorder_rate > 0;
+	p.counters_on = p.lossy || o->port_counters;
+	if (p.counters_on)
+		port_counters_take(&p, p.pc0);
+	g_perf = &p;
 	struct counters c0, c1, d;
 	struct bw_result bw = { 0 };
 	struct lat_result lat = { 0 };
@@ -994,9 +1218,11 @@ int main(int argc, char **argv)
 		printf(" doorbells (client): %" PRIu64 " send queue, %" PRIu64
 		       " WQE fetch reads for %" PRIu64 " WQEs\n",
 		       d.nic[0].sq_doorbells, d.nic[0].wqe_fetch_reads, d.nic[0].wqes_fetched);
+		loss_report(stdout, &p);
 		printf("---------------------------------------------------------------------------"
 		       "------------\n");
 	}
+	g_perf = NULL;
 	free(lat.cycles);
 	side_close(&p.s[0]);
 	side_close(&p.s[1]);

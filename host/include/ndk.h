@@ -214,6 +214,33 @@ void ndk_close_adapter(struct ndk_adapter *adapter);
 ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info);
 
 /*
+ * The port's counters, kept by the NIC (BAR0 PORT_COUNTERS, 64 bits each), counted since the
+ * NIC was last reset: for a simulated NIC, since its world was created (so for the first
+ * adapter opened on it, since that adapter opened; an adapter opened again on the same NIC
+ * sees its predecessor's traffic too: take a reading first and subtract). Today's transport
+ * has no retransmission machinery: retransmitted_packets, local_ack_timeouts, implied_naks,
+ * out_of_sequence and duplicate_requests read 0 (docs/transport.md); the sequence error NAKs it
+ * sends and receives today are counted. One call reads the 24 words (MMIO reads: a slow path, not for polling
+ * loops).
+ */
+struct ndk_port_counters {
+	uint64_t tx_packets, rx_packets;
+	uint64_t rx_dropped; /* frames the receiver's checks dropped: bad ICRC, IPv4 checksum or
+				lengths, not RoCEv2, not for this port (RX_DROPS); a well-formed
+				packet for a QP that does not exist is not counted here yet */
+	uint64_t retransmitted_packets; /* requester packets sent again (timeout, NAK, RNR) */
+	uint64_t local_ack_timeouts;	/* requester ACK timer expiries */
+	uint64_t seq_naks_sent, seq_naks_received;
+	uint64_t implied_naks;	     /* Reads the requester found skipped */
+	uint64_t out_of_sequence;    /* packets the responder received ahead of its PSN */
+	uint64_t duplicate_requests; /* packets the responder received behind its PSN */
+	uint64_t rnr_naks_sent, rnr_naks_received;
+};
+/* NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL); NDK_STATUS_NOT_SUPPORTED (a device
+   without the transport). */
+ndk_status ndk_query_port_counters(struct ndk_adapter *adapter, struct ndk_port_counters *counters);
+
+/*
  * Allocate memory the device can reach (page aligned, zeroed, length rounded up to whole
  * pages in buffer->length). Returns NDK_STATUS_SUCCESS, NDK_STATUS_INVALID_PARAMETER (length 0)
  * or NDK_STATUS_INSUFFICIENT_RESOURCES.
@@ -496,8 +523,7 @@ ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct nd
 /*
  * Send / SendAndInvalidate (flags: SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT,
  * INLINE, DEFER), Write (SILENT_SUCCESS, READ_FENCE, INLINE, DEFER), Read (SILENT_SUCCESS,
- * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE (ignored: not supported by the adapter), DEFER), on a
- * connected QP. The message length is the sum of the SGE lengths (Read: of the sink SGEs).
+ * READ_FENCE, DEFER; RDMA_READ_LOCAL_INVALIDATE is refused, see below), on a connected QP. The message length is the sum of the SGE lengths (Read: of the sink SGEs).
  * A zero-length message is allowed (a Read of 0 bytes completes after one empty response; its
  * remote token is not checked, as it names no memory).
  * A SendAndInvalidate asks the peer to invalidate remote_token when its receive completes; its
@@ -506,8 +532,11 @@ ndk_status ndk_receive(struct ndk_qp *qp, void *request_context, const struct nd
  * the WQE before the call returns, so the buffers may be reused at once. Their total is
  * limited by the QP's inline_data_size (over it, or data at a NULL address:
  * INVALID_PARAMETER), not by the SGE count.
- * Inline failures: the common ones above, and INVALID_DEVICE_STATE for a Read on a QP
- * connected with outbound_read_limit 0. On a device without the transport every call returns
+ * Inline failures: the common ones above, INVALID_DEVICE_STATE for a Read on a QP connected
+ * with outbound_read_limit 0, and NOT_SUPPORTED for a Read with RDMA_READ_LOCAL_INVALIDATE
+ * (the adapter does not set NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED: invalidating
+ * the sink's token when the Read completes is not built; it is refused at the place of the
+ * device checks, after the argument checks, rather than run without the invalidation). On a device without the transport every call returns
  * NOT_SUPPORTED after the argument checks.
  */
 ndk_status ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,

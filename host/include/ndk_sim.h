@@ -28,7 +28,7 @@ struct ndk_sim;
 
 struct ndk_sim_config {
 	unsigned nics;		    /* NICs in the world. default 2. One NIC: its port is looped
-					back to itself; more: the ports meet in an ideal switch that
+					back to itself; more: the ports meet in a switch that
 					forwards by destination MAC */
 	uint32_t clock_mhz;	    /* core clock. default 250 */
 	uint32_t mmio_write_ns;	    /* CPU posted write reaching the NIC. default 300 */
@@ -72,6 +72,18 @@ struct ndk_sim_config {
 	uint32_t path_mtu;     /* payload bytes per packet of the QPs connected on this world's
 					adapters: 256, 512, 1024, 2048 or 4096. default 1024;
 					anything else is refused */
+	/* faults on the links (docs/bad-input.md "The network's faults"), drawn per frame from
+	   seed, independently for every link and direction: the same seed gives the same
+	   faults, run after run. All default 0 (a perfect network). Each rate is a probability
+	   per frame, 0..1 (anything else, NaN included, is refused); the kinds are tried in the
+	   order drop, corrupt, duplicate, reorder and the first that hits decides. */
+	double drop_rate;	/* the frame is lost */
+	double corrupt_rate;	/* one bit of the frame is flipped (the receiver's ICRC check
+				   then drops it) */
+	double duplicate_rate;	/* the frame arrives twice */
+	double reorder_rate;	/* the frame is held back behind up to reorder_depth later
+				   frames of its link */
+	uint32_t reorder_depth; /* default 4; 0 is refused while reorder_rate is above 0 */
 };
 
 struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL */
@@ -89,15 +101,39 @@ struct ndk_sim_stats { /* observed on the buses by the harness, not by the RTL *
 						  whose last beat its RX port accepted */
 	/* additions */
 	uint64_t frames_dropped; /* frames this NIC sent to a MAC no port of the switch has */
+	/* faults injected on frames this NIC sent (by the rates or the fault hook) */
+	uint64_t faults_dropped, faults_corrupted, faults_duplicated, faults_reordered;
 };
+
+/* What happens to one frame. */
+enum ndk_sim_fault {
+	NDK_SIM_FRAME_DELIVER = 0,
+	NDK_SIM_FRAME_DROP,
+	NDK_SIM_FRAME_CORRUPT,
+	NDK_SIM_FRAME_DUPLICATE,
+	/* addition: held back behind 1..reorder_depth later frames of its link (drawn; 1 when
+	   reorder_depth is 0) */
+	NDK_SIM_FRAME_REORDER,
+};
+/*
+ * Called for every frame when it enters the switch (loopback included; not for a frame to a
+ * MAC no port has), after the random faults were drawn: its answer replaces theirs. frame is
+ * the whole Ethernet frame as sent (no FCS; valid only during the call). It runs inside the
+ * world's clock: it must not call into the world or its adapters. An answer that is not an
+ * enum ndk_sim_fault is a fatal error of the world.
+ */
+typedef enum ndk_sim_fault (*ndk_sim_fault_fn)(void *arg, unsigned from_nic, unsigned to_nic,
+					       const uint8_t *frame, size_t bytes);
+void ndk_sim_set_fault_hook(struct ndk_sim *sim, ndk_sim_fault_fn fn, void *arg); /* NULL: off */
 
 /* Fill config with the defaults listed above (and the environment overrides). */
 void ndk_sim_default_config(struct ndk_sim_config *config);
 /*
  * Create a world. Returns NDK_STATUS_SUCCESS; NDK_STATUS_INVALID_PARAMETER (NULL pointers,
  * nics 0, clock_mhz 0, link_mbps 0, data_width other than 64 or 256, a path_mtu that is not a
- * power of two in 256..4096, a pcap file that cannot be created, or another config the world
- * refuses);
+ * power of two in 256..4096, a fault rate outside 0..1 or NaN, reorder_depth 0 with
+ * reorder_rate above 0, a pcap file that cannot be created, or another config the world
+ * refuses; the reason is printed on stderr);
  * NDK_STATUS_INSUFFICIENT_RESOURCES (no memory).
  */
 ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **sim);

@@ -36,6 +36,9 @@ struct ndk_sim {
 	/* interrupts raised since the last delivery, in order (FIFO) */
 	struct ndk_sim_irq *irqs;
 	size_t irq_head, irq_tail, irq_cap;
+	/* ndk_sim_set_fault_hook: called through nicsim's hook */
+	ndk_sim_fault_fn fault_fn;
+	void *fault_arg;
 };
 
 /* the sim backend (backend_sim.c) for NIC `nic` of the world */

@@ -4,6 +4,7 @@
  * commands (interrupt dispatch lives with the CQs, in ndk_cq.c).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +326,42 @@ ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapte
 	if (!adapter || !info)
 		return NDK_STATUS_INVALID_PARAMETER;
 	*info = adapter->info;
+	return NDK_STATUS_SUCCESS;
+}
+
+/* The fields of struct ndk_port_counters are the counters of PORT_COUNTERS, in order. */
+_Static_assert(sizeof(struct ndk_port_counters) == NIC_PORT_COUNTER_COUNT * sizeof(uint64_t),
+	       "one field per counter");
+_Static_assert(offsetof(struct ndk_port_counters, rnr_naks_received) ==
+			       NIC_PORT_COUNTER_RNR_NAKS_RECEIVED * sizeof(uint64_t) &&
+		       offsetof(struct ndk_port_counters, rx_dropped) ==
+			       NIC_PORT_COUNTER_RX_DROPPED * sizeof(uint64_t) &&
+		       offsetof(struct ndk_port_counters, retransmitted_packets) ==
+			       NIC_PORT_COUNTER_RETRANSMITTED_PACKETS * sizeof(uint64_t) &&
+		       offsetof(struct ndk_port_counters, duplicate_requests) ==
+			       NIC_PORT_COUNTER_DUPLICATE_REQUESTS * sizeof(uint64_t),
+	       "the fields in the order of the counters");
+
+ndk_status ndk_query_port_counters(struct ndk_adapter *adapter, struct ndk_port_counters *counters)
+{
+	uint64_t v[NIC_PORT_COUNTER_COUNT];
+	uint32_t lo, hi, i, at;
+
+	if (!adapter || !counters)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (!adapter->transport)
+		return NDK_STATUS_NOT_SUPPORTED;
+	/* the low word latches its counter's high word, which the next high-word read returns:
+	 * the two reads of a counter must not interleave with another thread's */
+	pthread_mutex_lock(&adapter->lock);
+	for (i = 0; i < NIC_PORT_COUNTER_COUNT; i++) {
+		at = NIC_REG_PORT_COUNTERS + 8 * i;
+		lo = rd(adapter, at);
+		hi = rd(adapter, at + 4);
+		v[i] = (uint64_t)hi << 32 | lo;
+	}
+	pthread_mutex_unlock(&adapter->lock);
+	memcpy(counters, v, sizeof(v));
 	return NDK_STATUS_SUCCESS;
 }
 

@@ -195,8 +195,9 @@ static inline bool ndk_token_is_privileged(uint32_t token)
 
 /* ---------------------------------------------------------------------------------------------
  * Request flags each request type takes (anything else is NDK_STATUS_INVALID_PARAMETER), and
- * the bits that reach the WQE (DEFER is a driver matter; RDMA_READ_SINK and
- * RDMA_READ_LOCAL_INVALIDATE are accepted and ignored).
+ * the bits that reach the WQE (DEFER is a driver matter; RDMA_READ_SINK is accepted and
+ * ignored; RDMA_READ_LOCAL_INVALIDATE is a Read's flag, refused with NOT_SUPPORTED by
+ * xport_check while the adapter does not support it).
  */
 #define NDK_FLAGS_COMMON (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
 #define NDK_FLAGS_SEND	 (NDK_FLAGS_COMMON | NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT | NDK_OP_FLAG_INLINE)

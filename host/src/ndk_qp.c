@@ -565,6 +565,12 @@ static int xport_check(struct ndk_qp *qp, uint8_t opcode, const struct ndk_sge *
 	if ((opcode == NIC_WQE_OP_READ && !qp->adapter->transport_read) ||
 	    (opcode == NIC_WQE_OP_SEND_INV && !qp->adapter->transport_send_inv))
 		return -EOPNOTSUPP;
+	/* invalidating the sink's token when the Read completes is not built: refused, not
+	 * ignored (the adapter does not set RDMA_READ_LOCAL_INVALIDATE_SUPPORTED) */
+	if ((flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) &&
+	    !(qp->adapter->info.adapter_flags &
+	      NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED))
+		return -EOPNOTSUPP;
 	if (!__atomic_load_n(&qp->connected, __ATOMIC_ACQUIRE))
 		return -ENOTCONN;
 	/* a connection made with outbound_read_limit 0 promised no Reads: one would never start */

@@ -41,6 +41,7 @@ void ndk_sim_default_config(struct ndk_sim_config *config)
 	config->cycle_limit = 2000000000ull;
 	config->link_mbps = 12500; /* 100 Gb/s */
 	config->path_mtu = 1024;
+	config->reorder_depth = 4;
 	env = getenv("NDK_SIM_PCAP");
 	config->pcap_path = env && *env ? env : NULL;
 	/* an unparsable value is kept as 0, so ndk_sim_create refuses it loudly */
@@ -105,11 +106,36 @@ static void sim_deliver(struct ndk_sim *sim)
  * World
  */
 
+/* NULL, or why the network cannot have these faults */
+static const char *sim_fault_config_error(const struct ndk_sim_config *config)
+{
+	static _Thread_local char msg[128];
+	const struct {
+		const char *name;
+		double rate;
+	} rates[] = { { "drop_rate", config->drop_rate },
+		      { "corrupt_rate", config->corrupt_rate },
+		      { "duplicate_rate", config->duplicate_rate },
+		      { "reorder_rate", config->reorder_rate } };
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (!(rates[i].rate >= 0.0 && rates[i].rate <= 1.0)) { /* NaN fails both */
+			snprintf(msg, sizeof(msg), "%s %g is not a probability (0 to 1, per frame)",
+				 rates[i].name, rates[i].rate);
+			return msg;
+		}
+	if (config->reorder_rate > 0 && config->reorder_depth == 0)
+		return "reorder_depth 0 with reorder_rate above 0: a reordered frame must be held"
+		       " behind at least 1 later frame";
+	return NULL;
+}
+
 ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **out)
 {
 	struct nicsim_config nc;
 	struct ndk_sim *sim;
-	const char *trace, *pcap;
+	const char *trace, *pcap, *why;
 	int err;
 
 	if (!config || !out || config->nics == 0 || config->clock_mhz == 0 ||
@@ -117,6 +143,11 @@ ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **
 	    config->path_mtu < 256 || config->path_mtu > 4096 ||
 	    (config->path_mtu & (config->path_mtu - 1)))
 		return NDK_STATUS_INVALID_PARAMETER;
+	why = sim_fault_config_error(config);
+	if (why) {
+		fprintf(stderr, "ndk_sim: %s\n", why);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
@@ -157,6 +188,11 @@ ndk_status ndk_sim_create(const struct ndk_sim_config *config, struct ndk_sim **
 	/* NDK_SIM_PCAP wins too, so any test can be rerun with a capture */
 	pcap = getenv("NDK_SIM_PCAP");
 	nc.pcap_path = pcap && *pcap ? pcap : config->pcap_path;
+	nc.drop_rate = config->drop_rate;
+	nc.corrupt_rate = config->corrupt_rate;
+	nc.duplicate_rate = config->duplicate_rate;
+	nc.reorder_rate = config->reorder_rate;
+	nc.reorder_depth = config->reorder_depth;
 	err = nicsim_create(&nc, &sim->world);
 	if (err)
 		goto out_free_trace;
@@ -308,6 +344,38 @@ void ndk_sim_get_stats(const struct ndk_sim *sim, unsigned nic, struct ndk_sim_s
 	stats->frames_sent = s.frames_sent;
 	stats->frames_received = s.frames_received;
 	stats->frames_dropped = s.frames_dropped;
+	stats->faults_dropped = s.faults_dropped;
+	stats->faults_corrupted = s.faults_corrupted;
+	stats->faults_duplicated = s.faults_duplicated;
+	stats->faults_reordered = s.faults_reordered;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The fault hook: nicsim's enum has the same values (checked here)
+ */
+
+_Static_assert((int)NDK_SIM_FRAME_DELIVER == (int)NICSIM_FRAME_DELIVER &&
+		       (int)NDK_SIM_FRAME_DROP == (int)NICSIM_FRAME_DROP &&
+		       (int)NDK_SIM_FRAME_CORRUPT == (int)NICSIM_FRAME_CORRUPT &&
+		       (int)NDK_SIM_FRAME_DUPLICATE == (int)NICSIM_FRAME_DUPLICATE &&
+		       (int)NDK_SIM_FRAME_REORDER == (int)NICSIM_FRAME_REORDER,
+	       "enum ndk_sim_fault and enum nicsim_fault agree");
+
+static enum nicsim_fault sim_fault_hook(void *arg, unsigned from_nic, unsigned to_nic,
+					const uint8_t *frame, size_t len)
+{
+	struct ndk_sim *sim = arg;
+
+	return (enum nicsim_fault)sim->fault_fn(sim->fault_arg, from_nic, to_nic, frame, len);
+}
+
+void ndk_sim_set_fault_hook(struct ndk_sim *sim, ndk_sim_fault_fn fn, void *arg)
+{
+	if (!sim)
+		return;
+	sim->fault_fn = fn;
+	sim->fault_arg = arg;
+	nicsim_set_fault_hook(sim->world, fn ? sim_fault_hook : NULL, sim);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -208,6 +208,9 @@ module nic_core #(
   logic [DataWidth-1:0] pay_w_data;
   logic [DataWidth/8-1:0] pay_w_strb;
   logic [31:0]         rx_drops;
+  logic                cnt_rd;
+  logic [4:0]          cnt_rd_word;
+  logic [31:0]         cnt_rd_data;
   logic [NumCqs-1:0]   cq_error;
   logic                rec_valid, rec_ready;
   logic [63:0]         rec_addr;
@@ -271,6 +274,9 @@ module nic_core #(
     .cq_db_data_o      (cq_db_data),
     .qp_state_i        (qp_state),
     .cq_state_cqn_o    (cq_state_cqn),
+    .cnt_rd_o          (cnt_rd),
+    .cnt_rd_word_o     (cnt_rd_word),
+    .cnt_rd_data_i     (cnt_rd_data),
     .cq_state_i        (cq_state),
     .msix_wr_valid_o   (msix_wr_valid),
     .msix_wr_addr_o    (msix_wr_addr),
@@ -704,7 +710,10 @@ module nic_core #(
     .rx_tlast_i       (s_axis_rx_tlast_i),
     .rx_tvalid_i      (s_axis_rx_tvalid_i),
     .rx_tready_o      (s_axis_rx_tready_o),
-    .rx_drops_o       (rx_drops)
+    .rx_drops_o       (rx_drops),
+    .cnt_rd_i         (cnt_rd),
+    .cnt_rd_word_i    (cnt_rd_word),
+    .cnt_rd_data_o    (cnt_rd_data)
   );
 
   // ---- completions: one arbiter ------------------------------------------------------------------

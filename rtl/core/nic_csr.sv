@@ -15,6 +15,9 @@
 //   QP_STATE_BASE + 4n      reads qp_state_i of QP n
 //   CQ_STATE_BASE + 4n      reads the CQ engine's {error[31], producer_index[15:0]} of CQ n
 //                           (cq_state_cqn_o -> cq_state_i, combinational)
+//   PORT_COUNTERS + 4w      reads word w of nic_port_counters (cnt_rd_word_o -> cnt_rd_data_i,
+//                           combinational; cnt_rd_o marks the cycle the read is taken, which
+//                           latches a counter's high word when w is a low word)
 //   QP doorbell page n      DB_SQ_PI: sq_db pulse; DB_RQ_PI: rq_db pulse (pi = wdata[15:0]);
 //                           DB_SQ_BF .. +0x3F: a word of the BlueFlame WQE copy (below)
 //   CQ doorbell page n      DB_CQ_CI_ARM / DB_CQ_MODERATION: cq_db pulse with the 32-bit word,
@@ -96,6 +99,10 @@ module nic_csr #(
   input  logic [2*NumQps-1:0]   qp_state_i,
   output logic [7:0]            cq_state_cqn_o,
   input  logic [31:0]           cq_state_i,
+  // port counters (nic_transport's nic_port_counters)
+  output logic                  cnt_rd_o,
+  output logic [4:0]            cnt_rd_word_o,
+  input  logic [31:0]           cnt_rd_data_i,
   // MSI-X register port
   output logic                  msix_wr_valid_o,
   output logic [15:0]           msix_wr_addr_o,
@@ -128,7 +135,8 @@ module nic_csr #(
     R_CQ_STATE,
     R_QP_DB,
     R_CQ_DB,
-    R_MSIX
+    R_MSIX,
+    R_COUNTERS    // PORT_COUNTERS: 2 * PORT_COUNTER_COUNT words
   } region_e;
 
   // wa: the word address (byte address [21:2])
@@ -144,6 +152,9 @@ module nic_csr #(
       decode = R_ARG;
     end else if (w == nic_pkg::REG_CMD) begin
       decode = R_CMD;
+    end else if (w >= nic_pkg::REG_PORT_COUNTERS
+                 && w < nic_pkg::REG_PORT_COUNTERS + 22'(8 * nic_pkg::PORT_COUNTER_COUNT)) begin
+      decode = R_COUNTERS;
     end else if (w >= nic_pkg::REG_QP_STATE_BASE
                  && w < nic_pkg::REG_QP_STATE_BASE + 22'(4 * NumQps)) begin
       decode = R_QP_STATE;
@@ -397,6 +408,8 @@ module nic_csr #(
   end
 
   assign cq_state_cqn_o = rd_cq_idx[7:0];
+  assign cnt_rd_o       = rd_take && rd_region == R_COUNTERS;
+  assign cnt_rd_word_o  = 5'((rd_addr - nic_pkg::REG_PORT_COUNTERS) >> 2);
   assign msix_rd_addr_o = 16'(rd_addr - nic_pkg::REG_MSIX_TABLE);
 
   always_comb begin
@@ -414,6 +427,7 @@ module nic_csr #(
         R_QP_STATE: rdata_d = {30'd0, qp_state_i[2*rd_qp_idx[7:0] +: 2]};
         R_CQ_STATE: rdata_d = cq_state_i;
         R_MSIX:     rdata_d = msix_rd_data_i;
+        R_COUNTERS: rdata_d = cnt_rd_data_i;
         default:    rdata_d = 32'd0;   // CMD, doorbells (write-only) and unmapped
       endcase
     end

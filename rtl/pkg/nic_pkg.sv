@@ -38,6 +38,7 @@ package nic_pkg;
   localparam logic [21:0] REG_SCRATCH = 22'h100;
   localparam logic [21:0] REG_ARG0 = 22'h200;
   localparam logic [21:0] REG_CMD = 22'h240;
+  localparam logic [21:0] REG_PORT_COUNTERS = 22'h400;
   localparam logic [21:0] REG_QP_STATE_BASE = 22'h1000;
   localparam logic [21:0] REG_CQ_STATE_BASE = 22'h2000;
   localparam logic [21:0] REG_QP_DB_BASE = 22'h100000;
@@ -107,6 +108,21 @@ package nic_pkg;
   localparam logic [31:0] CAP_TRANSPORT_READ = 32'h2;
   localparam logic [31:0] CAP_TRANSPORT_SEND_INV = 32'h4;
   localparam logic [31:0] CAP_TRANSPORT_READ_LIMIT_MASK = 32'hFF00;
+
+  // port_counter: The counters of PORT_COUNTERS by index, in the order of struct ndk_port_counters: counter i is the 64-bit word at PORT_COUNTERS + 8 * i. Each counts one-cycle events of nic_transport since reset (rtl/transport/nic_port_counters.sv).
+  localparam logic [7:0] PORT_COUNTER_TX_PACKETS = 8'h0;
+  localparam logic [7:0] PORT_COUNTER_RX_PACKETS = 8'h1;
+  localparam logic [7:0] PORT_COUNTER_RX_DROPPED = 8'h2;
+  localparam logic [7:0] PORT_COUNTER_RETRANSMITTED_PACKETS = 8'h3;
+  localparam logic [7:0] PORT_COUNTER_LOCAL_ACK_TIMEOUTS = 8'h4;
+  localparam logic [7:0] PORT_COUNTER_SEQ_NAKS_SENT = 8'h5;
+  localparam logic [7:0] PORT_COUNTER_SEQ_NAKS_RECEIVED = 8'h6;
+  localparam logic [7:0] PORT_COUNTER_IMPLIED_NAKS = 8'h7;
+  localparam logic [7:0] PORT_COUNTER_OUT_OF_SEQUENCE = 8'h8;
+  localparam logic [7:0] PORT_COUNTER_DUPLICATE_REQUESTS = 8'h9;
+  localparam logic [7:0] PORT_COUNTER_RNR_NAKS_SENT = 8'hA;
+  localparam logic [7:0] PORT_COUNTER_RNR_NAKS_RECEIVED = 8'hB;
+  localparam logic [7:0] PORT_COUNTER_COUNT = 8'hC;
 
   // qp_state: QP state, readable at QP_STATE_BASE + 4 * qpn.
   localparam logic [1:0] QP_STATE_RESET = 2'h0;

@@ -23,6 +23,7 @@
 //   pkt_*     the next packet's descriptor (valid/ready); once taken, its payload follows on pl_*
 //   pl_*      payload words (valid/ready): pl_nbytes_o bytes in lanes [0, n), pl_last_o on the
 //             last; a packet without payload has none. The consumer takes every word.
+//   drop_o    a one-cycle pulse in the cycle a frame is dropped (counted in drops_o after it)
 //   drops_o   frames dropped so far (wraps)
 module nic_roce_rx #(
   parameter int DataWidth = 64,     // stream width in bits: 64 or 256
@@ -48,6 +49,7 @@ module nic_roce_rx #(
   output logic [$clog2(DataWidth/8):0]  pl_nbytes_o,
   output logic                          pl_last_o,
   input  logic                          pl_ready_i,
+  output logic                          drop_o,    // a frame dropped this cycle (one-cycle pulse)
   output logic [31:0]                   drops_o
 );
 
@@ -581,6 +583,7 @@ module nic_roce_rx #(
   end
 
   assign drops_o = drops_q;
+  assign drop_o  = drops_d != drops_q;
 
   // The header buffer's last two bytes lie past the longest header (70 bytes).
   logic unused_hdr_tail;

@@ -116,7 +116,11 @@ module nic_transport #(
   input  logic                          rx_tlast_i,
   input  logic                          rx_tvalid_i,
   output logic                          rx_tready_o,
-  output logic [31:0]                   rx_drops_o
+  output logic [31:0]                   rx_drops_o,
+  // the port counters' read port (nic_csr: BAR0 PORT_COUNTERS)
+  input  logic                          cnt_rd_i,
+  input  logic [4:0]                    cnt_rd_word_i,
+  output logic [31:0]                   cnt_rd_data_o
 );
 
   localparam int NB = $clog2(DataWidth / 8) + 1;
@@ -420,6 +424,8 @@ module nic_transport #(
     .tx_tready_i(tx_tready_i)
   );
 
+  logic rx_drop;   // the receiver dropped a frame (a port counter event)
+
   nic_roce_rx #(
     .DataWidth(DataWidth)
   ) u_rx (
@@ -440,7 +446,56 @@ module nic_transport #(
     .pl_nbytes_o(rx_pl_nbytes),
     .pl_last_o  (rx_pl_last),
     .pl_ready_i (rx_pl_ready),
+    .drop_o     (rx_drop),
     .drops_o    (rx_drops_o)
+  );
+
+  // ---- the port counters (BAR0 PORT_COUNTERS, ndk_query_port_counters) -------------------------
+  // Events seen at this module's edges: frames on the port, the receiver's drops, RNR NAKs and
+  // PSN sequence error NAKs the responder sends (an ACK packet with that syndrome) and those
+  // handed to the requester (a received ACK packet's syndrome).
+  logic ev_tx_packet, ev_rx_packet, ev_rnr_nak_sent, ev_rnr_nak_received;
+  logic ev_seq_nak_sent, ev_seq_nak_received;
+  assign ev_tx_packet        = tx_tvalid_o && tx_tready_i && tx_tlast_o;
+  assign ev_rx_packet        = rx_tvalid_i && rx_tready_o && rx_tlast_i;
+  assign ev_rnr_nak_sent     = rs_tx_valid && rs_tx_ready
+                               && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
+                               && rs_tx_pkt.aeth.syndrome[7:5] == 3'b001;
+  assign ev_rnr_nak_received = ack_valid && ack_syndrome[7:5] == 3'b001;
+  assign ev_seq_nak_sent     = rs_tx_valid && rs_tx_ready
+                               && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
+                               && rs_tx_pkt.aeth.syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+  assign ev_seq_nak_received = ack_valid && ack_syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+
+  // The loss-recovery events. The transport has no retransmission machinery yet (no ACK timer,
+  // no go-back-N, no duplicate detection): these are TIED TO 0 HERE, the one place where the
+  // requester and responder will drive them (each a one-cycle pulse per event).
+  logic ev_retransmitted, ev_local_ack_timeout;
+  logic ev_implied_nak, ev_out_of_sequence, ev_duplicate_request;
+  assign ev_retransmitted     = 1'b0;   // requester: a packet sent again
+  assign ev_local_ack_timeout = 1'b0;   // requester: ACK timer expired
+  assign ev_implied_nak       = 1'b0;   // requester: a Read found skipped
+  assign ev_out_of_sequence   = 1'b0;   // responder: a request packet ahead of its PSN
+  assign ev_duplicate_request = 1'b0;   // responder: a request packet behind its PSN
+
+  nic_port_counters u_counters (
+    .clk_i              (clk_i),
+    .rst_i              (rst_i),
+    .tx_packet_i        (ev_tx_packet),
+    .rx_packet_i        (ev_rx_packet),
+    .rx_dropped_i       (rx_drop),
+    .retransmitted_i    (ev_retransmitted),
+    .local_ack_timeout_i(ev_local_ack_timeout),
+    .seq_nak_sent_i     (ev_seq_nak_sent),
+    .seq_nak_received_i (ev_seq_nak_received),
+    .implied_nak_i      (ev_implied_nak),
+    .out_of_sequence_i  (ev_out_of_sequence),
+    .duplicate_request_i(ev_duplicate_request),
+    .rnr_nak_sent_i     (ev_rnr_nak_sent),
+    .rnr_nak_received_i (ev_rnr_nak_received),
+    .rd_i               (cnt_rd_i),
+    .rd_word_i          (cnt_rd_word_i),
+    .rd_data_o          (cnt_rd_data_o)
   );
 
 endmodule
