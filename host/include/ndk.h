@@ -452,10 +452,12 @@ ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
  * - rnr_retry: carried to the NIC (QP_CONNECT) and obeyed: after rnr_retry RNR NAKs of one PSN
  *   (each retried after the NAK's timer) the next fails the Send NDK_STATUS_IO_TIMEOUT; 7
  *   retries for ever.
- * - ack_timeout, retry_count: carried to the NIC (QP_CONNECT), not used yet: the device has no
- *   ACK timer and sends nothing again after a loss or a sequence NAK (a sequence NAK fails the
- *   request NDK_STATUS_REMOTE_ERROR, a lost packet leaves the request outstanding;
- *   docs/transport.md, "Not built yet").
+ * - ack_timeout, retry_count: carried to the NIC (QP_CONNECT) and obeyed for Sends and Writes:
+ *   after an ACK timeout or a sequence NAK the device sends the outstanding requests again from
+ *   the oldest one not acknowledged (go-back-N), retry_count times without progress, then the
+ *   request fails NDK_STATUS_IO_TIMEOUT. A lost Read request or response is not recovered yet:
+ *   the Read fails NDK_STATUS_IO_TIMEOUT after the retries (docs/transport.md,
+ *   "Retransmission").
  */
 struct ndk_connect_attr {
 	uint32_t inbound_read_limit;  /* as ndk_connect_qp */

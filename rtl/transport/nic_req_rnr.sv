@@ -3,7 +3,8 @@
 // classification of every acknowledgement from nic_roce_rx, which depends on them.
 //
 // An acknowledgement of this cycle (ack_*_i) is, by kind: an ACK (everything up to its PSN); a
-// NAK (up to the PSN before; that one failed, with ack_nak_status_o); an RNR NAK (up to the PSN
+// PSN-sequence NAK (up to the PSN before; a go-back-N replay from it, ack_seq_o); another NAK
+// (up to the PSN before; that one failed, with ack_nak_status_o); an RNR NAK (up to the PSN
 // before; that one is sent again after the NAK's timer, rnr_retry times (the QP's QP_CONNECT
 // argument, read at the acknowledgement's QP; 7 = forever, as the IBA says), then the next RNR
 // NAK of it is a NAK that fails the Send with IO_TIMEOUT); a PSN-sequence NAK of the PSN of the QP's
@@ -33,6 +34,7 @@ module nic_req_rnr #(
   output logic                    ack_take_o,      // for one of this side's QPs
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_o,
   output logic                    ack_nak_o,       // a NAK that fails the PSN
+  output logic                    ack_seq_o,       // a PSN-sequence NAK: go back to its PSN
   output logic [23:0]             ack_upto_o,      // the PSN acknowledged
   output logic [31:0]             ack_nak_status_o,
   // the QPs waiting for their timer (their new WQEs wait too)
@@ -112,8 +114,10 @@ module nic_req_rnr #(
     rnr_done  = ack_rnr_same ? rnr_cnt_q[ack_q] : 3'd0;
     rnr_spent = ack_rnr_retry_i != 3'd7 && rnr_done >= ack_rnr_retry_i;
     ack_rnr   = ack_kind == 3'b001 && !rnr_spent;
-    ack_nak  = !ack_ack && !ack_rnr
-               && !(ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && ack_rnr_same);
+    // a PSN-sequence NAK fails nothing: outside an RNR episode it orders a go-back-N replay
+    // from its PSN (nic_req_ack_timer), inside one the RNR replay covers it
+    ack_seq_o = ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && !ack_rnr_same;
+    ack_nak  = !ack_ack && !ack_rnr && ack_syndrome_i != nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
     ack_upto_o = ack_ack ? ack_psn_i : ack_psn_i - 24'd1;
     ack_nak_status_o =
         (ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT

@@ -38,8 +38,8 @@
 // original PSNs, re-reading each WQE by DMA from its slot of the SQ ring (base and depth from
 // QP_CREATE) through the payload read client. Meanwhile the QP's new WQEs wait; a PSN-sequence
 // NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After rnr_retry
-// (QP_CONNECT) retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT (7: never).
-// The timers are looked at one QP a cycle (no loop over the QPs).
+// (QP_CONNECT) retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT (7: never). The timers are looked at
+// one QP a cycle (no loop over the QPs).
 //
 // Gather: the intake FSM plans ahead of the sender. It queues each packet's descriptor (with its
 // inline bytes) and, per piece, translates it and issues its DMA read (the piece queue holds the
@@ -175,8 +175,8 @@ module nic_requester #(
   assign connect_args = cmd_args_i;
 
   // ---- signals between the modules ------------------------------------------------------------
-  logic [QW-1:0]           in_qpn, cq, pick_qpn, scan;
-  logic [23:0]             scan_psn;
+  logic [QW-1:0]           in_qpn, cq, pick_qpn, rnr_scan, scan;
+  logic [23:0]             rnr_psn, scan_psn;
   logic [RW:0]             reads_out;
   logic                    rd_issue;
   nic_roce_pkg::read_ctx_t rd_ctx;
@@ -189,6 +189,12 @@ module nic_requester #(
   logic [EntW-1:0]         rp_rdata, cpl_rdata;
   logic [NumQps-1:0]       nonempty, rnr_wait, busy_intake;
   logic                    rnr_go, rnr_start;
+  logic [NumQps-1:0]       tm_pend, rp_wait;
+  logic                    tm_go, tm_start, rp_go, rp_start;
+  logic [QW-1:0]           tm_qpn, tm_fail_qpn;
+  logic [23:0]             tm_psn, tm_fail_psn;
+  logic                    tm_fail, ev_ack_timeout, ev_retry;
+  logic                    ack_seq;
   logic                    rp_fail;
   logic [23:0]             rp_fail_psn;
   logic [31:0]             rp_fail_status;
@@ -243,13 +249,13 @@ module nic_requester #(
     .rp_re_o         (rp_re),
     .rp_raddr_o      (rp_raddr),
     .rp_rdata_i      (rp_rdata),
-    .rnr_wait_i      (rnr_wait),
+    .rnr_wait_i      (rp_wait),
     .scan_i          (scan),
-    .rnr_go_i        (rnr_go),
+    .rnr_go_i        (rp_go),
     .scan_psn_i      (scan_psn),
     .scan_head_i     (scan_head),
     .scan_count_i    (scan_count),
-    .rnr_start_o     (rnr_start),
+    .rnr_start_o     (rp_start),
     .rp_fail_o       (rp_fail),
     .rp_fail_psn_o   (rp_fail_psn),
     .rp_fail_status_o(rp_fail_status),
@@ -405,14 +411,58 @@ module nic_requester #(
     .ack_take_o      (ack_take),
     .ack_q_o         (ack_q),
     .ack_nak_o       (ack_nak),
+    .ack_seq_o       (ack_seq),
     .ack_upto_o      (ack_upto),
     .ack_nak_status_o(ack_nak_status),
     .wait_o          (rnr_wait),
-    .scan_o          (scan),
+    .scan_o          (rnr_scan),
     .rnr_go_o        (rnr_go),
-    .scan_psn_o      (scan_psn),
+    .scan_psn_o      (rnr_psn),
     .rnr_start_i     (rnr_start)
   );
+
+  nic_req_ack_timer #(
+    .NumQps(NumQps)
+  ) u_ack_timer (
+    .clk_i            (clk_i),
+    .rst_i            (rst_i),
+    .us_tick_i        (us_tick_i),
+    .qp_state_i       (qp_state_i),
+    .cmd_connect_i    (cmd_connect),
+    .cmd_reset_i      (cmd_reset),
+    .cmd_qpn_i        (cmd_qpn),
+    .cmd_ack_timeout_i(connect_args.ack_timeout),
+    .cmd_retry_count_i(connect_args.retry_count),
+    .cmd_sq_psn_i     (connect_args.sq_psn),
+    .ack_take_i       (ack_take),
+    .ack_q_i          (ack_q),
+    .ack_nak_i        (ack_nak),
+    .ack_seq_i        (ack_seq),
+    .ack_upto_i       (ack_upto),
+    .append_i         (append),
+    .append_qpn_i     (in_qpn),
+    .append_pend_i    (append_pend),
+    .append_psn_i     (append_entry[EntW-17 -: 24]),
+    .pend_o           (tm_pend),
+    .go_o             (tm_go),
+    .go_qpn_o         (tm_qpn),
+    .go_psn_o         (tm_psn),
+    .start_i          (tm_start),
+    .fail_o           (tm_fail),
+    .fail_qpn_o       (tm_fail_qpn),
+    .fail_psn_o       (tm_fail_psn),
+    .ev_timeout_o     (ev_ack_timeout),
+    .ev_retry_o       (ev_retry)
+  );
+
+  // One replay at a time for the intake: an expired RNR timer first, then a go-back-N. The QPs
+  // with either pending hold their new WQEs.
+  assign rp_go     = rnr_go || tm_go;
+  assign scan      = rnr_go ? rnr_scan : (tm_go ? tm_qpn : rnr_scan);
+  assign scan_psn  = rnr_go ? rnr_psn : tm_psn;
+  assign rnr_start = rp_start && rnr_go;
+  assign tm_start  = rp_start && !rnr_go;
+  assign rp_wait   = rnr_wait | tm_pend;
 
   nic_req_completer #(
     .NumQps  (NumQps),
@@ -437,6 +487,9 @@ module nic_requester #(
     .rp_fail_i       (rp_fail),
     .rp_fail_psn_i   (rp_fail_psn),
     .rp_fail_status_i(rp_fail_status),
+    .tm_fail_i       (tm_fail),
+    .tm_fail_qpn_i   (tm_fail_qpn),
+    .tm_fail_psn_i   (tm_fail_psn),
     .nonempty_i      (nonempty),
     .pick_qpn_o      (pick_qpn),
     .pick_head_i     (pick_head),
@@ -464,14 +517,17 @@ module nic_requester #(
   // A DMA error on a payload read is not reported yet (the data goes out as read).
   logic unused_rresp;
   assign unused_rresp = ^r_resp_i;
-  // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
-  // context's, nic_tp_qp_ctx)
+  // the retransmission events, for the port counters (not counted yet)
+  logic unused_events;
+  assign unused_events = ^{ev_ack_timeout, ev_retry};
+  // the command fields the requester reads itself: QP_CONNECT's first PSN, ack_timeout and
+  // retry_count (the rest is the QP context's, nic_tp_qp_ctx)
   logic unused_args;
   assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
                          connect_args.outbound_read_limit, connect_args.log_mtu,
                          connect_args.rsvd_187, connect_args.rnr_retry, connect_args.rq_psn,
-                         connect_args.rsvd_155, connect_args.retry_count, connect_args.rsvd_125,
-                         connect_args.ack_timeout, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_155, connect_args.rsvd_125,
+                         connect_args.peer_qpn, connect_args.peer_ipv4,
                          connect_args.rsvd_48, connect_args.peer_mac};
 
 endmodule
