@@ -506,8 +506,11 @@ struct nic_cmd_qp_connect {
 	uint64_t peer_mac; /* the peer's MAC (mac[47:40] is the first byte on the wire) */
 	uint32_t peer_ipv4; /* the peer's IPv4 address */
 	uint32_t peer_qpn; /* the peer QP's number on the wire */
+	uint8_t ack_timeout; /* IBA Local ACK Timeout: the requester's ACK timer runs 4.096 us x 2^ack_timeout; 0 = no timer */
 	uint32_t sq_psn; /* the first PSN this QP sends */
+	uint8_t retry_count; /* retransmissions after an ACK timeout, a PSN-sequence NAK or an implied NAK before the request fails IO_TIMEOUT */
 	uint32_t rq_psn; /* the first PSN it expects */
+	uint8_t rnr_retry; /* retries after RNR NAKs of one PSN before the Send fails IO_TIMEOUT, 0..6; 7 = retry forever (IBA) */
 	uint8_t log_mtu; /* path MTU 2^log_mtu bytes of payload, 8..12 (256..4096) */
 	uint8_t outbound_read_limit; /* ORD: the most Reads it has outstanding as requester */
 	uint8_t inbound_read_limit; /* IRD: the most Reads it serves at once as responder */
@@ -522,8 +525,11 @@ static inline void nic_cmd_qp_connect_pack(const struct nic_cmd_qp_connect *v, u
 	nic_bits_put(w, 0, 48, v->peer_mac);
 	nic_bits_put(w, 64, 32, v->peer_ipv4);
 	nic_bits_put(w, 96, 24, v->peer_qpn);
+	nic_bits_put(w, 120, 5, v->ack_timeout);
 	nic_bits_put(w, 128, 24, v->sq_psn);
+	nic_bits_put(w, 152, 3, v->retry_count);
 	nic_bits_put(w, 160, 24, v->rq_psn);
+	nic_bits_put(w, 184, 3, v->rnr_retry);
 	nic_bits_put(w, 192, 8, v->log_mtu);
 	nic_bits_put(w, 200, 8, v->outbound_read_limit);
 	nic_bits_put(w, 208, 8, v->inbound_read_limit);
@@ -533,8 +539,11 @@ static inline void nic_cmd_qp_connect_unpack(const uint32_t w[7], struct nic_cmd
 	v->peer_mac = (uint64_t)nic_bits_get(w, 0, 48);
 	v->peer_ipv4 = (uint32_t)nic_bits_get(w, 64, 32);
 	v->peer_qpn = (uint32_t)nic_bits_get(w, 96, 24);
+	v->ack_timeout = (uint8_t)nic_bits_get(w, 120, 5);
 	v->sq_psn = (uint32_t)nic_bits_get(w, 128, 24);
+	v->retry_count = (uint8_t)nic_bits_get(w, 152, 3);
 	v->rq_psn = (uint32_t)nic_bits_get(w, 160, 24);
+	v->rnr_retry = (uint8_t)nic_bits_get(w, 184, 3);
 	v->log_mtu = (uint8_t)nic_bits_get(w, 192, 8);
 	v->outbound_read_limit = (uint8_t)nic_bits_get(w, 200, 8);
 	v->inbound_read_limit = (uint8_t)nic_bits_get(w, 208, 8);

@@ -119,8 +119,9 @@ static void on_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64
 	s->f[nic][s->n[nic]++] = f;
 }
 
-static void connect_psns(struct pair *p, uint32_t a_sends, uint32_t b_expects, uint32_t b_sends,
-			 uint32_t a_expects)
+static void connect_psns_retry(struct pair *p, uint32_t a_sends, uint32_t b_expects,
+			       uint32_t b_sends, uint32_t a_expects, uint8_t ack_timeout,
+			       uint8_t retry_count)
 {
 	struct side *a = &p->s[0], *b = &p->s[1];
 	struct ndk_qp_address pa, pb;
@@ -130,6 +131,8 @@ static void connect_psns(struct pair *p, uint32_t a_sends, uint32_t b_expects, u
 	ndk_connect_attr_default(&ca);
 	ca.inbound_read_limit = a->info.max_inbound_read_limit;
 	ca.outbound_read_limit = a->info.max_outbound_read_limit;
+	ca.ack_timeout = ack_timeout;
+	ca.retry_count = retry_count;
 	cb = ca;
 	ca.local_psn = a_sends;
 	ca.remote_psn = a_expects;
@@ -137,6 +140,12 @@ static void connect_psns(struct pair *p, uint32_t a_sends, uint32_t b_expects, u
 	cb.remote_psn = b_expects;
 	cr_assert_eq(ndk_connect_qp_ex(a->qp, &pb, &ca), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_connect_qp_ex(b->qp, &pa, &cb), NDK_STATUS_SUCCESS);
+}
+
+static void connect_psns(struct pair *p, uint32_t a_sends, uint32_t b_expects, uint32_t b_sends,
+			 uint32_t a_expects)
+{
+	connect_psns_retry(p, a_sends, b_expects, b_sends, a_expects, 14, 7);
 }
 
 /*
@@ -233,18 +242,36 @@ Test(connect_ex, start_psns_from_the_peer_are_obeyed_across_the_wrap)
 	pair_close(&p);
 }
 
-/* A sends from PSN 5 where B expects 0: B finds the packet ahead, NAKs a sequence error, and the
-   Send fails REMOTE_ERROR (the same pair connected with matching PSNs delivers, above) */
+/*
+ * A sends from PSN 5 where B expects 0: B finds the packet ahead and NAKs a sequence error once,
+ * naming PSN 0 (before anything A has outstanding: A ignores it), then drops A's packets
+ * silently. A's ACK timer (ack_timeout 1: 9 us) sends the Send again retry_count = 2 times, then
+ * it fails IO_TIMEOUT; B received nothing (the same pair connected with matching PSNs delivers,
+ * above).
+ */
 Test(connect_ex, a_peer_expecting_another_psn_naks_the_send)
 {
 	struct pair p;
 	pair_unconnected(&p);
 	struct side *a = &p.s[0], *b = &p.s[1];
-	connect_psns(&p, 5, 0, 0, 0);
+	connect_psns_retry(&p, 5, 0, 0, 0, 1, 2);
+	struct seen *seen = calloc(1, sizeof(*seen));
+	cr_assert(seen);
+	nicsim_set_frame_handler(p.sim->world, on_frame, seen);
 	struct ndk_sge snd = sge_of(a, 0, 64), rcv = sge_of(b, 0, 64);
 	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_send(a->qp, CTX(2), &snd, 1, 0), NDK_STATUS_SUCCESS);
-	expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, CTX(2), 0);
+	expect_cpl(&p, a, NDK_STATUS_IO_TIMEOUT, NDK_OP_SEND, CTX(2), 0);
 	expect_no_cpl(&p, b->cq, 20000);
+	unsigned sends = 0, naks = 0;
+	for (unsigned i = 0; i < seen->n[0]; i++)
+		sends += seen->f[0][i].opcode == 0x04 && seen->f[0][i].psn == 5;
+	for (unsigned i = 0; i < seen->n[1]; i++)
+		naks += seen->f[1][i].opcode == 0x11 && seen->f[1][i].aeth_syndrome == 0x60 &&
+			seen->f[1][i].psn == 0;
+	cr_expect_eq(sends, 3, "A sent the Send %u times", sends);
+	cr_expect_eq(naks, 1, "B sent %u sequence NAKs", naks);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	free(seen);
 	pair_close(&p);
 }

@@ -35,6 +35,9 @@ struct pair_opts {
 	void *cq_fn_context[2];	      /* its context, per side */
 	bool read_limits;	      /* connect with ird / ord (default: the adapter's largest) */
 	uint32_t ird, ord;	      /* inbound / outbound read limits of both QPs */
+	/* connect with ndk_connect_qp_ex and these attributes (side 0 as given, side 1 with the
+	   PSNs swapped); read_limits / ird / ord are then ignored. NULL: ndk_connect_qp */
+	const struct ndk_connect_attr *attr;
 };
 
 /* `ad`: an adapter already open on that NIC (a loopback pair shares it), or NULL */
@@ -82,6 +85,20 @@ static inline void qps_connect(struct ndk_qp *a, struct ndk_qp *b)
 	qps_connect_limits(a, b, 0, 0);
 }
 
+/* connect a with attr and b with attr's PSNs swapped (a's first PSN is the one b expects) */
+static inline void qps_connect_attr(struct ndk_qp *a, struct ndk_qp *b,
+				    const struct ndk_connect_attr *attr)
+{
+	struct ndk_qp_address aa, ab;
+	struct ndk_connect_attr battr = *attr;
+	battr.local_psn = attr->remote_psn;
+	battr.remote_psn = attr->local_psn;
+	cr_assert_eq(ndk_get_qp_address(a, &aa), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_get_qp_address(b, &ab), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp_ex(a, &ab, attr), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_connect_qp_ex(b, &aa, &battr), NDK_STATUS_SUCCESS);
+}
+
 static inline void pair_open_opts(struct pair *p, const struct ndk_sim_config *c,
 				  const struct pair_opts *o)
 {
@@ -89,7 +106,9 @@ static inline void pair_open_opts(struct pair *p, const struct ndk_sim_config *c
 	cr_assert_eq(ndk_sim_create(c, &p->sim), NDK_STATUS_SUCCESS);
 	side_open(p, 0, &p->s[0], NULL, o, 0);
 	side_open(p, 1, &p->s[1], c->nics > 1 ? NULL : p->s[0].ad, o, 1);
-	if (o->read_limits)
+	if (o->attr)
+		qps_connect_attr(p->s[0].qp, p->s[1].qp, o->attr);
+	else if (o->read_limits)
 		qps_connect_limits(p->s[0].qp, p->s[1].qp, o->ird, o->ord);
 	else
 		qps_connect_limits(p->s[0].qp, p->s[1].qp, p->s[0].info.max_inbound_read_limit,

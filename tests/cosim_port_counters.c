@@ -178,7 +178,8 @@ Test(port_counters, equal_what_the_harness_saw_after_a_known_exchange)
 }
 
 /* A peer expecting another PSN NAKs the Send (sequence error): one NAK sent by NIC 1, one
- * received by NIC 0, as on the wire. */
+ * received by NIC 0, as on the wire. The NAK names PSN 0, before anything A has outstanding, so
+ * A ignores it; its ACK timer (ack_timeout 1, retry_count 0) then fails the Send IO_TIMEOUT. */
 Test(port_counters, count_the_sequence_naks_on_the_wire)
 {
 	struct pair p;
@@ -195,6 +196,8 @@ Test(port_counters, count_the_sequence_naks_on_the_wire)
 	cr_assert_eq(ndk_get_qp_address(b->qp, &pb), NDK_STATUS_SUCCESS);
 	struct ndk_connect_attr ca, cb;
 	ndk_connect_attr_default(&ca);
+	ca.ack_timeout = 1;
+	ca.retry_count = 0;
 	cb = ca;
 	ca.local_psn = 5; /* b expects 0 */
 	cr_assert_eq(ndk_connect_qp_ex(a->qp, &pb, &ca), NDK_STATUS_SUCCESS);
@@ -204,7 +207,7 @@ Test(port_counters, count_the_sequence_naks_on_the_wire)
 	struct ndk_sge snd = sge_of(a, 0, 64), rcv = sge_of(b, 0, 64);
 	cr_assert_eq(ndk_receive(b->qp, (void *)1, &rcv, 1), NDK_STATUS_SUCCESS);
 	cr_assert_eq(ndk_send(a->qp, (void *)2, &snd, 1, 0), NDK_STATUS_SUCCESS);
-	expect_cpl(&p, a, NDK_STATUS_REMOTE_ERROR, NDK_OP_SEND, (void *)2, 0);
+	expect_cpl(&p, a, NDK_STATUS_IO_TIMEOUT, NDK_OP_SEND, (void *)2, 0);
 	ndk_sim_step(p.sim, 2000);
 	cr_assert_eq(g_seen.seq_naks[1], 1, "one sequence NAK on the wire");
 	const struct ndk_port_counters k0 = counters(a->ad), k1 = counters(b->ad);

@@ -1071,9 +1071,8 @@ Test(bad_input, posts_on_an_unconnected_qp_while_other_connections_run)
 /* ---------------------------------------------------------------------------------------------
  * RNR retries: a Send that finds no receive posted is NAKed RNR (timer code 1: 10 us); the
  * requester sends it and every later outstanding request of the QP again after the timer, at
- * most RNR_RETRIES times, then the Send fails IO_TIMEOUT and the QP goes to error.
+ * most rnr_retry times (7: for ever), then the Send fails IO_TIMEOUT and the QP goes to error.
  */
-#define RNR_RETRIES  7
 #define RNR_WAIT_NS  10000 /* timer code 1 */
 #define RNR_WAIT_CYC 2500  /* ... at the default 250 MHz */
 #define RNR_RTT_CYC \
@@ -1122,7 +1121,8 @@ static void rnr_trace_read(const char *path, uint32_t req_dqpn, uint32_t rsp_dqp
 	pcap_free(&cap);
 }
 
-static void rnr_pair_open(struct pair *p, char *path)
+/* attr: NULL connects with ndk_connect_qp */
+static void rnr_pair_open_attr(struct pair *p, char *path, const struct ndk_connect_attr *attr)
 {
 	int fd = mkstemps(path, 5);
 	cr_assert_geq(fd, 0);
@@ -1132,7 +1132,13 @@ static void rnr_pair_open(struct pair *p, char *path)
 	c.nics = 2;
 	c.pcap_path = path;
 	cr_assert_eq(c.clock_mhz, 250, "the cycle windows below assume 250 MHz");
-	pair_open_cfg(p, &c);
+	struct pair_opts o = { .attr = attr };
+	pair_open_opts(p, &c, &o);
+}
+
+static void rnr_pair_open(struct pair *p, char *path)
+{
+	rnr_pair_open_attr(p, path, NULL);
 }
 
 static uint32_t wire_qpn(struct ndk_qp *qp)
@@ -1251,15 +1257,22 @@ Test(rnr, a_send_before_its_receive_is_retried_and_later_requests_follow_in_orde
 
 /*
  * A Send that never finds a receive, with a Write and a Send behind it, while another connection
- * runs traffic both ways: the Send goes out 1 + RNR_RETRIES times, each retry after its NAK's
- * 10 us, then completes IO_TIMEOUT; the Write and the Send behind it complete CANCELLED, in order;
- * the other connection loses nothing.
+ * runs traffic both ways, on a connection made with rnr_retry (0..6) and start PSN `psn`: the
+ * Send goes out 1 + rnr_retry times, each retry after its NAK's 10 us, then completes
+ * IO_TIMEOUT; the Write and the Send behind it complete CANCELLED, in order; the other connection
+ * loses nothing.
  */
-Test(rnr, a_send_that_never_finds_a_receive_fails_io_timeout_after_seven_retries)
+static void rnr_retries_run_out(unsigned rnr_retry, uint32_t psn)
 {
 	char path[] = "/tmp/ndknic-rnr-XXXXXX.pcap";
 	struct pair p;
-	rnr_pair_open(&p, path);
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.inbound_read_limit = attr.outbound_read_limit = 0;
+	attr.local_psn = psn;
+	attr.remote_psn = 0xFFFFF0;
+	attr.rnr_retry = (uint8_t)rnr_retry;
+	rnr_pair_open_attr(&p, path, &attr);
 	struct side *a = &p.s[0], *b = &p.s[1];
 	struct bystander by;
 	bystander_open(&p, &by);
@@ -1282,14 +1295,16 @@ Test(rnr, a_send_that_never_finds_a_receive_fails_io_timeout_after_seven_retries
 	cr_expect_eq(res.status, NDK_STATUS_IO_TIMEOUT, "status %s", ndk_status_name(res.status));
 	cr_expect_eq(res.request_context, CTX(10));
 	cr_expect_eq(res.type, NDK_OP_SEND);
-	/* 7 waits of 10..11 us (the timer counts whole microsecond ticks), plus 8 round trips */
-	cr_expect_geq(took, RNR_RETRIES * RNR_WAIT_CYC, "IO_TIMEOUT after %" PRIu64 " cycles",
-		      took);
-	cr_expect_leq(took, RNR_RETRIES * (RNR_WAIT_CYC + 250) + 8 * RNR_RTT_CYC,
+	/* rnr_retry waits of 10..11 us (the timer counts whole microsecond ticks), plus
+	 * rnr_retry + 1 round trips and the first post's WQE fetch beside the other connection's
+	 * traffic (measured ~3200 cycles to the first NAK's IO_TIMEOUT at width 64) */
+	cr_expect_geq(took, rnr_retry * RNR_WAIT_CYC, "IO_TIMEOUT after %" PRIu64 " cycles", took);
+	cr_expect_leq(took, rnr_retry * (RNR_WAIT_CYC + 250) + (rnr_retry + 2) * RNR_RTT_CYC,
 		      "IO_TIMEOUT after %" PRIu64 " cycles", took);
 	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_WRITE, CTX(11), 0);
 	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(12), 0);
-	cr_log_info("RNR: IO_TIMEOUT %" PRIu64 " cycles after the post", took);
+	cr_log_info("RNR: rnr_retry %u, IO_TIMEOUT %" PRIu64 " cycles after the post", rnr_retry,
+		    took);
 	bystander_check_close(&p, &by);
 	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
 	expect_no_cpl(&p, b->cq, QUIET_CYCLES);
@@ -1300,11 +1315,67 @@ Test(rnr, a_send_that_never_finds_a_receive_fails_io_timeout_after_seven_retries
 	pair_close(&p);
 
 	struct rnr_trace t;
-	rnr_trace_read(path, b_qpn, a_qpn, 0, &t);
-	cr_expect_eq(t.rnr_naks, RNR_RETRIES + 1, "%u RNR NAKs", t.rnr_naks);
-	cr_expect_eq(t.sends_of_psn, RNR_RETRIES + 1, "%u transmissions of the Send",
-		     t.sends_of_psn);
+	rnr_trace_read(path, b_qpn, a_qpn, psn, &t);
+	cr_expect_eq(t.rnr_naks, rnr_retry + 1, "%u RNR NAKs", t.rnr_naks);
+	cr_expect_eq(t.sends_of_psn, rnr_retry + 1, "%u transmissions of the Send", t.sends_of_psn);
 	cr_expect_geq(t.min_gap_ns, RNR_WAIT_NS, "a retry came %" PRIu64 " ns after its NAK",
 		      t.min_gap_ns);
+	unlink(path);
+}
+
+/* the Write's two PSNs and the Send behind cross the 24-bit wrap */
+Test(rnr, a_send_that_never_finds_a_receive_fails_io_timeout_after_six_retries)
+{
+	rnr_retries_run_out(6, 0xFFFFFD);
+}
+
+Test(rnr, rnr_retry_0_fails_the_send_at_its_first_rnr_nak)
+{
+	rnr_retries_run_out(0, 0xFFFFFF);
+}
+
+Test(rnr, rnr_retry_3_fails_the_send_after_three_retries)
+{
+	rnr_retries_run_out(3, 0x000010);
+}
+
+/*
+ * rnr_retry 7 retries for ever (IBA): a Send whose receive comes 150 us late (about 11 RNR NAKs,
+ * more than any finite rnr_retry allows) completes SUCCESS with its bytes, once.
+ */
+Test(rnr, rnr_retry_7_retries_for_ever)
+{
+	char path[] = "/tmp/ndknic-rnr-XXXXXX.pcap";
+	struct pair p;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr); /* rnr_retry 7 */
+	attr.local_psn = 0xFFFFFF;
+	attr.remote_psn = 0x123456;
+	rnr_pair_open_attr(&p, path, &attr);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 4096, 9);
+	memset(dst, 0xEE, 4096);
+	struct ndk_sge s1 = sge_of(a, 0, 1500), r1 = sge_of(b, 0, 4096);
+	post_ok(&p, ndk_send(a->qp, CTX(10), &s1, 1, 0), "send");
+	expect_no_cpl(&p, a->cq, 15 * RNR_WAIT_CYC);
+	post_ok(&p, ndk_receive(b->qp, CTX(1), &r1, 1), "receive");
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 1500);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	cr_expect(memcmp(src, dst, 1500) == 0, "the Send's bytes differ");
+	cr_expect_eq(dst[1500], 0xEE, "a byte past the Send was written");
+	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
+	expect_no_cpl(&p, b->cq, QUIET_CYCLES);
+	pair_close(&p);
+
+	struct rnr_trace t;
+	rnr_trace_read(path, b_qpn, a_qpn, 0xFFFFFF, &t);
+	/* more than the 7 NAKs after which the largest finite rnr_retry (6) fails the Send */
+	cr_expect_geq(t.rnr_naks, 9, "%u RNR NAKs", t.rnr_naks);
+	cr_expect_eq(t.sends_of_psn, t.rnr_naks + 1, "the Send went out once and once per NAK");
+	cr_expect_geq(t.min_gap_ns, RNR_WAIT_NS, "a retry came %" PRIu64 " ns after its NAK",
+		      t.min_gap_ns);
+	cr_log_info("RNR: rnr_retry 7, %u NAKs, %u transmissions", t.rnr_naks, t.sends_of_psn);
 	unlink(path);
 }

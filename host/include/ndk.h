@@ -449,13 +449,15 @@ ndk_status ndk_connect_qp(struct ndk_qp *qp, const struct ndk_qp_address *peer,
  * - inbound_read_limit, outbound_read_limit, local_psn, remote_psn: carried to the NIC
  *   (QP_CONNECT) and obeyed. The PSNs are those a peer's connection manager or out-of-band
  *   exchange chose (perftest and ibv_rc_pingpong draw random ones).
- * - ack_timeout, retry_count: checked, then not used: the device has no ACK timer and sends
- *   nothing again after a loss or a sequence NAK (a sequence NAK fails the request
- *   NDK_STATUS_REMOTE_ERROR, a lost packet leaves the request outstanding). The loss-recovery
- *   work gives them a place in QP_CONNECT.
- * - rnr_retry: checked, then not used: the device retries an RNR NAK 7 times, 10 us apart
- *   whatever the NAK's timer code, and then fails the Send NDK_STATUS_IO_TIMEOUT (so 7 does
- *   not mean "forever" yet).
+ * - rnr_retry: carried to the NIC (QP_CONNECT) and obeyed: after rnr_retry RNR NAKs of one PSN
+ *   (each retried after the NAK's timer) the next fails the Send NDK_STATUS_IO_TIMEOUT; 7
+ *   retries for ever.
+ * - ack_timeout, retry_count: carried to the NIC (QP_CONNECT) and obeyed for Sends and Writes:
+ *   after an ACK timeout or a sequence NAK the device sends the outstanding requests again from
+ *   the oldest one not acknowledged (go-back-N), retry_count times without progress, then the
+ *   request fails NDK_STATUS_IO_TIMEOUT. A lost Read request or response is not recovered yet:
+ *   the Read fails NDK_STATUS_IO_TIMEOUT after the retries (docs/transport.md,
+ *   "Retransmission").
  */
 struct ndk_connect_attr {
 	uint32_t inbound_read_limit;  /* as ndk_connect_qp */

@@ -208,8 +208,9 @@ static int qp_connect(struct ndk_qp *qp, const struct ndk_qp_address *peer,
 	connect.log_mtu = (uint8_t)adapter->log_mtu;
 	connect.outbound_read_limit = (uint8_t)attr->outbound_read_limit;
 	connect.inbound_read_limit = (uint8_t)attr->inbound_read_limit;
-	/* ack_timeout, retry_count, rnr_retry have no place in QP_CONNECT yet (ndk.h says what
-	   the device does instead) */
+	connect.ack_timeout = attr->ack_timeout;
+	connect.retry_count = attr->retry_count;
+	connect.rnr_retry = attr->rnr_retry;
 	nic_cmd_qp_connect_pack(&connect, args);
 	ndk_cmd(adapter, NIC_CMD_QP_CONNECT, qp->qpn, args, NIC_CMD_QP_CONNECT_WORDS);
 	/*

@@ -330,11 +330,14 @@ package nic_pkg;
     logic [7:0] inbound_read_limit;  // IRD: the most Reads it serves at once as responder
     logic [7:0] outbound_read_limit;  // ORD: the most Reads it has outstanding as requester
     logic [7:0] log_mtu;  // path MTU 2^log_mtu bytes of payload, 8..12 (256..4096)
-    logic [7:0] rsvd_184;
+    logic [4:0] rsvd_187;
+    logic [2:0] rnr_retry;  // retries after RNR NAKs of one PSN before the Send fails IO_TIMEOUT, 0..6; 7 = retry forever (IBA)
     logic [23:0] rq_psn;  // the first PSN it expects
-    logic [7:0] rsvd_152;
+    logic [4:0] rsvd_155;
+    logic [2:0] retry_count;  // retransmissions after an ACK timeout, a PSN-sequence NAK or an implied NAK before the request fails IO_TIMEOUT
     logic [23:0] sq_psn;  // the first PSN this QP sends
-    logic [7:0] rsvd_120;
+    logic [2:0] rsvd_125;
+    logic [4:0] ack_timeout;  // IBA Local ACK Timeout: the requester's ACK timer runs 4.096 us x 2^ack_timeout; 0 = no timer
     logic [23:0] peer_qpn;  // the peer QP's number on the wire
     logic [31:0] peer_ipv4;  // the peer's IPv4 address
     logic [15:0] rsvd_48;

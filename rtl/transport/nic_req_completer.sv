@@ -7,7 +7,8 @@
 // reads its oldest outstanding entry (nic_req_out_ring, one cycle) and decides, in this order:
 //   - decided at intake (SGE checks failed, QP not RTS, a replayed WQE that changed): that status;
 //   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
-//   - a NAK names a PSN up to its last one: the NAK's status, and the QP goes to ERROR;
+//   - a NAK names a PSN up to its last one: the NAK's status, and the QP goes to ERROR (also
+//     the retries running out, nic_req_ack_timer: IO_TIMEOUT);
 //   - its QP is in ERROR: CANCELLED.
 // A completable entry is offered as a CQE (cpl_*: valid / ready, held until taken) and popped
 // when it is taken; otherwise the QP's work bit clears.
@@ -39,6 +40,10 @@ module nic_req_completer #(
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] rp_fail_qpn_i,
   input  logic [23:0]                rp_fail_psn_i,
   input  logic [31:0]                rp_fail_status_i,
+  // no retry left (nic_req_ack_timer): the request holding the PSN fails IO_TIMEOUT
+  input  logic                       tm_fail_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] tm_fail_qpn_i,
+  input  logic [23:0]                tm_fail_psn_i,
   // the outstanding ring (nic_req_out_ring)
   input  logic [NumQps-1:0]          nonempty_i,
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] pick_qpn_o,
@@ -195,6 +200,10 @@ module nic_req_completer #(
   end
 
   always_ff @(posedge clk_i) begin
+    if (tm_fail_i) begin
+      nak_psn_q[tm_fail_qpn_i]    <= tm_fail_psn_i;
+      nak_status_q[tm_fail_qpn_i] <= nic_pkg::STATUS_IO_TIMEOUT;
+    end
     if (rp_fail_i) begin
       nak_psn_q[rp_fail_qpn_i]    <= rp_fail_psn_i;
       nak_status_q[rp_fail_qpn_i] <= rp_fail_status_i;
@@ -223,6 +232,10 @@ module nic_req_completer #(
     // still being sent (the NAK waits in nak_v for its entry)
     if (append_i && (!append_pend_i || nak_v_q[append_qpn_i])) begin
       work_d[append_qpn_i] = 1'b1;
+    end
+    if (tm_fail_i) begin
+      nak_v_d[tm_fail_qpn_i] = 1'b1;
+      work_d[tm_fail_qpn_i]  = 1'b1;
     end
     if (rp_fail_i) begin
       nak_v_d[rp_fail_qpn_i] = 1'b1;

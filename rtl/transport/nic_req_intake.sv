@@ -12,10 +12,12 @@
 // WQE's outstanding entry (nic_req_out_ring; a WQE that failed a check completes with that
 // status), and the QP's next PSN moves on.
 //
-// RNR replay: when a QP's RNR timer expires (nic_req_rnr) the intake walks the QP's outstanding
-// entries from the head and sends every one from the NAKed PSN on again with its original PSNs,
-// re-reading each WQE by DMA from its slot of the SQ ring; a WQE that is not the one recorded
-// (type, PSN count) fails (rp_fail_o) and the walk ends.
+// Replay: when a QP's RNR timer expires (nic_req_rnr), or a go-back-N is ordered (an ACK
+// timeout or a PSN-sequence NAK, nic_req_ack_timer; the requester offers one replay at a time on
+// rnr_go_i / scan_i / scan_psn_i) the intake walks the QP's outstanding entries from the head
+// and sends every one from the given PSN on again with its original PSNs, re-reading each WQE by
+// DMA from its slot of the SQ ring (the first one whole, also when the PSN lies inside it); a
+// WQE that is not the one recorded (type, PSN count) fails (rp_fail_o) and the walk ends.
 //
 // Owns: the WQE in hand and the packetising state, and the next PSN per QP (QP_CONNECT sets
 // it). Every other per-QP value is read from its owner at the QP in hand (qpn_o).
@@ -161,6 +163,9 @@ module nic_req_intake #(
   logic [23:0]    rp_last_q, rp_last_d;     // the replayed entry's last PSN, as recorded
   logic [15:0]    rp_type_q, rp_type_d;     // its completion type
   logic [2:0]     rp_beat_q, rp_beat_d;     // beat of the WQE re-read
+  logic           rp_head_q, rp_head_d;     // the first WQE the walk sends again: the replay's
+                                            // PSN may lie inside it (go-back-N)
+  logic [23:0]    rp_first;                 // the first PSN of the WQE re-read, as recorded
   logic           rp_fail;                  // the replayed WQE fails: status_q from psn_q on
   logic           rnr_start;                // S_IDLE starts the replay of QP scan_q
   logic           chk_end;                  // every SGE is checked with this cycle's (below)
@@ -255,6 +260,7 @@ module nic_req_intake #(
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
   logic [23:0] rd_npkts;
   assign rd_npkts = nic_roce_pkg::read_npkts(msg_len, log_mtu_i);
+  assign rp_first = rp_last_q - rd_npkts + 24'd1;
 
   // the intake QP's Reads not completed, its read limit
   logic [RW:0] in_rd_out;
@@ -325,6 +331,7 @@ module nic_req_intake #(
     rp_last_d    = rp_last_q;
     rp_type_d    = rp_type_q;
     rp_beat_d    = rp_beat_q;
+    rp_head_d    = rp_head_q;
     rp_fail      = 1'b0;
     rnr_start    = 1'b0;
     rpe_re       = 1'b0;
@@ -360,6 +367,7 @@ module nic_req_intake #(
           qpn_d     = scan_i;
           rp_slot_d = scan_head_i;
           rp_left_d = scan_count_i;
+          rp_head_d = 1'b1;
           psn_d     = scan_psn_i;
           state_d   = S_RP_READ;
         end else begin
@@ -426,12 +434,19 @@ module nic_req_intake #(
       end
       S_RP_CHECK: begin
         // the slot may not change before the WQE completes; one that did fails here, before
-        // anything of it is sent again
-        if (rec_type != rp_type_q || psn_q + rd_npkts - 24'd1 != rp_last_q) begin
+        // anything of it is sent again. The walk's first WQE may hold the replay's PSN anywhere
+        // (a go-back-N from a NAK's or the oldest unacknowledged PSN): it is sent again whole,
+        // from its first PSN (the responder drops what it has as duplicates).
+        if (rec_type != rp_type_q
+            || !(rp_first == psn_q
+                 || (rp_head_q && nic_roce_pkg::psn_le(rp_first, psn_q)
+                     && nic_roce_pkg::psn_le(psn_q, rp_last_q)))) begin
           status_d = nic_pkg::STATUS_INVALID_PARAMETER;
           state_d  = S_RECORD;
         end else begin
-          state_d = S_SPACE;
+          psn_d     = rp_first;
+          rp_head_d = 1'b0;
+          state_d   = S_SPACE;
         end
       end
       S_SPACE: begin
@@ -705,6 +720,7 @@ module nic_req_intake #(
     rp_last_q    <= rp_last_d;
     rp_type_q    <= rp_type_d;
     rp_beat_q    <= rp_beat_d;
+    rp_head_q    <= rp_head_d;
   end
 
   logic unused_fields;

@@ -3,9 +3,11 @@
 // classification of every acknowledgement from nic_roce_rx, which depends on them.
 //
 // An acknowledgement of this cycle (ack_*_i) is, by kind: an ACK (everything up to its PSN); a
-// NAK (up to the PSN before; that one failed, with ack_nak_status_o); an RNR NAK (up to the PSN
-// before; that one is sent again after the NAK's timer, RnrRetries times, then the next RNR NAK
-// of it is a NAK that fails the Send with IO_TIMEOUT); a PSN-sequence NAK of the PSN of the QP's
+// PSN-sequence NAK (up to the PSN before; a go-back-N replay from it, ack_seq_o); another NAK
+// (up to the PSN before; that one failed, with ack_nak_status_o); an RNR NAK (up to the PSN
+// before; that one is sent again after the NAK's timer, rnr_retry times (the QP's QP_CONNECT
+// argument, read at the acknowledgement's QP; 7 = forever, as the IBA says), then the next RNR
+// NAK of it is a NAK that fails the Send with IO_TIMEOUT); a PSN-sequence NAK of the PSN of the QP's
 // open RNR episode (a packet the responder dropped behind the RNR NAK: up to the PSN before, the
 // replay covers it). An RNR NAK arms the QP's timer (its code, counted in us_tick_i pulses);
 // the episode stays open until an ACK covers its PSN.
@@ -15,8 +17,7 @@
 // the scan move only while some QP waits, so an idle requester stays at a fixed point (the
 // simulation's quiescence skip relies on it, docs/sim-speed.md).
 module nic_req_rnr #(
-  parameter int NumQps     = 16,  // queue pairs, <= 256
-  parameter int RnrRetries = 7    // RNR retries of one PSN before its Send fails IO_TIMEOUT
+  parameter int NumQps = 16  // queue pairs, <= 256
 ) (
   input  logic                    clk_i,
   input  logic                    rst_i,
@@ -28,10 +29,12 @@ module nic_req_rnr #(
   input  logic [7:0]              ack_qpn_i,
   input  logic [23:0]             ack_psn_i,
   input  logic [7:0]              ack_syndrome_i,
+  input  logic [2:0]              ack_rnr_retry_i, // the QP's rnr_retry (nic_tp_qp_ctx at ack_q_o)
   // ... classified
   output logic                    ack_take_o,      // for one of this side's QPs
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_o,
   output logic                    ack_nak_o,       // a NAK that fails the PSN
+  output logic                    ack_seq_o,       // a PSN-sequence NAK: go back to its PSN
   output logic [23:0]             ack_upto_o,      // the PSN acknowledged
   output logic [31:0]             ack_nak_status_o,
   // the QPs waiting for their timer (their new WQEs wait too)
@@ -99,6 +102,8 @@ module nic_req_rnr #(
   logic [QW-1:0] ack_q;
   logic          ack_rnr_same;   // the NAK names the PSN of the QP's open RNR episode
   logic          ack_take, ack_ack, ack_rnr, ack_nak;
+  logic [2:0]    rnr_done;       // the retries of this NAK's PSN already made
+  logic          rnr_spent;      // ... and rnr_retry allows no more
   assign ack_kind     = ack_syndrome_i[7:5];
   assign ack_q        = ack_qpn_i[QW-1:0];
   assign ack_rnr_same = rnr_open_q[ack_q] && rnr_psn_q[ack_q] == ack_psn_i;
@@ -106,9 +111,13 @@ module nic_req_rnr #(
   always_comb begin
     ack_take = ack_valid_i && 32'(ack_qpn_i) < NumQps;
     ack_ack  = ack_kind == 3'b000;
-    ack_rnr  = ack_kind == 3'b001 && !(ack_rnr_same && 32'(rnr_cnt_q[ack_q]) >= RnrRetries);
-    ack_nak  = !ack_ack && !ack_rnr
-               && !(ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && ack_rnr_same);
+    rnr_done  = ack_rnr_same ? rnr_cnt_q[ack_q] : 3'd0;
+    rnr_spent = ack_rnr_retry_i != 3'd7 && rnr_done >= ack_rnr_retry_i;
+    ack_rnr   = ack_kind == 3'b001 && !rnr_spent;
+    // a PSN-sequence NAK fails nothing: outside an RNR episode it orders a go-back-N replay
+    // from its PSN (nic_req_ack_timer), inside one the RNR replay covers it
+    ack_seq_o = ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && !ack_rnr_same;
+    ack_nak  = !ack_ack && !ack_rnr && ack_syndrome_i != nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
     ack_upto_o = ack_ack ? ack_psn_i : ack_psn_i - 24'd1;
     ack_nak_status_o =
         (ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT
@@ -143,9 +152,12 @@ module nic_req_rnr #(
       // one microsecond more than the code: the first tick may come at once
       rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0])) + 24'd1;
     end
-    if (ack_take && ack_rnr) begin
+    if (ack_take && ack_kind == 3'b001) begin
       rnr_psn_q[ack_q] <= ack_psn_i;
-      rnr_cnt_q[ack_q] <= ack_rnr_same ? rnr_cnt_q[ack_q] + 3'd1 : 3'd1;
+    end
+    if (ack_take && ack_rnr) begin
+      // saturates: with rnr_retry 7 the retries go on for ever
+      rnr_cnt_q[ack_q] <= (rnr_done == 3'd7) ? 3'd7 : rnr_done + 3'd1;
     end
   end
 
@@ -161,6 +173,11 @@ module nic_req_rnr #(
       end
       if (ack_rnr) begin
         rnr_wait_d[ack_q] = 1'b1;
+      end
+      if (ack_kind == 3'b001) begin
+        // also the RNR NAK that fails the Send: the PSN-sequence NAKs of the packets the
+        // responder drops behind it must not fail it a second time (rnr_retry 0 has no episode
+        // open before it)
         rnr_open_d[ack_q] = 1'b1;
       end
     end

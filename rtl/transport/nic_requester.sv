@@ -26,7 +26,7 @@
 //     CANCELLED): completes with that status;
 //   - an ACK covers its last PSN: SUCCESS (no CQE for a SILENT_SUCCESS WQE);
 //   - a NAK names a PSN up to its last one: the NAK's status (remote access error:
-//     ACCESS_VIOLATION; the 8th RNR NAK of one PSN: IO_TIMEOUT; any other: REMOTE_ERROR), and the
+//     ACCESS_VIOLATION; the RNR NAK past rnr_retry: IO_TIMEOUT; any other: REMOTE_ERROR), and the
 //     QP goes to ERROR;
 //   - its QP is in ERROR: CANCELLED.
 // busy_o[q] is high while QP q has a WQE here: nic_local_exec then holds q's later WQEs, so
@@ -37,8 +37,8 @@
 // the intake FSM walks the QP's outstanding entries and sends every one from p on again with its
 // original PSNs, re-reading each WQE by DMA from its slot of the SQ ring (base and depth from
 // QP_CREATE) through the payload read client. Meanwhile the QP's new WQEs wait; a PSN-sequence
-// NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After RnrRetries
-// retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT. The timers are looked at
+// NAK of p (a packet the responder dropped behind the RNR NAK) is ignored. After rnr_retry
+// (QP_CONNECT) retries of one PSN the next RNR NAK fails the Send with IO_TIMEOUT (7: never). The timers are looked at
 // one QP a cycle (no loop over the QPs).
 //
 // Gather: the intake FSM plans ahead of the sender. It queues each packet's descriptor (with its
@@ -144,6 +144,8 @@ module nic_requester #(
   input  logic [3:0]                    ctx_in_sq_ld_i,
   output logic [7:0]                    ctx_cpl_qpn_o,
   input  logic [7:0]                    ctx_cpl_cqn_i,
+  output logic [7:0]                    ctx_ak_qpn_o,      // the acknowledgement's QP
+  input  logic [2:0]                    ctx_ak_rnr_retry_i,
   // completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -175,8 +177,8 @@ module nic_requester #(
   assign connect_args = cmd_args_i;
 
   // ---- signals between the modules ------------------------------------------------------------
-  logic [QW-1:0]           in_qpn, cq, pick_qpn, scan;
-  logic [23:0]             scan_psn;
+  logic [QW-1:0]           in_qpn, cq, pick_qpn, rnr_scan, scan;
+  logic [23:0]             rnr_psn, scan_psn;
   logic [RW:0]             reads_out;
   logic                    rd_issue;
   nic_roce_pkg::read_ctx_t rd_ctx;
@@ -195,6 +197,12 @@ module nic_requester #(
   logic [QW-1:0]           fail_qpn;
   logic [23:0]             fail_psn;
   logic [31:0]             fail_status;
+  logic [NumQps-1:0]       tm_pend, rp_wait;
+  logic                    tm_go, tm_start, rp_go, rp_start;
+  logic [QW-1:0]           tm_qpn, tm_fail_qpn;
+  logic [23:0]             tm_psn, tm_fail_psn;
+  logic                    tm_fail, ev_ack_timeout, ev_retry;
+  logic                    ack_seq;
   logic [31:0]             rp_fail_status;
   logic                    ack_take, ack_nak;
   logic [QW-1:0]           ack_q;
@@ -248,13 +256,13 @@ module nic_requester #(
     .rp_re_o         (rp_re),
     .rp_raddr_o      (rp_raddr),
     .rp_rdata_i      (rp_rdata),
-    .rnr_wait_i      (rnr_wait),
+    .rnr_wait_i      (rp_wait),
     .scan_i          (scan),
-    .rnr_go_i        (rnr_go),
+    .rnr_go_i        (rp_go),
     .scan_psn_i      (scan_psn),
     .scan_head_i     (scan_head),
     .scan_count_i    (scan_count),
-    .rnr_start_o     (rnr_start),
+    .rnr_start_o     (rp_start),
     .rp_fail_o       (rp_fail),
     .rp_fail_psn_o   (rp_fail_psn),
     .rp_fail_status_o(rp_fail_status),
@@ -412,17 +420,62 @@ module nic_requester #(
     .ack_qpn_i       (ack_qpn_i),
     .ack_psn_i       (ack_psn_i),
     .ack_syndrome_i  (ack_syndrome_i),
+    .ack_rnr_retry_i (ctx_ak_rnr_retry_i),
     .ack_take_o      (ack_take),
     .ack_q_o         (ack_q),
     .ack_nak_o       (ack_nak),
+    .ack_seq_o       (ack_seq),
     .ack_upto_o      (ack_upto),
     .ack_nak_status_o(ack_nak_status),
     .wait_o          (rnr_wait),
-    .scan_o          (scan),
+    .scan_o          (rnr_scan),
     .rnr_go_o        (rnr_go),
-    .scan_psn_o      (scan_psn),
+    .scan_psn_o      (rnr_psn),
     .rnr_start_i     (rnr_start)
   );
+
+  nic_req_ack_timer #(
+    .NumQps(NumQps)
+  ) u_ack_timer (
+    .clk_i            (clk_i),
+    .rst_i            (rst_i),
+    .us_tick_i        (us_tick_i),
+    .qp_state_i       (qp_state_i),
+    .cmd_connect_i    (cmd_connect),
+    .cmd_reset_i      (cmd_reset),
+    .cmd_qpn_i        (cmd_qpn),
+    .cmd_ack_timeout_i(connect_args.ack_timeout),
+    .cmd_retry_count_i(connect_args.retry_count),
+    .cmd_sq_psn_i     (connect_args.sq_psn),
+    .ack_take_i       (ack_take),
+    .ack_q_i          (ack_q),
+    .ack_nak_i        (ack_nak),
+    .ack_seq_i        (ack_seq),
+    .ack_upto_i       (ack_upto),
+    .append_i         (append),
+    .append_qpn_i     (in_qpn),
+    .append_pend_i    (append_pend),
+    .append_psn_i     (append_entry[EntW-17 -: 24]),
+    .pend_o           (tm_pend),
+    .go_o             (tm_go),
+    .go_qpn_o         (tm_qpn),
+    .go_psn_o         (tm_psn),
+    .start_i          (tm_start),
+    .fail_o           (tm_fail),
+    .fail_qpn_o       (tm_fail_qpn),
+    .fail_psn_o       (tm_fail_psn),
+    .ev_timeout_o     (ev_ack_timeout),
+    .ev_retry_o       (ev_retry)
+  );
+
+  // One replay at a time for the intake: an expired RNR timer first, then a go-back-N. The QPs
+  // with either pending hold their new WQEs.
+  assign rp_go     = rnr_go || tm_go;
+  assign scan      = rnr_go ? rnr_scan : (tm_go ? tm_qpn : rnr_scan);
+  assign scan_psn  = rnr_go ? rnr_psn : tm_psn;
+  assign rnr_start = rp_start && rnr_go;
+  assign tm_start  = rp_start && !rnr_go;
+  assign rp_wait   = rnr_wait | tm_pend;
 
   nic_req_completer #(
     .NumQps  (NumQps),
@@ -448,6 +501,9 @@ module nic_requester #(
     .rp_fail_qpn_i   (fail_qpn),
     .rp_fail_psn_i   (fail_psn),
     .rp_fail_status_i(fail_status),
+    .tm_fail_i       (tm_fail),
+    .tm_fail_qpn_i   (tm_fail_qpn),
+    .tm_fail_psn_i   (tm_fail_psn),
     .nonempty_i      (nonempty),
     .pick_qpn_o      (pick_qpn),
     .pick_head_i     (pick_head),
@@ -468,6 +524,7 @@ module nic_requester #(
   assign qp_err_qpn_o  = 8'(cq);
   assign ctx_in_qpn_o  = 8'(in_qpn);
   assign ctx_cpl_qpn_o = 8'(cq);
+  assign ctx_ak_qpn_o  = 8'(ack_q);
   assign cpl_cqn_o     = ctx_cpl_cqn_i;
   assign busy_o       = busy_intake | nonempty;
 
@@ -502,13 +559,17 @@ module nic_requester #(
     end
   end
 `endif
-  // the command fields the requester reads itself: QP_CONNECT's first PSN (the rest is the QP
-  // contexts', nic_qp_ctx and nic_tp_qp_ctx)
+  // the retransmission events, for the port counters (not counted yet)
+  logic unused_events;
+  assign unused_events = ^{ev_ack_timeout, ev_retry};
+  // the command fields the requester reads itself: QP_CONNECT's first PSN, ack_timeout and
+  // retry_count (the rest is the QP contexts', nic_qp_ctx and nic_tp_qp_ctx)
   logic unused_args;
   assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
                          connect_args.outbound_read_limit, connect_args.log_mtu,
-                         connect_args.rsvd_184, connect_args.rq_psn, connect_args.rsvd_152,
-                         connect_args.rsvd_120, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_187, connect_args.rnr_retry, connect_args.rq_psn,
+                         connect_args.rsvd_155, connect_args.rsvd_125,
+                         connect_args.peer_qpn, connect_args.peer_ipv4,
                          connect_args.rsvd_48, connect_args.peer_mac};
 
 endmodule

@@ -1031,8 +1031,9 @@ module nic_rsp_dispatch #(
   logic unused_misc;
   assign unused_misc = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
                          connect_args.outbound_read_limit, connect_args.log_mtu,
-                         connect_args.rsvd_184, connect_args.rsvd_152, connect_args.sq_psn,
-                         connect_args.rsvd_120, connect_args.peer_qpn, connect_args.peer_ipv4,
+                         connect_args.rsvd_187, connect_args.rnr_retry, connect_args.rsvd_155,
+                         connect_args.retry_count, connect_args.sq_psn, connect_args.rsvd_125,
+                         connect_args.ack_timeout, connect_args.peer_qpn, connect_args.peer_ipv4,
                          connect_args.rsvd_48, connect_args.peer_mac,
                          piece_tok.key, pkt_q.aeth.msn, rw.flags, rw.index, rw.rsvd_6};
 

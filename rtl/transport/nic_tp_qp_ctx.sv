@@ -13,6 +13,7 @@
 // Read ports (combinational, as LUT RAM), each at a QP its reader holds for several cycles, so
 // a registered read can later sit behind any of them:
 //   in_*   the requester's intake: peer, MTU, ORD
+//   ak_*   the requester's acknowledgement classifier (nic_req_rnr): rnr_retry
 //   d_*    the responder's dispatcher: peer QPN, MTU, IRD
 //   nq_* / pq_*  the responder's read-response planner: the MTU at the next and the planned
 //          Read's QP
@@ -31,6 +32,9 @@ module nic_tp_qp_ctx #(
   output logic [23:0]                             in_peer_qpn_o,
   output logic [3:0]                              in_log_mtu_o,
   output logic [7:0]                              in_ord_o,
+  // the requester's acknowledgement classifier
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ak_qpn_i,
+  output logic [2:0]                              ak_rnr_retry_o,
   // the responder's dispatcher
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] d_qpn_i,
   output logic [23:0]                             d_peer_qpn_o,
@@ -49,6 +53,7 @@ module nic_tp_qp_ctx #(
   logic [3:0]  log_mtu_q  [NumQps];
   logic [7:0]  ord_q      [NumQps];
   logic [7:0]  ird_q      [NumQps];
+  logic [2:0]  rnr_retry_q [NumQps];
 
   // the arguments, as the generated format (formats/nic.toml) lays them out
   nic_pkg::cmd_qp_connect_t connect_args;
@@ -62,6 +67,7 @@ module nic_tp_qp_ctx #(
       log_mtu_q[cmd_qpn_i]  <= connect_args.log_mtu[3:0];     // 8..12 (nic_qp_ctx checks)
       ord_q[cmd_qpn_i]      <= connect_args.outbound_read_limit;
       ird_q[cmd_qpn_i]      <= connect_args.inbound_read_limit;
+      rnr_retry_q[cmd_qpn_i] <= connect_args.rnr_retry;
     end
   end
 
@@ -70,6 +76,7 @@ module nic_tp_qp_ctx #(
   assign in_peer_qpn_o = peer_qpn_q[in_qpn_i];
   assign in_log_mtu_o  = log_mtu_q[in_qpn_i];
   assign in_ord_o      = ord_q[in_qpn_i];
+  assign ak_rnr_retry_o = rnr_retry_q[ak_qpn_i];
   assign d_peer_qpn_o  = peer_qpn_q[d_qpn_i];
   assign d_log_mtu_o   = log_mtu_q[d_qpn_i];
   assign d_ird_o       = ird_q[d_qpn_i];
@@ -78,7 +85,8 @@ module nic_tp_qp_ctx #(
 
   // the fields of QP_CONNECT not kept here (the PSNs are kept by their users; the reserved fields)
   logic unused_args;
-  assign unused_args = ^{connect_args.rsvd_216, connect_args.log_mtu[7:4], connect_args.rsvd_184, connect_args.rq_psn,
-                         connect_args.rsvd_152, connect_args.sq_psn, connect_args.rsvd_120, connect_args.rsvd_48};
+  assign unused_args = ^{connect_args.rsvd_216, connect_args.log_mtu[7:4], connect_args.rsvd_187, connect_args.rq_psn,
+                         connect_args.rsvd_155, connect_args.retry_count, connect_args.sq_psn,
+                         connect_args.rsvd_125, connect_args.ack_timeout, connect_args.rsvd_48};
 
 endmodule

@@ -169,6 +169,8 @@ module nic_transport #(
   logic [7:0]  c_rq_ord, c_rq_cqn, c_rs_ird, c_rs_cqn;
   logic [51:0] c_rq_sq_base;
   logic [63:0] c_rs_rq_base;
+  logic [7:0]  c_rq_ak_qpn;
+  logic [2:0]  c_rq_rnr_retry;
 
   nic_tp_qp_ctx #(
     .NumQps(NumQps)
@@ -183,6 +185,8 @@ module nic_transport #(
     .in_peer_qpn_o(c_rq_peer_qpn),
     .in_log_mtu_o (c_rq_log_mtu),
     .in_ord_o     (c_rq_ord),
+    .ak_qpn_i     (QW'(c_rq_ak_qpn)),
+    .ak_rnr_retry_o(c_rq_rnr_retry),
     .d_qpn_i      (QW'(c_rs_qpn)),
     .d_peer_qpn_o (c_rs_peer_qpn),
     .d_log_mtu_o  (c_rs_log_mtu),
@@ -194,7 +198,7 @@ module nic_transport #(
   );
   // (the QP numbers are 8 bits wide on the module ports; NumQps may need fewer)
   logic unused_ctx_qpns;
-  assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rs_qpn, c_rs_nq, c_rs_pq};
+  assign unused_ctx_qpns = ^{c_rq_in_qpn, c_rq_ak_qpn, c_rs_qpn, c_rs_nq, c_rs_pq};
 
   assign qc_in_qpn_o  = c_rq_in_qpn;
   assign c_rq_pd      = qc_in_pd_i;
@@ -298,6 +302,8 @@ module nic_transport #(
     .ctx_in_sq_ld_i   (c_rq_sq_ld),
     .ctx_cpl_qpn_o    (c_rq_cpl_qpn),
     .ctx_cpl_cqn_i    (c_rq_cqn),
+    .ctx_ak_qpn_o     (c_rq_ak_qpn),
+    .ctx_ak_rnr_retry_i(c_rq_rnr_retry),
     .cpl_valid_o   (rq_cpl_valid_o),
     .cpl_cqn_o     (rq_cpl_cqn_o),
     .cpl_cqe_o     (rq_cpl_cqe_o),

@@ -1,0 +1,300 @@
+`default_nettype none
+// nic_req_ack_timer: the requester's local ACK timer and retry budget per QP, and the go-back-N
+// replays they order (docs/transport.md "Retransmission").
+//
+// Per QP, from QP_CONNECT: ack_timeout (IBA: the timer runs 4.096 us x 2^ack_timeout; 0 = no
+// timer) and retry_count (retransmissions allowed without progress, 0..7). The module keeps the
+// last PSN acknowledged and the last PSN of the newest WQE that went out (its outstanding entry's
+// append), so "something is unacknowledged" is sent != acked.
+//
+// - The timer is armed when a WQE that went out is appended while it was not armed, restarted
+//   by every acknowledgement that makes progress, and disarmed when everything sent is
+//   acknowledged, when a NAK fails a request, or while the QP is not RTS. It counts us_tick_i
+//   pulses (the platform's microsecond, as the RNR timer and the CQ moderation do): it expires
+//   between P and P + 1 us after it was (re)started, P = ceil(4.096 us x 2^ack_timeout).
+// - Progress (an acknowledgement beyond the last one) restores the retry budget.
+// - A timeout, or a PSN-sequence NAK (seq_i: the responder's expected PSN, everything before it
+//   acknowledged; one naming a PSN already acknowledged is stale and ignored), spends one retry and orders a replay: from the oldest PSN not acknowledged
+//   (timeout) or the NAK's PSN. With no retry left, the oldest request not acknowledged fails
+//   instead (fail_*: IO_TIMEOUT, the completer moves the QP to ERROR).
+// - The replays wait in pend (one per QP, the latest PSN wins: a later order only lowers or keeps
+//   the PSN, since everything before a NAK's PSN is acknowledged); go_o / go_qpn_o / go_psn_o
+//   offer one of them (round robin) to the intake, start_i says it took it. While a replay is
+//   pending the QP's new WQEs wait (pend_o), as they do for an RNR timer.
+//
+// The microsecond clock moves only while some QP is armed and the scan only in the NumQps cycles
+// after a tick, so an idle requester, and one waiting for an ACK between ticks, stays at a fixed
+// point (the simulation's quiescence skip relies on it, docs/sim-speed.md).
+module nic_req_ack_timer #(
+  parameter int NumQps = 16  // queue pairs, <= 256
+) (
+  input  logic                    clk_i,
+  input  logic                    rst_i,
+  input  logic                    us_tick_i,     // one-cycle pulse every microsecond
+  input  logic [2*NumQps-1:0]     qp_state_i,
+  // QP_CONNECT (its arguments) and QP_CREATE / QP_DESTROY
+  input  logic                    cmd_connect_i,
+  input  logic                    cmd_reset_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
+  input  logic [4:0]              cmd_ack_timeout_i,
+  input  logic [2:0]              cmd_retry_count_i,
+  input  logic [23:0]             cmd_sq_psn_i,
+  // the acknowledgement of this cycle, classified (nic_req_rnr)
+  input  logic                    ack_take_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_i,
+  input  logic                    ack_nak_i,     // a NAK that fails a request
+  input  logic                    ack_seq_i,     // a PSN-sequence NAK: go back to ack_upto_i + 1
+  input  logic [23:0]             ack_upto_i,
+  // an outstanding entry appended (pend: it went out; psn: its last PSN)
+  input  logic                    append_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] append_qpn_i,
+  input  logic                    append_pend_i,
+  input  logic [23:0]             append_psn_i,
+  // the replays ordered
+  output logic [NumQps-1:0]       pend_o,
+  output logic                    go_o,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] go_qpn_o,
+  output logic [23:0]             go_psn_o,
+  input  logic                    start_i,       // the intake replays go_qpn_o from go_psn_o now
+  // no retry left: the request holding fail_psn_o fails IO_TIMEOUT
+  output logic                    fail_o,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] fail_qpn_o,
+  output logic [23:0]             fail_psn_o,
+  // events (port counters): a timer expired; a retry was spent (a replay ordered)
+  output logic                    ev_timeout_o,
+  output logic                    ev_retry_o
+);
+
+  localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
+
+  // ceil(4.096 us x 2^code) in microseconds (code 0: no timer)
+  function automatic logic [35:0] ack_period_us(input logic [4:0] code);
+    unique case (code)
+      5'd1:  ack_period_us = 36'd9;
+      5'd2:  ack_period_us = 36'd17;
+      5'd3:  ack_period_us = 36'd33;
+      5'd4:  ack_period_us = 36'd66;
+      5'd5:  ack_period_us = 36'd132;
+      5'd6:  ack_period_us = 36'd263;
+      5'd7:  ack_period_us = 36'd525;
+      5'd8:  ack_period_us = 36'd1049;
+      5'd9:  ack_period_us = 36'd2098;
+      5'd10: ack_period_us = 36'd4195;
+      5'd11: ack_period_us = 36'd8389;
+      5'd12: ack_period_us = 36'd16778;
+      5'd13: ack_period_us = 36'd33555;
+      5'd14: ack_period_us = 36'd67109;
+      5'd15: ack_period_us = 36'd134218;
+      5'd16: ack_period_us = 36'd268436;
+      5'd17: ack_period_us = 36'd536871;
+      5'd18: ack_period_us = 36'd1073742;
+      5'd19: ack_period_us = 36'd2147484;
+      5'd20: ack_period_us = 36'd4294968;
+      5'd21: ack_period_us = 36'd8589935;
+      5'd22: ack_period_us = 36'd17179870;
+      5'd23: ack_period_us = 36'd34359739;
+      5'd24: ack_period_us = 36'd68719477;
+      5'd25: ack_period_us = 36'd137438954;
+      5'd26: ack_period_us = 36'd274877907;
+      5'd27: ack_period_us = 36'd549755814;
+      5'd28: ack_period_us = 36'd1099511628;
+      5'd29: ack_period_us = 36'd2199023256;
+      5'd30: ack_period_us = 36'd4398046512;
+      5'd31: ack_period_us = 36'd8796093023;
+      default: ack_period_us = 36'd0;
+    endcase
+  endfunction
+
+  // per QP (tables written at the QP an event names; meaningful after QP_CONNECT)
+  logic [4:0]        tmo_q   [NumQps];   // ack_timeout
+  logic [2:0]        rcnt_q  [NumQps];   // retry_count
+  logic [2:0]        left_q  [NumQps];   // retries left
+  logic [23:0]       acked_q [NumQps];   // last PSN acknowledged
+  logic [23:0]       sent_q  [NumQps];   // last PSN of the newest WQE that went out
+  logic [35:0]       due_q   [NumQps];   // the timer expires when now_us reaches it
+  logic [23:0]       pend_psn_q [NumQps];
+  logic [NumQps-1:0] armed_q, armed_d;
+  logic [NumQps-1:0] pend_q, pend_d;
+  logic [35:0]       now_us_q, now_us_d;
+  logic [QW-1:0]     scan_q, scan_d;
+  logic [QW-1:0]     last_go_q, last_go_d;
+
+  // the QPs that are RTS (only they keep a timer or a replay)
+  logic [NumQps-1:0] qp_rts;
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      qp_rts[q] = qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_RTS;
+    end
+  end
+
+  // ---- the acknowledgement ------------------------------------------------------------------
+  logic ack_progress;   // beyond the last PSN acknowledged, not beyond what went out
+  logic ack_all;        // ... and everything sent is acknowledged
+  assign ack_progress = ack_take_i && !ack_nak_i
+                        && ack_upto_i != acked_q[ack_q_i]
+                        && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
+                        && nic_roce_pkg::psn_le(ack_upto_i, sent_q[ack_q_i]);
+  assign ack_all      = ack_progress && ack_upto_i == sent_q[ack_q_i];
+
+  logic       seq_in;         // a sequence NAK whose PSN is outstanding (or the next to go):
+                              // one naming an older PSN is stale, and ignored
+  logic       seq_go;         // a sequence NAK orders a replay
+  logic       seq_fail;       // ... with no retry left: fails instead
+  logic [2:0] seq_left;       // the budget the NAK finds (restored by its own progress)
+  assign seq_left = ack_progress ? rcnt_q[ack_q_i] : left_q[ack_q_i];
+  assign seq_in   = ack_take_i && ack_seq_i && !ack_nak_i && qp_rts[ack_q_i]
+                    && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
+                    && nic_roce_pkg::psn_le(ack_upto_i, sent_q[ack_q_i]);
+  assign seq_go   = seq_in && seq_left != 3'd0;
+  assign seq_fail = seq_in && seq_left == 3'd0;
+
+  // ---- the timers: one QP looked at a cycle while any is armed -------------------------------
+  logic tmo_hit;              // the scanned QP's timer expired (not in a cycle its ACK comes)
+  logic tmo_go, tmo_fail;
+  assign tmo_hit  = sweep_q != '0 && armed_q[scan_q] && ((now_us_q - due_q[scan_q]) & 36'h8_0000_0000) == 36'd0
+                    && !(ack_take_i && ack_q_i == scan_q);
+  assign tmo_go   = tmo_hit && left_q[scan_q] != 3'd0;
+  assign tmo_fail = tmo_hit && left_q[scan_q] == 3'd0;
+
+  // A sweep of the QPs follows each microsecond tick (a timer can expire only at a tick): the
+  // scan rests between sweeps, so a requester waiting for an ACK is at a fixed point between
+  // ticks.
+  logic [QW:0] sweep_q, sweep_d;     // QPs the sweep has still to look at
+  always_comb begin
+    scan_d  = scan_q;
+    sweep_d = sweep_q;
+    if (sweep_q != '0) begin
+      scan_d  = (32'(scan_q) == NumQps - 1) ? '0 : scan_q + QW'(1);
+      sweep_d = sweep_q - (QW+1)'(1);
+    end
+    if (us_tick_i && armed_q != '0) begin
+      sweep_d = (QW+1)'(NumQps);
+    end
+  end
+
+  // the clock runs only while some QP is armed (or one arms now)
+  assign now_us_d = now_us_q + ((us_tick_i && armed_q != '0) ? 36'd1 : 36'd0);
+
+  // ---- the replay offered to the intake -------------------------------------------------------
+  logic          go_found;
+  logic [QW-1:0] go_q;
+  nic_rr_pick #(
+    .N(NumQps)
+  ) u_go_pick (
+    .en_i   (1'b1),
+    .req_i  (pend_q),
+    .last_i (last_go_q),
+    .found_o(go_found),
+    .idx_o  (go_q)
+  );
+  assign go_o     = go_found;
+  assign go_qpn_o = go_q;
+  assign go_psn_o = pend_psn_q[go_q];
+  assign pend_o   = pend_q;
+  assign last_go_d = start_i ? go_q : last_go_q;
+
+  // a failure: the sequence NAK's (its QP) before the timer's (the scanned QP), in one cycle at
+  // most one is reported; a timer expiry that loses is seen again at the next pass of the scan
+  logic tmo_fail_now;
+  assign tmo_fail_now = tmo_fail && !seq_fail;
+  assign fail_o       = seq_fail || tmo_fail_now;
+  assign fail_qpn_o   = seq_fail ? ack_q_i : scan_q;
+  assign fail_psn_o   = seq_fail ? ack_upto_i + 24'd1 : acked_q[scan_q] + 24'd1;
+  assign ev_timeout_o = tmo_hit && !(tmo_fail && seq_fail);
+  assign ev_retry_o   = seq_go || tmo_go;
+
+  // ---- per-QP tables ----------------------------------------------------------------------------
+  always_ff @(posedge clk_i) begin
+    // the timer's (re)starts: arming by an append, progress, a timeout that orders a replay
+    if (append_i && append_pend_i) begin
+      sent_q[append_qpn_i] <= append_psn_i;
+      if (!armed_q[append_qpn_i]) begin
+        due_q[append_qpn_i] <= now_us_q + ack_period_us(tmo_q[append_qpn_i]) + 36'd1;
+      end
+    end
+    if (tmo_go) begin
+      due_q[scan_q]      <= now_us_q + ack_period_us(tmo_q[scan_q]) + 36'd1;
+      left_q[scan_q]     <= left_q[scan_q] - 3'd1;
+      pend_psn_q[scan_q] <= acked_q[scan_q] + 24'd1;
+    end
+    if (ack_progress) begin
+      acked_q[ack_q_i] <= ack_upto_i;
+      left_q[ack_q_i]  <= rcnt_q[ack_q_i];
+      due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+    end
+    if (seq_go) begin
+      left_q[ack_q_i]     <= seq_left - 3'd1;
+      pend_psn_q[ack_q_i] <= ack_upto_i + 24'd1;
+      due_q[ack_q_i]      <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+    end
+    if (cmd_connect_i) begin
+      tmo_q[cmd_qpn_i]   <= cmd_ack_timeout_i;
+      rcnt_q[cmd_qpn_i]  <= cmd_retry_count_i;
+      left_q[cmd_qpn_i]  <= cmd_retry_count_i;
+      acked_q[cmd_qpn_i] <= cmd_sq_psn_i - 24'd1;
+      sent_q[cmd_qpn_i]  <= cmd_sq_psn_i - 24'd1;
+    end
+  end
+
+  always_comb begin
+    armed_d = armed_q;
+    pend_d  = pend_q;
+    if (start_i) begin
+      pend_d[go_q] = 1'b0;
+    end
+    if (append_i && append_pend_i && tmo_q[append_qpn_i] != 5'd0) begin
+      armed_d[append_qpn_i] = 1'b1;
+    end
+    if (tmo_go) begin
+      pend_d[scan_q] = 1'b1;
+    end
+    if (tmo_fail_now) begin
+      armed_d[scan_q] = 1'b0;
+    end
+    if (ack_all || (ack_take_i && ack_nak_i) || seq_fail) begin
+      armed_d[ack_q_i] = 1'b0;
+    end
+    if (seq_go) begin
+      pend_d[ack_q_i]  = 1'b1;
+      armed_d[ack_q_i] = tmo_q[ack_q_i] != 5'd0;
+    end
+    if (ack_take_i && ack_nak_i) begin
+      pend_d[ack_q_i] = 1'b0;
+    end
+    if (cmd_connect_i || cmd_reset_i) begin
+      armed_d[cmd_qpn_i] = 1'b0;
+      pend_d[cmd_qpn_i]  = 1'b0;
+    end
+    // a QP that left RTS (an error, a flush) keeps no timer and replays nothing
+    armed_d = armed_d & qp_rts;
+    pend_d  = pend_d & qp_rts;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      armed_q   <= '0;
+      pend_q    <= '0;
+      now_us_q  <= '0;
+      scan_q    <= '0;
+      sweep_q   <= '0;
+      last_go_q <= '0;
+    end else begin
+      armed_q   <= armed_d;
+      pend_q    <= pend_d;
+      now_us_q  <= now_us_d;
+      scan_q    <= scan_d;
+      sweep_q   <= sweep_d;
+      last_go_q <= last_go_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && start_i) begin
+      // the intake takes only a replay that is offered
+      a_start_offered: assert (go_found);
+    end
+  end
+`endif
+
+endmodule
