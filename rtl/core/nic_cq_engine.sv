@@ -20,9 +20,9 @@
 //   state_rd_cqn_i -> state_rd_data_o   combinational CSR read-back (nic_pkg::cq_state_t).
 //
 // Why this file passes ~800 lines: its logic ends near line 700; the rest is what checks it,
-// kept beside the state it speaks of: the simulation assertions (`ifndef SYNTHESIS) and the
-// formal properties (`ifdef FORMAL, proven by `make formal`, docs/verification.md), which
-// Verilator also compiles into every simulation. Yosys 0.23 has no `bind` to move them out.
+// kept beside the state it speaks of: the simulation assertions (not SYNTHESIS) and the formal
+// properties (FORMAL, proven by make formal, docs/verification.md), which the simulation
+// compiles too. Yosys 0.23 has no bind statement to move them into a file of their own.
 //
 // This engine is the only owner of CQ state: no other module keeps a copy of a per-CQ field
 // (nic_qp_ctx reads cq_error_o; the QPs' CQ numbers are QP state).
