@@ -320,10 +320,13 @@ async def fetch_timeout_is_an_error_completion(dut):
 
 @cocotb.test()
 async def send_looped_back_through_the_ethernet_port(dut):
-    """QP 2 and QP 3 of the same NIC are connected to each other over the port's own MAC and
-    IPv4 address; a Send from QP 2 goes out through the MAC / PCS, comes back on the looped-back
-    line and lands in QP 3's receive buffer: both CQEs successful, the bytes equal. Then a chain
-    of 4 KiB Sends, rung once, gives the board-level goodput."""
+    """The host sets the port's MAC and IPv4 address (nic_eth_regs through BAR0); the PCS slips
+    to block lock on the serial line; QP 2 and QP 3 of the same NIC are connected to each other
+    over those addresses; a Send from QP 2 goes out through the MAC / PCS, crosses the looped
+    serial line and lands in QP 3's receive buffer: both CQEs successful, the bytes equal. Then a
+    chain of 4 KiB Sends, rung once, gives the board-level goodput. The line carried exactly the
+    Send frames expected (and ACKs), all to and from the host-set addresses, and the port's
+    counters agree with it."""
     from nicregs import privileged_token
     b = Board(dut)
     await b.init()
@@ -452,8 +455,8 @@ async def write_goodput_looped_back_through_the_ethernet_port(dut):
 async def bit_error_on_the_line_is_dropped_and_recovered(dut):
     """A bit error on the line inside the second frame of a 4 KiB Send: the receiving MAC drops
     the frame for its FCS and counts it (RX_BAD_FCS through BAR0), the responder NAKs the next
-    frame's PSN as out of sequence and the requester goes back to the lost PSN: the message
-    arrives whole, both CQEs successful, the lost PSN on the line twice."""
+    frame's PSN as out of sequence and the requester goes back (go-back-N) and sends PSN 1 again:
+    both messages arrive whole, all CQEs successful, every PSN on the line, PSN 1 twice."""
     from nicregs import privileged_token
     b = Board(dut)
     await b.init()
