@@ -674,7 +674,7 @@ step = echo '$(1)' | cut -c1-200; $(1) || { rc=$$?; \
 lint: deps
 	@$(MAKE) --no-print-directory -k lint-steps && echo 'lint: all steps passed'
 
-lint-steps: lint-formats lint-yosys-subset $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-pcie lint-boards lint-c
+lint-steps: lint-formats lint-yosys-subset $(WIDTHS:%=lint-rtl-w%) $(WIDTHS:%=lint-eth-w%) lint-eth-yosys lint-pcie lint-boards lint-vivado-tcl lint-c
 
 # The PCIe interface (rtl/pcie, 256 bits only) and the board-independent wrapper (rtl/board,
 # everything between the hard blocks, nic_core included): Verilator -Wall, then Yosys reads the
@@ -705,10 +705,17 @@ lint-boards:
 		if grep -i 'implicitly declared' $(BUILD)/synth/board-$$b-check.log; then exit 1; fi; \
 	done
 
+# The boards' Vivado flow run as plain Tcl with Vivado's commands as recorders
+# (tools/vivado_dryrun.tcl): the flow and IP scripts run to the bitstream step, every file they
+# read exists, every IP setting has a value. Under a second per board; Vivado itself is not run.
+lint-vivado-tcl:
+	@$(foreach b,$(BOARDS),$(call step,tclsh tools/vivado_dryrun.tcl $(b));)
+
 # The resource estimate of a whole board top, nic_core included (Yosys synth_xilinx -family xcup,
-# vendor IPs as black boxes): make synth-board BOARD=vcu118. Tens of minutes; not in CI.
-# CORE=0 leaves nic_core a black box: what the board adds around the core, in a few minutes.
-# CORE=only synthesizes nic_core alone at the board's parameters (about an hour of one core);
+# vendor IPs as black boxes): make synth-board BOARD=vcu118. Hours of one core; not in CI.
+# CORE=0 leaves nic_core a black box: what the board adds around the core (about 2 minutes of
+# one free core). CORE=only synthesizes nic_core alone at the board's parameters (not finished
+# on the shared machine it was tried on; expect one to a few hours of one free core: docs/board.md).
 # CORE=0 plus CORE=only is the whole top's estimate in two runs.
 SYNTH_BOARD_MODE = $(if $(filter 0,$(CORE)),shell,$(if $(filter only,$(CORE)),core,full))
 synth-board:

@@ -24,7 +24,7 @@ TESTED_VERSIONS=(
 PACKAGES=(
 	verilator yosys z3 iverilog g++ make pkg-config python3 python3-venv
 	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
-	qemu-system-x86 cpio
+	qemu-system-x86 cpio tcl
 	ibverbs-utils perftest ibverbs-providers iproute2
 )
 # Answers to the debconf questions the packages above ask, so an install never stops to ask:

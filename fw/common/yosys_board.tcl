@@ -10,8 +10,11 @@
 #          interface, crossings, Ethernet port, board glue); make synth-board CORE=0.
 #   core   nic_core alone (out of context) at the board's parameters (the nic_core generics of
 #          the config: DataWidth 256, its queue counts and tables); make synth-board CORE=only.
-#          shell + core is the whole top's estimate in two runs that finish (full did not finish
-#          in 25 minutes here).
+#          shell + core is the whole top's estimate in two runs.
+# full and core run synth_xilinx's own script with one pass left out: SHARE (SAT-based sharing of
+# mutually exclusive $shr / $mul / memory ports) on the 256-bit core did not finish in 11 minutes
+# of CPU here (it enumerates activation patterns of the transport's wide shifters); without it
+# the counts are an upper bound by whatever sharing would have merged. NDK_SHARE=1 keeps it.
 # The top's parameters are the generics of fw/<board>/config.tcl, as Vivado gets them.
 yosys -import
 
@@ -52,13 +55,28 @@ foreach g $cfg_generics {
     }
 }
 
+# synth_xilinx -family xcup, its coarse step spelled out so SHARE can be left out (above).
+proc synth_xcup {top args} {
+    if {[info exists ::env(NDK_SHARE)] && $::env(NDK_SHARE) eq "1"} {
+        synth_xilinx -family xcup -top $top -flatten {*}$args
+        return
+    }
+    synth_xilinx -family xcup -top $top -flatten {*}$args -run begin:coarse
+    techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6
+    alumacc
+    opt
+    memory -nomap
+    opt_clean
+    synth_xilinx -family xcup -top $top -flatten {*}$args -run map_memory:
+}
+
 if {$mode eq "core"} {
     # nic_core as nic_board_core instantiates it (DataWidth 256, the config's sizes).
     chparam {*}$core_sets nic_core
     hierarchy -check -top nic_core
     yosys proc
     check
-    synth_xilinx -family xcup -top nic_core -flatten -noiopad -noclkbuf
+    synth_xcup nic_core -noiopad -noclkbuf
     check
     tee -o [file join $root build synth "board-$board-$mode.stat"] stat
     return
@@ -74,7 +92,7 @@ if {$mode eq "check"} {
 } else {
     if {$mode eq "shell"} { blackbox nic_core }
     hierarchy -check -top $cfg_top
-    synth_xilinx -family xcup -top $cfg_top -flatten
+    synth_xcup $cfg_top
     check
     tee -o [file join $root build synth "board-$board-$mode.stat"] stat
 }

@@ -1,6 +1,6 @@
 # The Alveo U200 image's configuration: the one place for the part, the IP settings and the core's
 # parameters. fw/common/vivado.tcl sources it; `make lint` (the Yosys check of the board top)
-# reads the generics from it too (tools/board_config.py).
+# sources it too (fw/common/yosys_board.tcl: the generics, the core parameters).
 
 set cfg_board      u200
 set cfg_part       xcu200-fsgd2104-2-e
@@ -22,6 +22,7 @@ set cfg_msix_pba_offset   00308000
 # SI5335 on MGTREFCLK1 of quad 231 (the top sets its FS pins to 0b01); the GTY reset helper runs
 # on 125 MHz from the core clock's MMCM.
 set cfg_eth_gt_channel X1Y48
+set cfg_eth_refclk     clk1         ;# MGTREFCLK1 of the channel's quad (the transceiver wizard's name)
 set cfg_freerun_mhz    125
 
 # The core: DataWidth 256; queue counts and tables sized for the XCVU9P (1.18 M LUTs, 75.9 Mb of

@@ -1,6 +1,6 @@
 # The VCU118 image's configuration: the one place for the part, the IP settings and the core's
 # parameters. fw/common/vivado.tcl sources it; `make lint` (the Yosys check of the board top)
-# reads the generics from it too (tools/board_config.py).
+# sources it too (fw/common/yosys_board.tcl: the generics, the core parameters).
 
 set cfg_board      vcu118
 set cfg_part       xcvu9p-flga2104-2L-e
@@ -21,6 +21,7 @@ set cfg_msix_pba_offset   00308000
 # Ethernet: QSFP28 cage 1, lane 1 (GTY quad 231, channel X1Y48), 156.25 MHz reference on
 # MGTREFCLK0 of quad 231; the GTY reset helper runs on 125 MHz from the core clock's MMCM.
 set cfg_eth_gt_channel X1Y48
+set cfg_eth_refclk     clk0         ;# MGTREFCLK0 of the channel's quad (the transceiver wizard's name)
 set cfg_freerun_mhz    125
 
 # The core: DataWidth 256; queue counts and tables sized for the XCVU9P (1.18 M LUTs, 75.9 Mb of

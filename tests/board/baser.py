@@ -151,3 +151,160 @@ def random_frame(rng, length):
     src = bytes([0x02, 0, 0, 0, 0, 0x02])
     body = bytes(rng.getrandbits(8) for _ in range(max(0, length - 12)))
     return (dst + src + body)[:length] if length >= 14 else bytes(rng.getrandbits(8) for _ in range(length))
+
+
+class FrameChecker:
+    """Parses the XGMII words a MAC sends (decoded blocks) into frames: checks the idle lanes,
+    the preamble and SFD, that only /T/ ends a frame, and every frame's FCS. frames holds
+    (frame without FCS, idle lanes before its /S/ counted from the previous /T/ inclusive).
+    It starts, and restarts after resync(), by hunting for an idle lane: a frame already under
+    way when the line came up is not counted."""
+
+    def __init__(self):
+        self.frames = []
+        self.resync()
+
+    def resync(self):
+        self.state = "hunt"
+        self.gap = 0
+        self.pre = []
+        self.body = bytearray()
+
+    def word(self, lanes):
+        for b, c in lanes:
+            if self.state == "hunt":
+                if c and b == IDLE:
+                    self.state = "idle"
+            elif self.state == "idle":
+                if c and b == START:
+                    self.state, self.pre, self.body = "pre", [], bytearray()
+                else:
+                    assert c and b in (IDLE, TERM), f"lane {b:#x} (control {c}) between frames"
+                    self.gap += 1
+            elif self.state == "pre":
+                assert not c, f"control {b:#x} in the preamble"
+                self.pre.append(b)
+                if len(self.pre) == 7:
+                    assert self.pre == [0x55] * 6 + [0xD5], f"preamble {self.pre}"
+                    self.state = "data"
+            elif c:
+                assert b == TERM, f"control {b:#x} inside a frame"
+                body, crc = bytes(self.body[:-4]), bytes(self.body[-4:])
+                assert crc == fcs(body), f"FCS wrong on the line (frame {len(self.frames)})"
+                self.frames.append((body, self.gap))
+                self.gap, self.state = 1, "idle"
+            else:
+                self.body.append(b)
+
+
+class SerdesLine:
+    """The serial side of a transceiver in 10GBASE-R mode with its asynchronous 64b/66b gearbox,
+    for a bench: every TX user-clock edge takes one 66-bit block (tx_hdr: the sync header, tx_data:
+    the scrambled payload) and puts its 66 bits on a serial line (Channel); every RX user-clock
+    edge cuts the next 66 bits from the line at the receiver's current bit offset and presents
+    them on rx_hdr / rx_data with rx_valid; rx_slip moves the offset by one bit (RXGEARBOXSLIP).
+    The line starts at bit offset `offset`, so the receiving PCS must find block lock by slipping.
+
+    With loopback=True the line carries the TX blocks back to RX (a looped fibre or a loopback
+    module); otherwise it carries the XGMII words queued in rx_words (idles when empty),
+    encoded and scrambled here. Either way the TX blocks are also descrambled bit by bit and
+    decoded independently of the RTL, and every transmitted frame is checked (FrameChecker).
+    corrupt(n, bit) flips one bit of the scrambled payload of frame n's third data block on the
+    line (a bit error): the receiver must see a bad FCS. tx_takes, if set, is called at every TX
+    edge and says whether the gearbox takes a block there (the synchronous gearbox's pauses);
+    tx_raw keeps the first 64 blocks as sent (header, scrambled payload)."""
+
+    def __init__(self, tx_clk, tx_hdr, tx_data, rx_clk, rx_hdr, rx_data, rx_valid, rx_slip,
+                 offset=0, loopback=True):
+        self.tx_clk, self.tx_hdr, self.tx_data = tx_clk, tx_hdr, tx_data
+        self.rx_clk, self.rx_hdr, self.rx_data = rx_clk, rx_hdr, rx_data
+        self.rx_valid, self.rx_slip = rx_valid, rx_slip
+        self.channel = Channel(offset)
+        self.loopback = loopback
+        self.rx_words = []
+        self.rx_scr = Scrambler()
+        self.tx_dscr = Scrambler(state=0, descramble=True)
+        self.checker = FrameChecker()
+        self.tx_blocks = 0
+        self.tx_raw = []
+        self.tx_takes = None
+        self.slips = 0
+        self.corruptions = {}   # frame number -> payload bit to flip
+        self.corrupted = []     # the frame numbers actually corrupted on the line
+
+    @property
+    def tx_frames(self):
+        return self.checker.frames
+
+    def start(self):
+        import cocotb
+        self.rx_hdr.value = int(BaseRSync.CTRL)
+        self.rx_data.value = 0
+        self.rx_valid.value = 0
+        cocotb.start_soon(self._tx())
+        cocotb.start_soon(self._rx())
+
+    def corrupt(self, frame_number, bit=17):
+        self.corruptions[frame_number] = bit
+
+    async def _tx(self):
+        from cocotb.triggers import ReadOnly, RisingEdge
+        data_blocks = in_sync = 0
+        while True:
+            await RisingEdge(self.tx_clk)
+            takes = self.tx_takes() if self.tx_takes else True
+            await ReadOnly()
+            if not takes:
+                continue    # a gearbox pause: no block taken, the PCS holds its output
+            hdr, raw = self.tx_hdr.value.integer, self.tx_data.value.integer
+            if (hdr, raw) == (BaseRSync.CTRL, 0) or hdr not in (BaseRSync.CTRL, BaseRSync.DATA):
+                # the PCS in reset (it holds a zero control block; a scrambled block is never
+                # all zero in practice) or not yet reset: nothing on the line
+                in_sync = 0
+                self.checker.resync()
+                continue
+            self.tx_blocks += 1
+            in_sync += 1
+            if len(self.tx_raw) < 64:
+                self.tx_raw.append((hdr, raw))
+            plain = self.tx_dscr.word(raw)
+            if in_sync > 2:     # the descrambler has synchronised on the first 58 bits
+                n = len(self.checker.frames)
+                in_frame = self.checker.state == "data"
+                try:
+                    word = decode(hdr, plain)
+                except ValueError:
+                    # a block no MAC sends: the PCS's pipeline still flushing its state from
+                    # before the first reset; an error once the checker has found the idles
+                    if self.checker.state != "hunt":
+                        raise
+                    word = [(ERROR, True)] * 8
+                self.checker.word(word)
+                data_blocks = data_blocks + 1 if in_frame and hdr == BaseRSync.DATA else 0
+                if data_blocks == 3 and n in self.corruptions and n not in self.corrupted:
+                    raw ^= 1 << self.corruptions[n]
+                    self.corrupted.append(n)
+            if self.loopback:
+                self.channel.push(hdr, raw)
+
+    async def _rx(self):
+        from cocotb.triggers import RisingEdge
+        while True:
+            if not self.loopback:
+                if self.rx_words:
+                    dw, cw = self.rx_words.pop(0)
+                else:
+                    dw, cw = [IDLE] * 8, [True] * 8
+                hdr, p = encode(dw, cw)
+                self.channel.push(hdr, self.rx_scr.word(p))
+            if self.channel.ready():
+                hdr, p = self.channel.pull()
+                self.rx_data.value = p
+                self.rx_hdr.value = hdr
+                self.rx_valid.value = 1
+            else:
+                self.rx_valid.value = 0
+            await RisingEdge(self.rx_clk)
+            if self.rx_slip.value:
+                self.channel.slip()
+                self.slips += 1

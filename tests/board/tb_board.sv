@@ -1,8 +1,9 @@
 `default_nettype none
 // tb_board: nic_board_core for tests/board/test_board.py. The signals the models drive are plain
 // signals, not ports (see tb_pcie_if.sv: with Verilator 5.006, writes to discovered top-level
-// port handles are lost). The Ethernet line is looped back here (TX blocks straight into RX, one
-// line clock for both).
+// port handles are lost). The Ethernet line is the test's (baser.SerdesLine): the TX blocks go
+// onto a modelled serial line and come back as 66-bit windows at a bit offset the receiver finds
+// by slipping; TX and RX user clocks are separate, as the transceiver's are.
 module tb_board #(
   parameter int CoreClockMhz     = 100,
   parameter int CplTimeoutCycles = 8000
@@ -10,7 +11,8 @@ module tb_board #(
   logic           clk;          // PCIe user clock (the block model drives it)
   logic           rst;          // PCIe user reset (the block model drives it)
   logic           core_clk;
-  logic           eth_clk;
+  logic           eth_tx_clk;
+  logic           eth_rx_clk;
   logic [255:0]   s_axis_rq_tdata;
   logic [7:0]     s_axis_rq_tkeep;
   logic           s_axis_rq_tlast;
@@ -41,11 +43,14 @@ module tb_board #(
   logic [2:0]     cfg_max_read_req;
   logic [3:0]     cfg_interrupt_msix_enable;
   logic [3:0]     cfg_interrupt_msix_mask;
-  logic [63:0]    eth_data;
-  logic [1:0]     eth_hdr;
-  logic           eth_slip, eth_block_lock;
+  logic [63:0]    eth_tx_data;
+  logic [1:0]     eth_tx_hdr;
+  logic [63:0]    eth_rx_data;
+  logic [1:0]     eth_rx_hdr;
+  logic           eth_rx_valid;
+  logic           eth_rx_slip, eth_block_lock;
   logic           unused_tb;
-  assign unused_tb = ^{pcie_cq_np_req_count, eth_slip};
+  assign unused_tb = ^{pcie_cq_np_req_count};
 
   nic_board_core #(
     .DataWidth(256), .NumQps(16), .NumCqs(16), .NumMrs(256), .MttEntries(1024), .MsixVectors(16),
@@ -68,8 +73,8 @@ module tb_board #(
     .cfg_max_payload_i(cfg_max_payload), .cfg_max_read_req_i(cfg_max_read_req),
     .cfg_msix_enable_i(cfg_interrupt_msix_enable[0]), .cfg_msix_mask_i(cfg_interrupt_msix_mask[0]),
     .cfg_bus_number_i(8'd1),
-    .eth_tx_clk_i(eth_clk), .eth_tx_data_o(eth_data), .eth_tx_hdr_o(eth_hdr),
-    .eth_rx_clk_i(eth_clk), .eth_rx_data_i(eth_data), .eth_rx_hdr_i(eth_hdr), .eth_rx_valid_i(1'b1),
-    .eth_rx_slip_o(eth_slip), .eth_block_lock_o(eth_block_lock)
+    .eth_tx_clk_i(eth_tx_clk), .eth_tx_data_o(eth_tx_data), .eth_tx_hdr_o(eth_tx_hdr),
+    .eth_rx_clk_i(eth_rx_clk), .eth_rx_data_i(eth_rx_data), .eth_rx_hdr_i(eth_rx_hdr),
+    .eth_rx_valid_i(eth_rx_valid), .eth_rx_slip_o(eth_rx_slip), .eth_block_lock_o(eth_block_lock)
   );
 endmodule

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Board-level tests: nic_board_core (PCIe interface, clock crossings, Ethernet port, nic_core)
-through tb_board, with cocotbext-pcie's UltraScale+ block model and root complex as the host.
+through tb_board, with cocotbext-pcie's UltraScale+ block model and root complex as the host and
+baser.SerdesLine as the transceiver's serial side: the port's 66-bit blocks go onto a modelled
+line looped back to the receiver at a bit offset it must slip to (block lock), and every frame
+on the line is descrambled, decoded and checked independently of the RTL.
 The driver below programs the core with the register map of formats/nic.toml (nicregs)."""
 import logging
 import random
@@ -11,11 +14,21 @@ from cocotb.triggers import RisingEdge, Timer, with_timeout
 
 from cocotbext.pcie.core.caps import PciCapId
 
+import baser
 from nicregs import DEVICE, ENUM, OFF, REG, pack, unpack
 from pcie_tb import BAR0_BYTES, CplShaper, make_pcie
 
 CORE_NS = 10        # core clock period (tb_board CoreClockMhz = 100)
-ETH_NS = 6.4        # 156.25 MHz line clock
+ETH_PS = 6400       # 156.25 MHz line clocks (TX, and RX 2.3 ns behind it)
+LINE_OFFSET = 29    # the bit offset the looped line starts at: 37 slips to block lock
+
+# nic_eth_regs in BAR0 (docs/ethernet.md "Host registers"): the board wrapper's block beside the
+# core's register map
+ETH_REGS = 0x3F0000
+ETH = dict(ETH_ID=0x00, PORT_MAC_LO=0x04, PORT_MAC_HI=0x08, PORT_IPV4=0x0C, LINK_STATUS=0x10,
+           TX_FRAMES=0x14, TX_DROPS=0x18, RX_FRAMES=0x1C, RX_BAD_FCS=0x20, RX_ERRORS=0x24,
+           RX_OVERFLOWS=0x28)
+ROCE_UDP_PORT = 4791
 
 
 class Board:
@@ -23,7 +36,12 @@ class Board:
         self.dut = dut
         logging.getLogger(f"cocotb.{dut._name}").setLevel(logging.WARNING)
         cocotb.start_soon(Clock(dut.core_clk, CORE_NS, "ns").start())
-        cocotb.start_soon(Clock(dut.eth_clk, 6400, "ps").start())
+        cocotb.start_soon(Clock(dut.eth_tx_clk, ETH_PS, "ps").start())
+        cocotb.start_soon(self._rx_clock())
+        self.line = baser.SerdesLine(dut.eth_tx_clk, dut.eth_tx_hdr, dut.eth_tx_data,
+                                     dut.eth_rx_clk, dut.eth_rx_hdr, dut.eth_rx_data,
+                                     dut.eth_rx_valid, dut.eth_rx_slip, offset=LINE_OFFSET)
+        self.line.start()
         self.rc, self.dev = make_pcie(dut, msix_vectors=16, msix_table=REG["MSIX_TABLE"],
                                       msix_pba=REG["MSIX_PBA"])
         self.dev.functions[0].vendor_id = DEVICE["vendor_id"]
@@ -31,6 +49,11 @@ class Board:
         self.shaper = CplShaper(self.rc, self.dev)
         self.irqs = [0] * 16
         self.irq_time = [None] * 16
+
+    async def _rx_clock(self):
+        # the recovered clock: the TX clock's frequency (a looped line), another phase
+        await Timer(2300, "ps")
+        cocotb.start_soon(Clock(self.dut.eth_rx_clk, ETH_PS, "ps").start())
 
     async def init(self):
         await self.rc.enumerate()
@@ -67,11 +90,72 @@ class Board:
         await self.cmd("QP_CREATE", qpn, [sq & 0xffffffff, sq >> 32, (rq_cqn << 24) | (sq_cqn << 16) | pd,
                                           (rq_log << 8) | sq_log, rq & 0xffffffff, rq >> 32])
 
+    async def eth_rd(self, name):
+        return await self.bar0.read_dword(ETH_REGS + ETH[name])
+
+    async def eth_wr(self, name, value):
+        await self.bar0.write_dword(ETH_REGS + ETH[name], value & 0xffffffff)
+
+    async def wait_block_lock(self):
+        """The PCS slips from the line's starting offset to the block boundary and locks; the
+        host sees it in LINK_STATUS."""
+        t = 0
+        while not self.dut.eth_block_lock.value:
+            await Timer(100, "ns")
+            t += 100
+            assert t < 200000, f"no block lock ({self.line.slips} slips)"
+        assert self.line.channel.offset == 0, f"locked at bit offset {self.line.channel.offset}"
+        assert self.line.slips >= 66 - LINE_OFFSET, f"{self.line.slips} slips"
+        assert (await self.eth_rd("LINK_STATUS")) & 1, "LINK_STATUS.block_lock"
+
+    async def connect_pair(self, a, b, mac, ip, ack_timeout=0, retry_count=0):
+        """QP a and QP b of this NIC connected to each other over the port's address."""
+        base = DEVICE["qpn_base"]
+        for me, peer in ((a, b), (b, a)):
+            await self.cmd("QP_CONNECT", me, [mac & 0xffffffff, mac >> 32, ip,
+                                              (ack_timeout << 24) | (base + peer),
+                                              retry_count << 24, 0, 10])
+            assert await self.rd(REG["QP_STATE_BASE"] + 4 * me) == ENUM["qp_state"]["RTS"]
+
     def qp_db(self, qpn, off):
         return REG["QP_DB_BASE"] + (qpn << OFF["DB_PAGE_SHIFT"]) + OFF[off]
 
     def cq_db(self, cqn, off):
         return REG["CQ_DB_BASE"] + (cqn << OFF["DB_PAGE_SHIFT"]) + OFF[off]
+
+
+def roce_frames(line):
+    """The frames the port sent, as seen on the line (FCS checked by the model), parsed:
+    Ethernet, IPv4, UDP, and the BTH's opcode and PSN when the UDP port is RoCEv2's."""
+    out = []
+    for frame, gap in line.tx_frames:
+        f = dict(dst=int.from_bytes(frame[0:6], "big"), src=int.from_bytes(frame[6:12], "big"),
+                 ethertype=int.from_bytes(frame[12:14], "big"), gap=gap, length=len(frame))
+        if f["ethertype"] == 0x0800:
+            f.update(ip_src=int.from_bytes(frame[26:30], "big"), ip_dst=int.from_bytes(frame[30:34], "big"),
+                     udp_dst=int.from_bytes(frame[36:38], "big"), opcode=frame[42],
+                     psn=int.from_bytes(frame[50:54], "big") & 0xffffff)
+        out.append(f)
+    return out
+
+
+async def check_line_against_counters(b, mac, ip):
+    """Every frame on the line is RoCEv2 from and to the port's (host-set) addresses, was sent
+    at least 12 lanes after the one before, and the port's counters (BAR0) count exactly the
+    frames the line carried: all sent, all received, none bad."""
+    await Timer(3000, "ns")     # the last ACK through the line and the counters' crossings
+    frames = roce_frames(b.line)
+    assert frames, "nothing on the line"
+    for i, f in enumerate(frames):
+        assert f["ethertype"] == 0x0800 and f["udp_dst"] == ROCE_UDP_PORT, f"frame {i}: {f}"
+        assert f["src"] == f["dst"] == mac and f["ip_src"] == f["ip_dst"] == ip, f"frame {i}: {f}"
+        assert i == 0 or f["gap"] >= 12, f"frame {i}: inter-packet gap {f['gap']} lanes"
+    n = len(frames)
+    assert await b.eth_rd("TX_FRAMES") == n
+    assert await b.eth_rd("RX_FRAMES") == n - len(b.line.corrupted)
+    assert await b.eth_rd("RX_BAD_FCS") == len(b.line.corrupted)
+    assert await b.eth_rd("RX_ERRORS") == 0 and await b.eth_rd("TX_DROPS") == 0
+    return frames
 
 
 @cocotb.test()
@@ -236,29 +320,30 @@ async def fetch_timeout_is_an_error_completion(dut):
 
 @cocotb.test()
 async def send_looped_back_through_the_ethernet_port(dut):
-    """QP 2 and QP 3 of the same NIC are connected to each other over the port's own MAC and
-    IPv4 address; a Send from QP 2 goes out through the MAC / PCS, comes back on the looped-back
-    line and lands in QP 3's receive buffer: both CQEs successful, the bytes equal. Then a chain
-    of 4 KiB Sends, rung once, gives the board-level goodput."""
+    """The host sets the port's MAC and IPv4 address (nic_eth_regs through BAR0); the PCS slips
+    to block lock on the serial line; QP 2 and QP 3 of the same NIC are connected to each other
+    over those addresses; a Send from QP 2 goes out through the MAC / PCS, crosses the looped
+    serial line and lands in QP 3's receive buffer: both CQEs successful, the bytes equal. Then a
+    chain of 4 KiB Sends, rung once, gives the board-level goodput. The line carried exactly the
+    Send frames expected (and ACKs), all to and from the host-set addresses, and the port's
+    counters agree with it."""
     from nicregs import privileged_token
     b = Board(dut)
     await b.init()
     cq_s, sq_s = await setup_queues(b, cqn=1, qpn=2, vector=1, base=0)
     cq_r, _ = await setup_queues(b, cqn=2, qpn=3, vector=2, base=0x40000)
     rq_r = 0x40000 + 0x30000
-    mac = (await b.rd(REG["PORT_MAC_HI"]) << 32) | await b.rd(REG["PORT_MAC_LO"])
-    ip = await b.rd(REG["PORT_IPV4"])
-    assert mac != 0 and ip != 0
-    # wait for the PCS block lock on the looped-back line
-    t = 0
-    while not dut.eth_block_lock.value:
-        await Timer(100, "ns")
-        t += 100
-        assert t < 100000, "no block lock"
-    base = DEVICE["qpn_base"]
-    for me, peer in ((2, 3), (3, 2)):
-        await b.cmd("QP_CONNECT", me, [mac & 0xffffffff, mac >> 32, ip, base + peer, 0, 0, 10])
-        assert await b.rd(REG["QP_STATE_BASE"] + 4 * me) == ENUM["qp_state"]["RTS"]
+    # the host sets the port's MAC and IPv4 address (nic_eth_regs); the core's read-only copies
+    # follow, and the frames on the line carry them
+    mac, ip = 0x02_5A_17_C0_FF_EE, 0x0A_2A_00_07
+    assert await b.eth_rd("ETH_ID") == 0x4E444245
+    await b.eth_wr("PORT_MAC_LO", mac)
+    await b.eth_wr("PORT_MAC_HI", mac >> 32)
+    await b.eth_wr("PORT_IPV4", ip)
+    assert (await b.rd(REG["PORT_MAC_HI"]) << 32) | await b.rd(REG["PORT_MAC_LO"]) == mac
+    assert await b.rd(REG["PORT_IPV4"]) == ip
+    await b.wait_block_lock()
+    await b.connect_pair(2, 3, mac, ip)
     tok = privileged_token(0)
     src, dst, n_msgs, size = 0x80000, 0xA0000, 8, 4096
     rng = random.Random(3)
@@ -294,6 +379,14 @@ async def send_looped_back_through_the_ethernet_port(dut):
     gbps = (n_msgs - 1) * size * 8 / (t1 - t0)
     dut._log.warning("%d x 4 KiB Sends rung once: %d ns, goodput %.2f Gb/s (10GBASE-R line)",
                      n_msgs - 1, t1 - t0, gbps)
+    frames = await check_line_against_counters(b, mac, ip)
+    sends = [f for f in frames if f["opcode"] in (0x00, 0x01, 0x02, 0x04)]   # RC SEND_FIRST/MIDDLE/LAST/ONLY
+    # path MTU 1024: each 4 KiB Send is FIRST, MIDDLE, MIDDLE, LAST, PSNs consecutive
+    assert [f["opcode"] for f in sends] == [0x00, 0x01, 0x01, 0x02] * n_msgs
+    assert [f["psn"] for f in sends] == list(range(4 * n_msgs))
+    assert all(f["length"] == 14 + 20 + 8 + 12 + 1024 + 4 for f in sends)
+    dut._log.warning("line: %d frames (%d Send frames, %d others), %d slips to block lock",
+                     len(frames), len(sends), len(frames) - len(sends), b.line.slips)
 
 
 @cocotb.test()
@@ -310,15 +403,8 @@ async def write_goodput_looped_back_through_the_ethernet_port(dut):
     cq_r, sq_r = await setup_queues(b, cqn=2, qpn=3, vector=2, base=0x40000)
     mac = (await b.rd(REG["PORT_MAC_HI"]) << 32) | await b.rd(REG["PORT_MAC_LO"])
     ip = await b.rd(REG["PORT_IPV4"])
-    t = 0
-    while not dut.eth_block_lock.value:
-        await Timer(100, "ns")
-        t += 100
-        assert t < 100000, "no block lock"
-    base = DEVICE["qpn_base"]
-    for me, peer in ((2, 3), (3, 2)):
-        await b.cmd("QP_CONNECT", me, [mac & 0xffffffff, mac >> 32, ip, base + peer, 0, 0, 10])
-        assert await b.rd(REG["QP_STATE_BASE"] + 4 * me) == ENUM["qp_state"]["RTS"]
+    await b.wait_block_lock()
+    await b.connect_pair(2, 3, mac, ip)
     tok = privileged_token(0)
     n_msgs, size = 8, 4096
     src, dst, page_list, va = 0x80000, 0xC0000, 0xB0000, 0x7000_0000_0000
@@ -360,3 +446,51 @@ async def write_goodput_looped_back_through_the_ethernet_port(dut):
     gbps = (n_msgs - 1) * size * 8 / (t1 - t0)
     dut._log.warning("%d x 4 KiB Writes rung once: %d ns to the last CQE, goodput %.2f Gb/s "
                      "(10GBASE-R line)", n_msgs - 1, t1 - t0, gbps)
+    frames = await check_line_against_counters(b, mac, ip)
+    writes = [f for f in frames if f["opcode"] in (0x06, 0x07, 0x08, 0x0A)]  # RC RDMA WRITE_*
+    assert [f["opcode"] for f in writes] == [0x06, 0x07, 0x07, 0x08] * n_msgs
+
+
+@cocotb.test()
+async def bit_error_on_the_line_is_dropped_and_recovered(dut):
+    """A bit error on the line inside the second frame of a 4 KiB Send: the receiving MAC drops
+    the frame for its FCS and counts it (RX_BAD_FCS through BAR0), the responder NAKs the next
+    frame's PSN as out of sequence and the requester goes back (go-back-N) and sends PSN 1 again:
+    both messages arrive whole, all CQEs successful, every PSN on the line, PSN 1 twice."""
+    from nicregs import privileged_token
+    b = Board(dut)
+    await b.init()
+    cq_s, sq_s = await setup_queues(b, cqn=1, qpn=2, vector=1, base=0)
+    cq_r, _ = await setup_queues(b, cqn=2, qpn=3, vector=2, base=0x40000)
+    rq_r = 0x40000 + 0x30000
+    mac = (await b.rd(REG["PORT_MAC_HI"]) << 32) | await b.rd(REG["PORT_MAC_LO"])
+    ip = await b.rd(REG["PORT_IPV4"])
+    await b.wait_block_lock()
+    await b.connect_pair(2, 3, mac, ip, ack_timeout=3, retry_count=3)
+    tok = privileged_token(0)
+    src, dst, n_msgs, size = 0x80000, 0xA0000, 2, 4096
+    rng = random.Random(11)
+    payload = bytes(rng.randrange(256) for _ in range(size * n_msgs))
+    b.mem[src:src + len(payload)] = payload
+    b.mem[dst:dst + len(payload)] = bytes(len(payload))
+    for i in range(n_msgs):
+        b.mem[rq_r + 64 * i:rq_r + 64 * i + 64] = pack(
+            "wqe_recv", opcode=ENUM["wqe_op"]["RECV"], nsge=1, index=i, length=size,
+            sge0=dict(address=b.mem_addr + dst + size * i, length=size, token=tok))
+        b.mem[sq_s + 64 * i:sq_s + 64 * i + 64] = pack(
+            "wqe_send", opcode=ENUM["wqe_op"]["SEND"], nsge=1, index=i, length=size,
+            sge0=dict(address=b.mem_addr + src + size * i, length=size, token=tok))
+    await b.wr(b.qp_db(3, "DB_RQ_PI"), n_msgs)
+    b.line.corrupt(1)                    # frame 1 on the line: the first Send's SEND_MIDDLE, PSN 1
+    await b.wr(b.qp_db(2, "DB_SQ_PI"), n_msgs)
+    rx = await wait_cqes(b, cq_r, 0, n_msgs, 6, limit_ns=800000)
+    sx = await wait_cqes(b, cq_s, 0, n_msgs, 6, limit_ns=800000)
+    assert b.line.corrupted == [1]
+    assert all(c["status"] == ENUM["status"]["SUCCESS"] for c in rx + sx), f"CQEs {rx} {sx}"
+    assert [c["bytes_transferred"] for c in rx] == [size] * n_msgs
+    assert bytes(b.mem[dst:dst + size * n_msgs]) == payload
+    frames = await check_line_against_counters(b, mac, ip)
+    psns = [f["psn"] for f in frames if f["opcode"] in (0x00, 0x01, 0x02, 0x04)]
+    assert psns[:2] == [0, 1] and psns.count(1) == 2, f"Send PSNs on the line {psns}"
+    assert sorted(set(psns)) == list(range(4 * n_msgs)), f"Send PSNs on the line {psns}"
+    dut._log.warning("bit error in frame 1: Send PSNs on the line %s", psns)

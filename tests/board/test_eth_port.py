@@ -13,7 +13,7 @@ import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, ReadOnly, Timer
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
 import baser
 
@@ -31,16 +31,14 @@ class Tb:
         cocotb.start_soon(Clock(dut.clk_i, self.core_ps, units="ps").start())
         cocotb.start_soon(Clock(dut.tx_clk_i, LINE_PS, units="ps").start())
         cocotb.start_soon(Clock(dut.rx_clk_i, LINE_PS, units="ps").start())
-        self.channel = baser.Channel(offset)
-        self.loopback = True
-        self.rx_words = []          # XGMII words the test sends when not looping back
-        self.rx_scr = baser.Scrambler()
-        self.tx_dscr = baser.Scrambler(state=0, descramble=True)
-        self.tx_frames = []         # (frame bytes without FCS, gap lanes before its /S/)
-        self.tx_blocks = []         # raw (hdr, payload) of the first blocks, for the scrambler test
+        # the transceiver's serial side: TX blocks onto a line (checked frame by frame), looped
+        # back to RX at a bit offset the PCS must slip to, or carrying line.rx_words instead
+        self.line = baser.SerdesLine(dut.tx_clk_i, dut.serdes_tx_hdr_o, dut.serdes_tx_data_o,
+                                     dut.rx_clk_i, dut.serdes_rx_hdr_i, dut.serdes_rx_data_i,
+                                     dut.serdes_rx_valid_i, dut.serdes_rx_slip_o, offset=offset)
+        self.line.tx_takes = lambda: self.ce_hist.pop(0) if self.ce_hist else 1
         self.rx_frames = []
         self.rx_ready_prob = 1.0
-        self.slips = 0
         self.tx_burst_gaps = False
         self.gearbox_pause = False  # model the synchronous gearbox: tx_ce_i low 1 cycle in 33
         self.ce_hist = []
@@ -65,8 +63,7 @@ class Tb:
         d.tx_rst_i.value = 0
         d.rx_rst_i.value = 0
         cocotb.start_soon(self.tx_ce_driver())
-        cocotb.start_soon(self.tx_line_monitor())
-        cocotb.start_soon(self.rx_line_driver())
+        self.line.start()
         cocotb.start_soon(self.core_rx_monitor())
 
     # ---- core side ----
@@ -118,85 +115,12 @@ class Tb:
             self.ce_hist.append(ce)
             n += 1
 
-    async def tx_line_monitor(self):
-        d = self.dut
-        lanes = []
-        state = "idle"
-        gap = 0
-        frame = bytearray()
-        while True:
-            await RisingEdge(d.tx_clk_i)
-            ce = self.ce_hist.pop(0) if self.ce_hist else 1
-            await ReadOnly()
-            if not ce:
-                continue   # the gearbox takes no block in a pause cycle; the PCS held its output
-            hdr = d.serdes_tx_hdr_o.value.integer
-            raw = d.serdes_tx_data_o.value.integer
-            if (hdr, raw) == (1, 0) and not self.tx_blocks:
-                continue   # reset
-            if len(self.tx_blocks) < 64:
-                self.tx_blocks.append((hdr, raw))
-            if self.loopback:
-                self.channel.push(hdr, raw)
-            plain = self.tx_dscr.word(raw)
-            if len(self.tx_blocks) <= 2:
-                continue   # the descrambler synchronises itself on the first 58 bits
-            word = baser.decode(hdr, plain)
-            for b, c in word:
-                if state == "idle":
-                    if c and b == baser.START:
-                        assert lanes is not None
-                        state = "pre"
-                        frame = bytearray()
-                        pre = []
-                    else:
-                        assert c and b == baser.IDLE or (c and b == baser.TERM), f"idle lane {b:#x}"
-                        gap += 1
-                elif state == "pre":
-                    assert not c
-                    pre.append(b)
-                    if len(pre) == 7:
-                        assert pre == [0x55] * 6 + [0xD5], f"preamble {pre}"
-                        state = "data"
-                elif state == "data":
-                    if c:
-                        assert b == baser.TERM, f"control {b:#x} inside a frame"
-                        body, crc = bytes(frame[:-4]), bytes(frame[-4:])
-                        assert crc == baser.fcs(body), "FCS wrong on the line"
-                        self.tx_frames.append((body, gap))
-                        gap = 1
-                        state = "idle"
-                    else:
-                        frame.append(b)
-
-    async def rx_line_driver(self):
-        d = self.dut
-        while True:
-            if not self.loopback:
-                if self.rx_words:
-                    dw, cw = self.rx_words.pop(0)
-                else:
-                    dw, cw = [baser.IDLE] * 8, [True] * 8
-                hdr, p = baser.encode(dw, cw)
-                self.channel.push(hdr, self.rx_scr.word(p))
-            if self.channel.ready():
-                hdr, p = self.channel.pull()
-                d.serdes_rx_data_i.value = p
-                d.serdes_rx_hdr_i.value = hdr
-                d.serdes_rx_valid_i.value = 1
-            else:
-                d.serdes_rx_valid_i.value = 0
-            await RisingEdge(d.rx_clk_i)
-            if d.serdes_rx_slip_o.value:
-                self.channel.slip()
-                self.slips += 1
-
     async def wait_lock(self, limit=20000):
         for n in range(limit):
             await RisingEdge(self.dut.clk_i)
             if self.dut.rx_block_lock_o.value:
                 return n
-        raise AssertionError(f"no block lock after {limit} core cycles ({self.slips} slips)")
+        raise AssertionError(f"no block lock after {limit} core cycles ({self.line.slips} slips)")
 
     async def wait_rx(self, count, limit=400000):
         for _ in range(limit):
@@ -229,8 +153,8 @@ async def frames_60_to_9000_loop_back_whole(dut):
     await tb.wait_rx(len(frames))
     assert [len(f) for f in tb.rx_frames] == [len(padded(f)) for f in frames]
     assert tb.rx_frames == [padded(f) for f in frames]
-    assert [b for b, _ in tb.tx_frames] == [padded(f) for f in frames]
-    for _, gap in tb.tx_frames[1:]:
+    assert [b for b, _ in tb.line.tx_frames] == [padded(f) for f in frames]
+    for _, gap in tb.line.tx_frames[1:]:
         assert gap >= 12, f"inter-packet gap {gap} lanes"
     await ClockCycles(dut.clk_i, 20)
     assert tb.stat("tx_frames") == len(frames)
@@ -252,7 +176,7 @@ async def back_to_back_minimum_frames_keep_minimum_gap(dut):
     for i, (a, b) in enumerate(zip(tb.rx_frames, frames)):
         assert a == b, f"frame {i}: got {a.hex()} sent {b.hex()}"
     assert len(tb.rx_frames) == len(frames)
-    gaps = [g for _, g in tb.tx_frames[1:]]
+    gaps = [g for _, g in tb.line.tx_frames[1:]]
     assert min(gaps) >= 12
     # 60 + 4 FCS + 8 start = 72 lanes, /T/ at lane 0 of the next word: 8 lanes of it, then one
     # idle word pays the remaining 4, so back-to-back frames have a gap of exactly 16.
@@ -269,7 +193,7 @@ async def scrambler_output_matches_the_standard_polynomial(dut):
     ref = baser.Scrambler()
     idle_hdr, idle_payload = baser.encode([baser.IDLE] * 8, [True] * 8)
     # The first blocks after reset are idle; skip the reset cycles where the output is held.
-    blocks = tb.tx_blocks
+    blocks = tb.line.tx_raw
     assert len(blocks) >= 32
     for hdr, raw in blocks[:32]:
         assert hdr == idle_hdr
@@ -281,7 +205,7 @@ async def bad_frames_are_counted_and_dropped(dut):
     """Received: good, bad FCS, good, an /E/ inside, a runt (54 bytes with FCS), a start in lane 4,
     a too-long frame: the core gets exactly the three good ones, each counter counts its kind."""
     tb = Tb(dut, offset=3)
-    tb.loopback = False
+    tb.line.loopback = False
     await tb.reset()
     await tb.wait_lock()
     rng = tb.rng
@@ -294,14 +218,14 @@ async def bad_frames_are_counted_and_dropped(dut):
     words += baser.lanes_to_words(baser.xgmii_frame(baser.random_frame(rng, 50)))
     words += baser.lanes_to_words(baser.xgmii_frame(good[2], lane4=True))
     words += baser.lanes_to_words(baser.xgmii_frame(baser.random_frame(rng, 9700)))
-    tb.rx_words += words
+    tb.line.rx_words += words
     try:
         await tb.wait_rx(3, limit=60000)
     finally:
         dut._log.info("got %s; rx_frames %d bad_fcs %d errors %d overflows %d",
                       [len(f) for f in tb.rx_frames], tb.stat("rx_frames"), tb.stat("rx_bad_fcs"),
                       tb.stat("rx_errors"), tb.stat("rx_overflows"))
-    while tb.rx_words:   # the too-long frame is still on the line
+    while tb.line.rx_words:   # the too-long frame is still on the line
         await RisingEdge(dut.rx_clk_i)
     await ClockCycles(dut.rx_clk_i, 200)
     assert tb.rx_frames == good
@@ -319,20 +243,20 @@ async def block_lock_after_bit_slips(dut):
     tb = Tb(dut, offset=0)
     await tb.reset()
     for offset in (1, 33, 65):
-        tb.channel.offset = offset
-        tb.slips = 0
+        tb.line.channel.offset = offset
+        tb.line.slips = 0
         await ClockCycles(dut.rx_clk_i, 4)
         await tb.wait_lock()
-        assert tb.slips <= 66 + 1, f"{tb.slips} slips from offset {offset}"
-        assert tb.channel.offset == 0 or tb.channel.offset % 66 == 0
+        assert tb.line.slips <= 66 + 1, f"{tb.line.slips} slips from offset {offset}"
+        assert tb.line.channel.offset == 0 or tb.line.channel.offset % 66 == 0
         # Misalign while locked: 16 bad headers in a window of 64 lose lock.
-        tb.channel.offset = (tb.channel.offset + 7) % 66
+        tb.line.channel.offset = (tb.line.channel.offset + 7) % 66
         for _ in range(2000):
             await RisingEdge(dut.clk_i)
             if not dut.rx_block_lock_o.value:
                 break
         assert not dut.rx_block_lock_o.value, "lock kept on a misaligned line"
-        tb.channel.offset = offset
+        tb.line.channel.offset = offset
     await tb.wait_lock()
     frames = [baser.random_frame(tb.rng, n) for n in (64, 777, 64)]
     for f in frames:
@@ -352,7 +276,7 @@ async def full_rx_fifo_drops_whole_frames_and_counts_them(dut):
     frames = [baser.random_frame(tb.rng, 9000) for _ in range(6)]
     for f in frames:
         await tb.send(f)
-    while len(tb.tx_frames) < len(frames):
+    while len(tb.line.tx_frames) < len(frames):
         await RisingEdge(dut.clk_i)
     await ClockCycles(dut.rx_clk_i, 2000)
     dropped = tb.stat("rx_overflows")
@@ -397,6 +321,6 @@ async def synchronous_gearbox_pauses_lose_nothing(dut):
         await tb.send(f)
     await tb.wait_rx(len(frames))
     assert tb.rx_frames == frames
-    assert [b for b, _ in tb.tx_frames] == frames
+    assert [b for b, _ in tb.line.tx_frames] == frames
     await ClockCycles(dut.clk_i, 20)
     assert tb.stat("tx_drops") == 0 and tb.stat("rx_errors") == 0 and tb.stat("rx_bad_fcs") == 0
