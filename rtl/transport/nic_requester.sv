@@ -12,7 +12,10 @@
 // yet placed (rctx_*) when its first response arrives. nic_responder reports each response it
 // placed as an acknowledgement of that response's PSN (so a Read completes once its last
 // response is in host memory, and implicitly acknowledges the Sends and Writes before it), a
-// failed placement as a NAK, and the end of each Read's placement (rdone_*). At most ORD Reads
+// failed placement as a NAK, and the end of each Read's placement (rdone_*). It also filters the
+// ACKs / NAKs from the wire: one that skips a Read not fully placed reaches the requester as a
+// PSN-sequence NAK of the Read's first PSN not placed (an implied NAK: a retry spent, the Read
+// replayed whole), so no acknowledgement covers a Read whose data is not in host memory. At most ORD Reads
 // (QP_CONNECT ARG6, at most MaxReads) are outstanding per QP, and a WQE with READ_FENCE waits
 // for every earlier Read of its QP to complete: both wait at intake (S_SPACE).
 //

@@ -231,6 +231,7 @@ module nic_transport #(
   logic                  ack_valid;
   logic [7:0]            ack_qpn, ack_syndrome;
   logic [23:0]           ack_psn;
+  logic                  ack_implied;                // the acknowledgement is an implied NAK
 
   nic_requester #(
     .DataWidth(DataWidth),
@@ -321,7 +322,8 @@ module nic_transport #(
 
   nic_responder #(
     .DataWidth(DataWidth),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .MaxReads (MaxReads)
   ) u_responder (
     .clk_i         (clk_i),
     .rst_i         (rst_i),
@@ -347,6 +349,7 @@ module nic_transport #(
     .ack_qpn_o     (ack_qpn),
     .ack_psn_o     (ack_psn),
     .ack_syndrome_o(ack_syndrome),
+    .ack_implied_o (ack_implied),
     .xl_req_o      (rs_xl_req_o),
     .xl_gnt_i      (rs_xl_gnt_i),
     .xl_token_o    (rs_xl_token_o),
@@ -515,7 +518,8 @@ module nic_transport #(
   assign ev_seq_nak_sent     = rs_tx_valid && rs_tx_ready
                                && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
                                && rs_tx_pkt.aeth.syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
-  assign ev_seq_nak_received = ack_valid && ack_syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+  assign ev_seq_nak_received = ack_valid && !ack_implied
+                               && ack_syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
 
   // The loss-recovery events. The transport has no retransmission machinery yet (no ACK timer,
   // no go-back-N, no duplicate detection): these are TIED TO 0 HERE, the one place where the
