@@ -98,6 +98,12 @@ module nic_responder #(
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
   output logic                          ack_implied_o,   // ... an implied NAK (a Read skipped)
+  // events (port counters; nic_rsp_dispatch): a wire ACK / NAK and its syndrome, a request
+  // ahead of / behind the expected PSN
+  output logic                          ev_ack_rx_o,
+  output logic [7:0]                    ev_ack_syn_o,
+  output logic                          ev_out_of_seq_o,
+  output logic                          ev_dup_req_o,
   // Two client ports of nic_core's translation arbiter (nic_xl_arb, which routes each answer to
   // its client by tag): the dispatcher's (xl_*) and the read-response engine's (rr_xl_*); the
   // answer's status, pfn and page offset are shared.
@@ -271,6 +277,10 @@ module nic_responder #(
     .ack_psn_o        (ack_psn_o),
     .ack_syndrome_o   (ack_syndrome_o),
     .ack_implied_o    (ack_implied_o),
+    .ev_ack_rx_o      (ev_ack_rx_o),
+    .ev_ack_syn_o     (ev_ack_syn_o),
+    .ev_out_of_seq_o  (ev_out_of_seq_o),
+    .ev_dup_req_o     (ev_dup_req_o),
     .xl_req_o         (d_xl_req),
     .xl_gnt_i         (d_xl_gnt),
     .xl_token_o       (d_xl_token),

@@ -64,6 +64,12 @@ module nic_rsp_dispatch #(
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
   output logic                          ack_implied_o,    // ... an implied NAK made here
+  // events (port counters), one-cycle pulses: a wire ACK / NAK of a local QP (its syndrome is
+  // ev_ack_syn_o), a request packet ahead of / behind the expected PSN
+  output logic                          ev_ack_rx_o,
+  output logic [7:0]                    ev_ack_syn_o,
+  output logic                          ev_out_of_seq_o,
+  output logic                          ev_dup_req_o,
   // its translation requests (nic_responder arbitrates: the dispatcher first)
   output logic                          xl_req_o,
   input  logic                          xl_gnt_i,
@@ -595,6 +601,10 @@ module nic_rsp_dispatch #(
     dr_re        = 1'b0;
     dr_rslot     = q_dr_wp - DRW'(1);
     ack_implied_o   = 1'b0;
+    ev_ack_rx_o     = 1'b0;
+    ev_ack_syn_o    = pkt_q.aeth.syndrome;
+    ev_out_of_seq_o = 1'b0;
+    ev_dup_req_o    = 1'b0;
 
     pkt_ready_o    = 1'b0;
     pl_ready_o     = 1'b0;
@@ -654,6 +664,7 @@ module nic_rsp_dispatch #(
         if (is_ack) begin
           // ACK / NAK: the requester's, unless it skips a Read of ours not placed (an implied
           // NAK of rr_next instead, once)
+          ev_ack_rx_o = local_qpn;
           ack_valid_o = local_qpn && !rr_skip_ack;
           if (local_qpn && rr_skip_ack) begin
             ack_valid_o    = !rr_nak_q[qpn_q];
@@ -698,6 +709,7 @@ module nic_rsp_dispatch #(
             // a duplicate: not executed again; acknowledge what we have (the last PSN and
             // MSN) if it asks, drop it. A duplicate Read is answered again from the saved Read
             // that holds its PSN (R_DUP_CMP), or acknowledged so if none does.
+            ev_dup_req_o = 1'b1;
             ack_syn_d = nic_roce_pkg::AETH_ACK;
             ack_psn_d = q_epsn - 24'd1;
             fatal_d   = 1'b0;
@@ -710,6 +722,7 @@ module nic_rsp_dispatch #(
             end
           end else begin
             // ahead of the expected PSN: a packet was lost; NAK once
+            ev_out_of_seq_o = 1'b1;
             ack_syn_d = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
             ack_psn_d = q_epsn;
             fatal_d   = 1'b0;
