@@ -12,6 +12,17 @@
  *   loss::a_dropped_*                       one frame dropped, first transmission: the bytes
  *                                            right, every request completed once and in order,
  *                                            the retransmission's first PSN, at most one NAK
+ * Reads under loss and duplicates at the responder (implied NAKs, the saved Reads):
+ *   loss::a_dropped_read_*, loss::*read_response*, loss::*ack*_a_read
+ *                                            a Read request, a response (first / middle / last,
+ *                                            all, one twice), a NAK or an ACK around a 3-packet
+ *                                            Read lost: every byte right, every request once and
+ *                                            in order, the retransmission at the Read's PSN, the
+ *                                            port counters reconciled with the hook
+ *   loss::duplicate_requests_*              a Read injected again whole and partial (the same
+ *                                            bytes), a Write and a Send again (not executed)
+ *   loss::a_duplicate_read_in_the_middle_of_a_write
+ *   loss::packets_ahead_*                   one sequence NAK then silence, 2^23 across the wrap
  * Cost in `make test`: about 2 s per width.
  */
 #include <criterion/criterion.h>
@@ -120,6 +131,7 @@ static void loss_open(struct pair *p, uint8_t ack_timeout, uint8_t retry_count, 
 	attr.retry_count = retry_count;
 	attr.local_psn = a_psn;
 	attr.remote_psn = b_psn;
+	attr.inbound_read_limit = attr.outbound_read_limit = 4; /* Reads allowed both ways */
 	struct pair_opts o = { .attr = &attr };
 	pair_open_opts(p, &c, &o);
 	memset(&g_loss, 0, sizeof(g_loss));
@@ -424,4 +436,682 @@ Test(loss, a_dropped_last_send)
 Test(loss, a_dropped_ack)
 {
 	drop_one(3, 1, true);
+}
+
+/* ---- Reads under loss (docs/transport.md "Retransmission": implied NAKs, the responder's saved
+ * Reads) --------------------------------------------------------------------------------------- */
+
+/*
+ * What the Read tests drop, by bit masks of transmissions (bit t-1: transmission t): A's Read
+ * request, response packet k (1..3) of B's first response message, the Write's packet k (1..3),
+ * B's first sequence NAK, B's first ACK of a PSN. The hook also models B's expected PSN over the
+ * request frames it delivers (a Read takes its responses' PSNs) and counts what the port
+ * counters must show: A's packets sent again, B's requests ahead of / behind its PSN, the
+ * sequence NAKs delivered to A.
+ */
+struct rdloss {
+	struct roce_track *track;
+	uint32_t a_qpn, b_qpn;
+	unsigned req_mask, resp_mask[4], write_mask[4];
+	unsigned write_msg; /* the message number of the Write write_mask names */
+	bool drop_nak;
+	bool drop_ack;
+	uint32_t drop_ack_psn;
+	unsigned dropped;
+	uint32_t epsn;	   /* B's expected PSN, as modelled */
+	unsigned log_mtu;  /* for a Read's PSN count */
+	unsigned retx;	   /* A -> B request frames that are not their PSN's first transmission */
+	unsigned ooo, dup; /* delivered to B ahead of / behind epsn */
+	unsigned seq_naks; /* B's sequence NAKs delivered to A */
+	/* the frames each NIC sent to the other's QP, in order */
+	struct tx tx[2][MAX_TX];
+	unsigned ntx[2];
+	/* B's responses seen after `capture` is set: payload per PSN offset from cap_psn */
+	bool capture;
+	uint32_t cap_psn;
+	uint8_t cap[4][1024];
+	unsigned cap_len[4], cap_n[4];
+	uint8_t cap_op[4];
+	/* A's first Read request, Write and Send as first sent (for crafted duplicates) */
+	bool have_req, have_write, have_send;
+	uint8_t req_frame[256], write_frame[512], send_frame[512];
+	size_t req_len, write_len, send_len;
+};
+
+static struct rdloss g_rd;
+
+static bool bit_of(unsigned mask, unsigned transmission)
+{
+	return transmission >= 1 && transmission <= 8 && (mask >> (transmission - 1)) & 1u;
+}
+
+static enum ndk_sim_fault on_rd_fault(void *arg, unsigned from, unsigned to, const uint8_t *frame,
+				      size_t len)
+{
+	struct rdloss *l = arg;
+	struct roce_frame f;
+	if (!roce_track_frame(l->track, from, to, frame, len, &f))
+		return NDK_SIM_FRAME_DELIVER;
+	bool drop = false;
+	if (from == 0 && f.dest_qp == l->b_qpn) {
+		if (f.transmission > 1)
+			l->retx++;
+		if (f.opcode == ROCE_OP_READ_REQUEST) {
+			if (!l->have_req && len <= sizeof(l->req_frame)) {
+				memcpy(l->req_frame, frame, len);
+				l->req_len = len;
+				l->have_req = true;
+			}
+			drop = bit_of(l->req_mask, f.transmission);
+		}
+		if (f.opcode == ROCE_OP_WRITE_ONLY && !l->have_write &&
+		    len <= sizeof(l->write_frame)) {
+			memcpy(l->write_frame, frame, len);
+			l->write_len = len;
+			l->have_write = true;
+		}
+		if (f.opcode == ROCE_OP_SEND_ONLY && !l->have_send &&
+		    len <= sizeof(l->send_frame)) {
+			memcpy(l->send_frame, frame, len);
+			l->send_len = len;
+			l->have_send = true;
+		}
+		if (roce_track_is_write(f.opcode) && f.message == l->write_msg && f.packet >= 1 &&
+		    f.packet <= 3)
+			drop = bit_of(l->write_mask[f.packet], f.transmission);
+		if (!drop) {
+			/* B's expected PSN, modelled */
+			if (f.psn == l->epsn) {
+				uint32_t n = 1;
+				if (f.opcode == ROCE_OP_READ_REQUEST) {
+					uint32_t dl = f.fields.reth_dma_len;
+					n = (dl + (1u << l->log_mtu) - 1) >> l->log_mtu;
+					n = n ? n : 1;
+				}
+				l->epsn = (l->epsn + n) & 0xFFFFFF;
+			} else if (((l->epsn - 1 - f.psn) & 0x800000) == 0) {
+				l->dup++;
+			} else {
+				l->ooo++;
+			}
+		}
+	}
+	if (from == 1 && f.dest_qp == l->a_qpn) {
+		if (roce_track_is_read_response(f.opcode) && f.message == 1 && f.packet >= 1 &&
+		    f.packet <= 3)
+			drop = bit_of(l->resp_mask[f.packet], f.transmission);
+		if (f.opcode == ROCE_OP_ACKNOWLEDGE && f.fields.aeth_syndrome == 0x60 &&
+		    l->drop_nak) {
+			l->drop_nak = false;
+			drop = true;
+		}
+		if (f.opcode == ROCE_OP_ACKNOWLEDGE && (f.fields.aeth_syndrome & 0xE0) == 0 &&
+		    l->drop_ack && f.psn == l->drop_ack_psn) {
+			l->drop_ack = false;
+			drop = true;
+		}
+		if (!drop && f.opcode == ROCE_OP_ACKNOWLEDGE && f.fields.aeth_syndrome == 0x60)
+			l->seq_naks++;
+	}
+	if (drop) {
+		l->dropped++;
+		return NDK_SIM_FRAME_DROP;
+	}
+	return NDK_SIM_FRAME_DELIVER;
+}
+
+static void on_rd_frame(void *ctx, enum nicsim_frame_event what, unsigned nic, uint64_t cycle,
+			const uint8_t *bytes, size_t len)
+{
+	struct rdloss *l = ctx;
+	struct roce_ref_fields f;
+	if (what != NICSIM_FRAME_SENT || nic >= 2)
+		return;
+	if (roce_ref_parse(bytes, len, &f) != ROCE_REF_OK)
+		return;
+	if (l->capture && nic == 1 && f.dest_qp == l->a_qpn && f.opcode >= 0x0d &&
+	    f.opcode <= 0x10) {
+		uint32_t k = (f.psn - l->cap_psn) & 0xFFFFFF;
+		if (k < 4 && f.payload_len <= sizeof(l->cap[k])) {
+			memcpy(l->cap[k], f.payload, f.payload_len);
+			l->cap_len[k] = (unsigned)f.payload_len;
+			l->cap_op[k] = f.opcode;
+			l->cap_n[k]++;
+		}
+	}
+	if (l->ntx[nic] >= MAX_TX || f.dest_qp != (nic ? l->a_qpn : l->b_qpn))
+		return;
+	struct tx *t = &l->tx[nic][l->ntx[nic]++];
+	t->cycle = cycle;
+	t->opcode = f.opcode;
+	t->dest_qp = f.dest_qp;
+	t->psn = f.psn;
+	t->syndrome = f.aeth_syndrome;
+}
+
+static void rd_open(struct pair *p, uint32_t a_psn)
+{
+	loss_open(p, 3, 7, a_psn, 0x123456);
+	ndk_sim_set_fault_hook(p->sim, NULL, NULL);
+	nicsim_set_frame_handler(p->sim->world, NULL, NULL);
+	roce_track_free(g_loss.track);
+	g_loss.track = NULL;
+	memset(&g_rd, 0, sizeof(g_rd));
+	g_rd.track = roce_track_new();
+	cr_assert_not_null(g_rd.track);
+	g_rd.a_qpn = wire_qpn(p->s[0].qp);
+	g_rd.b_qpn = wire_qpn(p->s[1].qp);
+	g_rd.epsn = a_psn;
+	g_rd.log_mtu = 10; /* the default path MTU, 1024 */
+	ndk_sim_set_fault_hook(p->sim, on_rd_fault, &g_rd);
+	nicsim_set_frame_handler(p->sim->world, on_rd_frame, &g_rd);
+}
+
+static void rd_close(struct pair *p)
+{
+	ndk_sim_set_fault_hook(p->sim, NULL, NULL);
+	nicsim_set_frame_handler(p->sim->world, NULL, NULL);
+	roce_track_free(g_rd.track);
+	pair_close(p);
+}
+
+static struct ndk_port_counters port_counters(struct side *s)
+{
+	struct ndk_port_counters c;
+	cr_assert_eq(ndk_query_port_counters(s->ad, &c), NDK_STATUS_SUCCESS);
+	return c;
+}
+
+/* the port counters against what the hook saw: A's packets sent again, B's requests ahead of /
+   behind its PSN, sequence NAKs, implied NAKs (as the scenario expects) */
+static void rd_reconcile(struct side *a, struct side *b, unsigned implied)
+{
+	struct ndk_port_counters ca = port_counters(a), cb = port_counters(b);
+	cr_expect_eq(ca.retransmitted_packets, g_rd.retx, "A retransmitted %" PRIu64 ", saw %u",
+		     ca.retransmitted_packets, g_rd.retx);
+	cr_expect_eq(cb.out_of_sequence, g_rd.ooo, "B out_of_sequence %" PRIu64 ", saw %u",
+		     cb.out_of_sequence, g_rd.ooo);
+	cr_expect_eq(cb.duplicate_requests, g_rd.dup, "B duplicate_requests %" PRIu64 ", saw %u",
+		     cb.duplicate_requests, g_rd.dup);
+	cr_expect_eq(ca.seq_naks_received, g_rd.seq_naks, "A seq_naks_received %" PRIu64 ", saw %u",
+		     ca.seq_naks_received, g_rd.seq_naks);
+	cr_expect_eq(ca.implied_naks, implied, "A implied_naks %" PRIu64 ", want %u",
+		     ca.implied_naks, implied);
+	cr_expect_eq(cb.retransmitted_packets + cb.implied_naks + cb.local_ack_timeouts, 0);
+	cr_expect_eq(ca.out_of_sequence + ca.duplicate_requests, 0);
+	cr_log_info("loss: counters A: %" PRIu64 " retransmitted, %" PRIu64
+		    " ACK timeouts, %" PRIu64 " implied NAKs, %" PRIu64
+		    " seq NAKs received; B: %" PRIu64 " out of sequence, %" PRIu64 " duplicates",
+		    ca.retransmitted_packets, ca.local_ack_timeouts, ca.implied_naks,
+		    ca.seq_naks_received, cb.out_of_sequence, cb.duplicate_requests);
+}
+
+/*
+ * A (from PSN 0xFFFFFD): a 1-packet Write, a 3-packet Read of 2500 bytes (MTU 1024) into two
+ * sink SGEs, a 1-packet Send; the Read's PSNs 0xFFFFFE, 0xFFFFFF, 0x000000 cross the wrap. The
+ * frames the masks name are dropped. Every request completes SUCCESS once and in order, every
+ * byte of the sink is the source's (the bytes around it untouched), the Write's bytes and the
+ * Send's are right and B received the Send once; B sent at most one sequence NAK; A's first
+ * retransmission (if want_retx) is of the Read's first PSN, and so is B's first response sent
+ * again (want_retx: the PSN A's first retransmission must have, 0xFFFFFFFF: none); the port counters reconcile with the hook (implied: the implied NAKs A must count).
+ */
+static void read_loss(void (*setup)(void), uint32_t want_retx, unsigned implied)
+{
+	const uint32_t a_psn = 0xFFFFFD, rd_psn = 0xFFFFFE;
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	setup();
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 16384, 41);
+	memset(src + 8192, 0xEE, 8192);
+	memset(dst, 0xEE, 16384);
+	struct region w_reg, r_reg;
+	side_region(&p, b, &w_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	side_region(&p, b, &r_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	memset(w_reg.buf.va, 0x5A, NDK_PAGE_SIZE);
+	fill(r_reg.buf.va, NDK_PAGE_SIZE, 77);
+	struct ndk_sge rcv = sge_of(b, 0, 4096);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+
+	struct ndk_sge w = sge_of(a, 0, 700), s = sge_of(a, 1024, 33);
+	struct ndk_sge sink[2] = { sge_of(a, 8192, 1000), sge_of(a, 12288, 1500) };
+	cr_assert_eq(ndk_write(a->qp, CTX(10), &w, 1, (uint64_t)(uintptr_t)w_reg.buf.va,
+			       ndk_get_remote_token_from_mr(w_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_read(a->qp, CTX(11), sink, 2, (uint64_t)(uintptr_t)r_reg.buf.va,
+			      ndk_get_remote_token_from_mr(r_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(12), &s, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(12), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 33);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+
+	const uint8_t *rsrc = r_reg.buf.va;
+	cr_expect(memcmp(a->buf.va + 8192, rsrc, 1000) == 0, "the Read's first SGE differs");
+	cr_expect(memcmp(a->buf.va + 12288, rsrc + 1000, 1500) == 0,
+		  "the Read's second SGE differs");
+	cr_expect_eq(((uint8_t *)a->buf.va)[8192 + 1000], 0xEE);
+	cr_expect_eq(((uint8_t *)a->buf.va)[12287], 0xEE);
+	cr_expect_eq(((uint8_t *)a->buf.va)[12288 + 1500], 0xEE);
+	cr_expect(memcmp(src, w_reg.buf.va, 700) == 0, "the Write's bytes differ");
+	cr_expect_eq(((uint8_t *)w_reg.buf.va)[700], 0x5A);
+	cr_expect(memcmp(src + 1024, dst, 33) == 0, "the Send's bytes differ");
+	cr_expect_eq(dst[33], 0xEE);
+
+	unsigned naks = 0;
+	for (unsigned i = 0; i < g_rd.ntx[1]; i++)
+		naks += g_rd.tx[1][i].opcode == ROCE_OP_ACKNOWLEDGE &&
+			g_rd.tx[1][i].syndrome == 0x60;
+	cr_expect_leq(naks, 1, "B sent %u sequence NAKs", naks);
+	/* A's first retransmission: the first frame whose PSN breaks the sequence (a Read takes
+	   three PSNs) */
+	uint32_t next = a_psn, retx = 0xFFFFFFFF;
+	for (unsigned i = 0; i < g_rd.ntx[0]; i++) {
+		const struct tx *t = &g_rd.tx[0][i];
+		if (t->psn != next) {
+			retx = t->psn;
+			break;
+		}
+		next = (next + (t->opcode == ROCE_OP_READ_REQUEST ? 3 : 1)) & 0xFFFFFF;
+	}
+	cr_expect_geq(g_rd.dropped, 1, "nothing was dropped");
+	cr_expect_eq(retx, want_retx, "A's retransmission starts at PSN 0x%06x, want 0x%06x", retx,
+		     want_retx);
+	if (want_retx == rd_psn) {
+		/* B answered the Read again from its first PSN: a second READ_RESPONSE_FIRST of it */
+		unsigned firsts = 0;
+		for (unsigned i = 0; i < g_rd.ntx[1]; i++)
+			firsts += g_rd.tx[1][i].opcode == ROCE_OP_READ_RESPONSE_FIRST &&
+				  g_rd.tx[1][i].psn == rd_psn;
+		bool resp_lost = g_rd.resp_mask[1] | g_rd.resp_mask[2] | g_rd.resp_mask[3];
+		cr_expect_eq(firsts >= 2, resp_lost, "B sent the Read's first response %u times",
+			     firsts);
+	}
+	cr_log_info("loss: %u frames dropped, %u NAKs, retransmission from 0x%06x", g_rd.dropped,
+		    naks, retx);
+	rd_reconcile(a, b, implied);
+	side_region_free(&p, b, &w_reg);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
+}
+
+static void drop_read_request(void)
+{
+	g_rd.req_mask = 1;
+}
+static void drop_resp_first(void)
+{
+	g_rd.resp_mask[1] = 1;
+}
+static void drop_resp_middle(void)
+{
+	g_rd.resp_mask[2] = 1;
+}
+static void drop_resp_last(void)
+{
+	g_rd.resp_mask[3] = 1;
+}
+static void drop_resp_all(void)
+{
+	g_rd.resp_mask[1] = g_rd.resp_mask[2] = g_rd.resp_mask[3] = 1;
+}
+static void drop_resp_middle_twice(void)
+{
+	g_rd.resp_mask[2] = 3; /* its first and its second transmission */
+}
+static void drop_request_and_nak(void)
+{
+	g_rd.req_mask = 1;
+	g_rd.drop_nak = true;
+}
+static void drop_write_ack(void)
+{
+	g_rd.drop_ack = true;
+	g_rd.drop_ack_psn = 0xFFFFFD;
+}
+static void drop_send_ack(void)
+{
+	g_rd.drop_ack = true;
+	g_rd.drop_ack_psn = 0x000001;
+}
+
+/* the Read request lost: the Send after it draws a sequence NAK of the Read's PSN */
+Test(loss, a_dropped_read_request)
+{
+	read_loss(drop_read_request, 0xFFFFFE, 0);
+}
+
+/* a response lost: the next one (or the Send's ACK, for the last) skips it: an implied NAK, the
+   Read sent again whole, its placement started over */
+Test(loss, a_dropped_read_response_first)
+{
+	read_loss(drop_resp_first, 0xFFFFFE, 1);
+}
+
+Test(loss, a_dropped_read_response_middle)
+{
+	read_loss(drop_resp_middle, 0xFFFFFE, 1);
+}
+
+Test(loss, a_dropped_read_response_last)
+{
+	read_loss(drop_resp_last, 0xFFFFFE, 1);
+}
+
+/* every response lost: the Send's ACK covers the Read, which must not complete without its
+   data: an implied NAK */
+Test(loss, every_read_response_dropped_the_ack_is_an_implied_nak)
+{
+	read_loss(drop_resp_all, 0xFFFFFE, 1);
+}
+
+/* the middle response lost twice: the FIRST of the second transmission is placed (progress),
+   so the second gap draws its own implied NAK */
+Test(loss, a_read_response_dropped_twice)
+{
+	read_loss(drop_resp_middle_twice, 0xFFFFFE, 2);
+}
+
+/* the Read request and the sequence NAK it draws lost: the ACK timer resends */
+Test(loss, a_dropped_read_request_and_its_nak)
+{
+	read_loss(drop_request_and_nak, 0xFFFFFE, 0);
+}
+
+/* the Write's ACK lost: the Read's responses acknowledge it; nothing is sent again */
+Test(loss, a_dropped_ack_before_a_read)
+{
+	read_loss(drop_write_ack, 0xFFFFFFFF, 0);
+}
+
+/* the Send's ACK lost: the timer sends the Send again, B acknowledges the duplicate */
+Test(loss, a_dropped_ack_after_a_read)
+{
+	read_loss(drop_send_ack, 0x000001, 0);
+}
+
+/* B's responses captured since cap_reset, by PSN from cap_psn */
+static void cap_reset(uint32_t psn)
+{
+	g_rd.capture = true;
+	g_rd.cap_psn = psn;
+	memset(g_rd.cap_len, 0, sizeof(g_rd.cap_len));
+	memset(g_rd.cap_n, 0, sizeof(g_rd.cap_n));
+	memset(g_rd.cap_op, 0, sizeof(g_rd.cap_op));
+}
+
+/* A's saved Read request again, from `skip` responses on (PSN, VA and length advanced as the IBA
+   lets a requester resume a Read), on A's port as if A had sent it */
+static void inject_read(struct pair *p, unsigned skip)
+{
+	struct roce_ref_fields f;
+	cr_assert(g_rd.have_req);
+	cr_assert_eq(roce_ref_parse(g_rd.req_frame, g_rd.req_len, &f), ROCE_REF_OK);
+	f.psn = (f.psn + skip) & 0xFFFFFF;
+	f.reth_va += (uint64_t)skip << g_rd.log_mtu;
+	f.reth_dma_len -= skip << g_rd.log_mtu;
+	uint8_t frame[256];
+	size_t n = roce_ref_build(&f, frame, sizeof(frame));
+	cr_assert_gt(n, 0);
+	cr_assert_eq(nicsim_port_inject(p->sim->world, 0, frame, n), 0);
+}
+
+/*
+ * Duplicates that arrive after everything completed, injected on A's port as A's own frames: a
+ * Read request again whole and from its second response on (B answers each from its saved Read,
+ * the same bytes, FIRST..LAST from the duplicate's PSN), a Write again over memory B changed
+ * meanwhile (not executed again: the memory keeps B's bytes; B acknowledges it again with its
+ * last PSN), a Send again (it does not consume B's next receive). B's expected PSN does not move
+ * back: a new Send and a new Read afterwards complete, and B's counters show 3 duplicates.
+ */
+Test(loss, duplicate_requests_are_answered_again_not_executed_again)
+{
+	const uint32_t a_psn =
+		0xFFFFFD; /* Write 0xFFFFFD, Read 0xFFFFFE..0x000000, Send 0x000001 */
+	const uint32_t rd_psn = 0xFFFFFE;
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 8192, 5);
+	memset(src + 8192, 0xEE, 8192);
+	memset(dst, 0xEE, 16384);
+	struct region w_reg, r_reg;
+	side_region(&p, b, &w_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	side_region(&p, b, &r_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	fill(r_reg.buf.va, NDK_PAGE_SIZE, 99);
+	const uint8_t *rsrc = r_reg.buf.va;
+	struct ndk_sge r1 = sge_of(b, 0, 4096), r2 = sge_of(b, 4096, 4096);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_receive(b->qp, CTX(2), &r2, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge w = sge_of(a, 0, 300), s = sge_of(a, 1024, 40);
+	struct ndk_sge sink = sge_of(a, 8192, 2500);
+	const uint64_t rva = (uint64_t)(uintptr_t)r_reg.buf.va;
+	const uint32_t rkey = ndk_get_remote_token_from_mr(r_reg.mr);
+	cr_assert_eq(ndk_write(a->qp, CTX(10), &w, 1, (uint64_t)(uintptr_t)w_reg.buf.va,
+			       ndk_get_remote_token_from_mr(w_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_read(a->qp, CTX(11), &sink, 1, rva, rkey, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(12), &s, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(12), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 40);
+	cr_expect(memcmp(src + 8192, rsrc, 2500) == 0, "the Read's bytes differ");
+
+	/* the Read again, whole: three responses from its first PSN, the same bytes */
+	cap_reset(rd_psn);
+	inject_read(&p, 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	static const uint8_t ops[3] = { ROCE_OP_READ_RESPONSE_FIRST, ROCE_OP_READ_RESPONSE_MIDDLE,
+					ROCE_OP_READ_RESPONSE_LAST };
+	static const unsigned lens[3] = { 1024, 1024, 452 };
+	for (unsigned k = 0; k < 3; k++) {
+		cr_expect_eq(g_rd.cap_n[k], 1, "whole: response %u sent %u times", k,
+			     g_rd.cap_n[k]);
+		cr_expect_eq(g_rd.cap_op[k], ops[k], "whole: response %u opcode 0x%02x", k,
+			     g_rd.cap_op[k]);
+		cr_expect_eq(g_rd.cap_len[k], lens[k]);
+		cr_expect(memcmp(g_rd.cap[k], rsrc + 1024 * k, lens[k]) == 0,
+			  "whole: response %u's bytes differ", k);
+	}
+	/* from its second response on (PSN 0xFFFFFF, across the wrap): two responses, FIRST and
+	   LAST, the source's bytes from 1024 on */
+	cap_reset(rd_psn);
+	inject_read(&p, 1);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect_eq(g_rd.cap_n[0], 0, "partial: the first response was sent");
+	cr_expect_eq(g_rd.cap_n[1], 1);
+	cr_expect_eq(g_rd.cap_n[2], 1);
+	cr_expect_eq(g_rd.cap_op[1], ROCE_OP_READ_RESPONSE_FIRST);
+	cr_expect_eq(g_rd.cap_op[2], ROCE_OP_READ_RESPONSE_LAST);
+	cr_expect_eq(g_rd.cap_len[1], 1024);
+	cr_expect_eq(g_rd.cap_len[2], 452);
+	cr_expect(memcmp(g_rd.cap[1], rsrc + 1024, 1024) == 0, "partial: bytes differ");
+	cr_expect(memcmp(g_rd.cap[2], rsrc + 2048, 452) == 0, "partial: bytes differ");
+	g_rd.capture = false;
+
+	/* the Write again over memory B changed: not executed again, acknowledged again */
+	memset(w_reg.buf.va, 0x33, 300);
+	unsigned acks = 0, before = g_rd.ntx[1];
+	cr_assert(g_rd.have_write && g_rd.have_send);
+	cr_assert_eq(nicsim_port_inject(p.sim->world, 0, g_rd.write_frame, g_rd.write_len), 0);
+	/* the Send again: B's second receive stays posted */
+	cr_assert_eq(nicsim_port_inject(p.sim->world, 0, g_rd.send_frame, g_rd.send_len), 0);
+	expect_no_cpl(&p, b->cq, 5000);
+	for (unsigned i = before; i < g_rd.ntx[1]; i++)
+		acks += g_rd.tx[1][i].opcode == ROCE_OP_ACKNOWLEDGE &&
+			(g_rd.tx[1][i].syndrome & 0xE0) == 0 && g_rd.tx[1][i].psn == 0x000001;
+	cr_expect_eq(acks, 2, "B acknowledged the duplicates %u times with its last PSN", acks);
+	for (unsigned i = 0; i < 300; i++)
+		if (((uint8_t *)w_reg.buf.va)[i] != 0x33)
+			cr_assert_fail("the duplicate Write overwrote byte %u", i);
+
+	/* B's expected PSN did not move back: a new Send and a new Read complete */
+	struct ndk_sge sink2 = sge_of(a, 12288, 100);
+	cr_assert_eq(ndk_send(a->qp, CTX(13), &s, 1, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_read(a->qp, CTX(14), &sink2, 1, rva + 100, rkey, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(13), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(14), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 40);
+	cr_expect(memcmp(src + 12288, rsrc + 100, 100) == 0, "the new Read's bytes differ");
+	expect_no_cpl(&p, a->cq, 2000);
+	const struct ndk_port_counters cb = port_counters(b);
+	cr_expect_eq(cb.duplicate_requests, 4, "B duplicate_requests %" PRIu64,
+		     cb.duplicate_requests);
+	cr_expect_eq(cb.out_of_sequence, 0);
+	side_region_free(&p, b, &w_reg);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
+}
+
+/*
+ * A duplicate Read that arrives in the middle of a Write: A sends a 3-packet Read, a 3-packet
+ * Write (3000 bytes) and a Send; every response of the Read and the Write's middle packet are
+ * lost (first transmissions). B NAKs the Write's last packet (sequence error: it expects the
+ * middle one); the NAK acknowledges the Read, which is not placed: an implied NAK, A replays
+ * from the Read. B, in the middle of the Write, answers the duplicate Read from its saved Read,
+ * drops the Write's first packet (a duplicate) and goes on with the Write's middle packet.
+ * Every byte right, every request once and in order.
+ */
+static void drop_resp_all_and_write_middle(void)
+{
+	g_rd.resp_mask[1] = g_rd.resp_mask[2] = g_rd.resp_mask[3] = 1;
+	g_rd.write_mask[2] = 1;
+	g_rd.write_msg = 2; /* the Read is message 1 */
+}
+
+Test(loss, a_duplicate_read_in_the_middle_of_a_write)
+{
+	const uint32_t a_psn = 0xFFFFFE; /* Read 0xFFFFFE..0x000000, Write 0x000001..3, Send 4 */
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	drop_resp_all_and_write_middle();
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 8192, 8);
+	memset(src + 8192, 0xEE, 8192);
+	memset(dst, 0xEE, 16384);
+	struct region w_reg, r_reg;
+	side_region(&p, b, &w_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	side_region(&p, b, &r_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	memset(w_reg.buf.va, 0x5A, NDK_PAGE_SIZE);
+	fill(r_reg.buf.va, NDK_PAGE_SIZE, 123);
+	struct ndk_sge rcv = sge_of(b, 0, 4096);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge sink = sge_of(a, 8192, 2500), w = sge_of(a, 0, 3000),
+		       s = sge_of(a, 4096, 64);
+	cr_assert_eq(ndk_read(a->qp, CTX(11), &sink, 1, (uint64_t)(uintptr_t)r_reg.buf.va,
+			      ndk_get_remote_token_from_mr(r_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_write(a->qp, CTX(12), &w, 1, (uint64_t)(uintptr_t)w_reg.buf.va,
+			       ndk_get_remote_token_from_mr(w_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(13), &s, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(12), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(13), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 64);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	cr_expect_eq(g_rd.dropped, 4, "%u frames dropped", g_rd.dropped);
+	cr_expect(memcmp(src + 8192, r_reg.buf.va, 2500) == 0, "the Read's bytes differ");
+	cr_expect_eq(src[8192 + 2500], 0xEE);
+	cr_expect(memcmp(src, w_reg.buf.va, 3000) == 0, "the Write's bytes differ");
+	cr_expect_eq(((uint8_t *)w_reg.buf.va)[3000], 0x5A);
+	cr_expect(memcmp(src + 4096, dst, 64) == 0, "the Send's bytes differ");
+	/* A's first retransmission is the Read's; B sent one sequence NAK */
+	unsigned naks = 0;
+	for (unsigned i = 0; i < g_rd.ntx[1]; i++)
+		naks += g_rd.tx[1][i].opcode == ROCE_OP_ACKNOWLEDGE &&
+			g_rd.tx[1][i].syndrome == 0x60;
+	cr_expect_eq(naks, 1, "B sent %u sequence NAKs", naks);
+	uint32_t next = a_psn, retx = 0xFFFFFFFF;
+	for (unsigned i = 0; i < g_rd.ntx[0]; i++) {
+		const struct tx *t = &g_rd.tx[0][i];
+		if (t->psn != next) {
+			retx = t->psn;
+			break;
+		}
+		next = (next + (t->opcode == ROCE_OP_READ_REQUEST ? 3 : 1)) & 0xFFFFFF;
+	}
+	cr_expect_eq(retx, a_psn, "A's retransmission starts at PSN 0x%06x", retx);
+	rd_reconcile(a, b, 1);
+	side_region_free(&p, b, &w_reg);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
+}
+
+/* A's saved Send again with PSN psn, on A's port */
+static void inject_send(struct pair *p, uint32_t psn)
+{
+	struct roce_ref_fields f;
+	cr_assert(g_rd.have_send);
+	cr_assert_eq(roce_ref_parse(g_rd.send_frame, g_rd.send_len, &f), ROCE_REF_OK);
+	f.psn = psn & 0xFFFFFF;
+	uint8_t frame[512];
+	size_t n = roce_ref_build(&f, frame, sizeof(frame));
+	cr_assert_gt(n, 0);
+	cr_assert_eq(nicsim_port_inject(p->sim->world, 0, frame, n), 0);
+}
+
+/*
+ * Packets ahead of B's expected PSN E (0x000000 after a Send from 0xFFFFFF): E + 5 draws one
+ * sequence NAK naming E; E + 1 and E + 2^23 - 1 (the farthest ahead, across the wrap) are dropped
+ * in silence; E + 2^23 is as far behind as ahead and, as in the IBA's and Linux's arithmetic
+ * (psn_le), counts as behind: a duplicate, acknowledged with E - 1, not executed. None consumes a
+ * receive. Then A's next Send, at E, is taken: B's PSN never moved.
+ */
+Test(loss, packets_ahead_draw_one_nak_then_silence_across_the_wrap)
+{
+	struct pair p;
+	rd_open(&p, 0xFFFFFF);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 4096, 3);
+	memset(dst, 0xEE, 8192);
+	struct ndk_sge r1 = sge_of(b, 0, 4096), r2 = sge_of(b, 4096, 4096), s = sge_of(a, 0, 50);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_receive(b->qp, CTX(2), &r2, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(10), &s, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 50);
+	const uint32_t e = 0x000000;
+	const unsigned before = g_rd.ntx[1];
+	const uint32_t ahead[4] = { e + 5, e + 1, e + 0x7FFFFF, e + 0x800000 };
+	for (unsigned i = 0; i < 4; i++) {
+		inject_send(&p, ahead[i]);
+		ndk_sim_step(p.sim, 1500);
+	}
+	expect_no_cpl(&p, b->cq, 2000);
+	unsigned naks = 0, acks = 0, other = 0;
+	for (unsigned i = before; i < g_rd.ntx[1]; i++) {
+		const struct tx *t = &g_rd.tx[1][i];
+		if (t->opcode == ROCE_OP_ACKNOWLEDGE && t->syndrome == 0x60 && t->psn == e)
+			naks++;
+		else if (t->opcode == ROCE_OP_ACKNOWLEDGE && (t->syndrome & 0xE0) == 0 &&
+			 t->psn == ((e - 1) & 0xFFFFFF))
+			acks++;
+		else
+			other++;
+	}
+	cr_expect_eq(naks, 1, "B sent %u sequence NAKs of 0x%06x", naks, e);
+	cr_expect_eq(acks, 1, "B acknowledged the one behind %u times", acks);
+	cr_expect_eq(other, 0, "B sent %u other frames", other);
+	const struct ndk_port_counters cb = port_counters(b);
+	cr_expect_eq(cb.out_of_sequence, 3, "B out_of_sequence %" PRIu64, cb.out_of_sequence);
+	cr_expect_eq(cb.duplicate_requests, 1, "B duplicate_requests %" PRIu64,
+		     cb.duplicate_requests);
+	cr_expect_eq(cb.seq_naks_sent, 1);
+	/* the expected PSN is still E: A's next Send is taken, into the second receive */
+	cr_assert_eq(ndk_send(a->qp, CTX(11), &s, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(11), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 50);
+	cr_expect(memcmp(src, dst + 4096, 50) == 0);
+	expect_no_cpl(&p, b->cq, 2000);
+	rd_close(&p);
 }

@@ -168,9 +168,13 @@ Test(port_counters, equal_what_the_harness_saw_after_a_known_exchange)
 		cr_expect_eq(k.rnr_naks_received, g_seen.rnr_naks[1 - i],
 			     "NIC %d rnr_naks_received", i);
 		cr_expect_eq(k.seq_naks_sent, g_seen.seq_naks[i]);
-		/* no retransmission machinery yet: these stay 0 */
-		cr_expect_eq(k.retransmitted_packets + k.local_ack_timeouts + k.implied_naks +
-				     k.out_of_sequence + k.duplicate_requests,
+		/* nothing was lost: the only packets sent again are the RNR retries of the 1-packet
+		   Send, one per RNR NAK; no timeout, no implied NAK, nothing out of sequence or
+		   duplicate at the responder (an RNR retry comes with the expected PSN) */
+		cr_expect_eq(k.retransmitted_packets, i == 0 ? g_seen.rnr_naks[1] : 0,
+			     "NIC %d retransmitted_packets %" PRIu64, i, k.retransmitted_packets);
+		cr_expect_eq(k.local_ack_timeouts + k.implied_naks + k.out_of_sequence +
+				     k.duplicate_requests,
 			     0);
 	}
 	region_free(&wb, &reg);
@@ -215,6 +219,12 @@ Test(port_counters, count_the_sequence_naks_on_the_wire)
 	cr_expect_eq(k0.seq_naks_received, 1);
 	cr_expect_eq(k0.seq_naks_sent + k1.seq_naks_received, 0);
 	cr_expect_eq(k0.rnr_naks_received + k1.rnr_naks_sent, 0);
+	/* B got PSN 5 while it expected 0: one packet out of sequence; A's timer expired once
+	   (retry_count 0: the Send failed, nothing was sent again) */
+	cr_expect_eq(k1.out_of_sequence, 1, "B out_of_sequence %" PRIu64, k1.out_of_sequence);
+	cr_expect_eq(k0.local_ack_timeouts, 1, "A local_ack_timeouts %" PRIu64,
+		     k0.local_ack_timeouts);
+	cr_expect_eq(k0.retransmitted_packets + k0.implied_naks + k1.duplicate_requests, 0);
 	pair_close(&p);
 }
 

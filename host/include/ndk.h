@@ -217,10 +217,10 @@ ndk_status ndk_query_adapter_info(struct ndk_adapter *adapter, struct ndk_adapte
  * The port's counters, kept by the NIC (BAR0 PORT_COUNTERS, 64 bits each), counted since the
  * NIC was last reset: for a simulated NIC, since its world was created (so for the first
  * adapter opened on it, since that adapter opened; an adapter opened again on the same NIC
- * sees its predecessor's traffic too: take a reading first and subtract). Today's transport
- * has no retransmission machinery: retransmitted_packets, local_ack_timeouts, implied_naks,
- * out_of_sequence and duplicate_requests read 0 (docs/transport.md); the sequence error NAKs it
- * sends and receives today are counted. One call reads the 24 words (MMIO reads: a slow path, not for polling
+ * sees its predecessor's traffic too: take a reading first and subtract). The loss-recovery
+ * counters (retransmitted_packets, local_ack_timeouts, implied_naks, out_of_sequence,
+ * duplicate_requests) count the retransmission machinery's events (docs/transport.md
+ * "Retransmission", "Port counters"). One call reads the 24 words (MMIO reads: a slow path, not for polling
  * loops).
  */
 struct ndk_port_counters {

@@ -100,6 +100,7 @@ module nic_req_intake #(
   output logic                          rp_take_o,
   // the sender's queues (nic_req_sender)
   output logic                          pkt_push_o,
+  output logic                          ev_retx_o,        // ... and it is a replay's (sent again)
   output nic_roce_pkg::tx_pkt_t         pkt_o,
   output logic [383:0]                  inl_o,
   output logic                          is_inl_o,
@@ -639,6 +640,7 @@ module nic_req_intake #(
 
   // the sender's queues
   assign pkt_push_o   = pq_push;
+  assign ev_retx_o    = pq_push && rp_q;
   assign pkt_o        = plan_pkt;
   // inline data (one packet of at most WQE_*_MAX_INLINE bytes) from the WQE's first SGE field
   assign inl_o        = is_rdma ? 384'(wqe_q >> (8 * nic_pkg::WQE_RDMA_SGE_OFFSET))

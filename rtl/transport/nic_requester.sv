@@ -12,7 +12,10 @@
 // yet placed (rctx_*) when its first response arrives. nic_responder reports each response it
 // placed as an acknowledgement of that response's PSN (so a Read completes once its last
 // response is in host memory, and implicitly acknowledges the Sends and Writes before it), a
-// failed placement as a NAK, and the end of each Read's placement (rdone_*). At most ORD Reads
+// failed placement as a NAK, and the end of each Read's placement (rdone_*). It also filters the
+// ACKs / NAKs from the wire: one that skips a Read not fully placed reaches the requester as a
+// PSN-sequence NAK of the Read's first PSN not placed (an implied NAK: a retry spent, the Read
+// replayed whole), so no acknowledgement covers a Read whose data is not in host memory. At most ORD Reads
 // (QP_CONNECT ARG6, at most MaxReads) are outstanding per QP, and a WQE with READ_FENCE waits
 // for every earlier Read of its QP to complete: both wait at intake (S_SPACE).
 //
@@ -123,6 +126,9 @@ module nic_requester #(
   input  logic [7:0]                    ack_qpn_i,
   input  logic [23:0]                   ack_psn_i,
   input  logic [7:0]                    ack_syndrome_i,
+  // events (port counters): a packet queued again by a replay; an ACK timer expired
+  output logic                          ev_retransmitted_o,
+  output logic                          ev_ack_timeout_o,
   // the read context of a QP's oldest Read not yet placed (for nic_responder), one cycle after
   // the request: rctx_avail_o says whether there is one
   input  logic                          rctx_req_i,
@@ -287,6 +293,7 @@ module nic_requester #(
     .gb_last_i       (gb_rdata[DataWidth]),
     .rp_take_o       (rp_take),
     .pkt_push_o      (pkt_push),
+    .ev_retx_o       (ev_retransmitted_o),
     .pkt_o           (plan_pkt),
     .inl_o           (inl),
     .is_inl_o        (is_inl),
@@ -559,9 +566,11 @@ module nic_requester #(
     end
   end
 `endif
-  // the retransmission events, for the port counters (not counted yet)
+  // the retransmission events, for the port counters (a retry spent has no counter of its own:
+  // it is a timeout, a sequence NAK or an implied NAK, each counted)
+  assign ev_ack_timeout_o = ev_ack_timeout;
   logic unused_events;
-  assign unused_events = ^{ev_ack_timeout, ev_retry};
+  assign unused_events = ev_retry;
   // the command fields the requester reads itself: QP_CONNECT's first PSN, ack_timeout and
   // retry_count (the rest is the QP contexts', nic_qp_ctx and nic_tp_qp_ctx)
   logic unused_args;

@@ -17,8 +17,12 @@
 //   - read responses for this side's Reads: placed into the Read's sink SGEs (nic_requester's
 //     read context) with the same placement engine as a Send's receive SGEs; each placed response
 //     acknowledges its PSN to nic_requester (ack_*), the last one also ends the Read's placement
-//     (rdone_*); a bad response (PSN or opcode out of sequence, more or fewer bytes than asked, a
-//     sink the QP may not write) fails the Read at the requester (a NAK on ack_*), nothing is sent;
+//     (rdone_*); a response behind the Read's first PSN not placed is a duplicate (dropped), one
+//     beyond it, or an ACK / NAK that acknowledges that PSN, skipped lost responses: an implied
+//     NAK, handed to the requester as a PSN-sequence NAK of that PSN (ack_implied_o), which
+//     sends the Read again whole (nic_rsp_dispatch's header says why); a bad response (opcode
+//     out of sequence, more or fewer bytes than asked, a sink the QP may not write) fails the
+//     Read at the requester (a NAK on ack_*), nothing is sent;
 //   - anything else is drained: packets for unknown or unconnected QPs.
 // After a packet's payload is in host memory: the expected PSN advances; at the end of a message
 // an ACK goes back (when the requester asked for one) and a Send's receive completes (type
@@ -26,7 +30,8 @@
 // accepted by nic_dma_wr, so the CQE can never overtake them on the single-ID write channel.
 //
 // Errors: a PSN ahead of the expected one: NAK "PSN sequence error" (once until it is fixed);
-// behind it (a duplicate): re-ACK, drop; a Send with no receive posted: RNR NAK, drop (the
+// behind it (a duplicate): a Send / Write is re-ACKed and dropped, a Read is answered again from
+// the ring of saved Reads (also one that starts inside the original); a Send with no receive posted: RNR NAK, drop (the
 // requester retries, or fails the Send with IO_TIMEOUT); a bad opcode sequence, or a Read on a QP
 // connected with inbound read limit (IRD) 0: NAK "invalid request"; an R_Key / range / right violation: NAK "remote access error"; a Send
 // longer than its receive: NAK "invalid request" and the receive completes DATA_OVERRUN. The
@@ -61,7 +66,8 @@
 // Not built yet: several placements in flight.
 module nic_responder #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
-  parameter int NumQps    = 16    // queue pairs, <= 256
+  parameter int NumQps    = 16,   // queue pairs, <= 256
+  parameter int MaxReads  = 32    // the largest IRD: Read requests kept per QP for duplicates
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -91,6 +97,13 @@ module nic_responder #(
   output logic [7:0]                    ack_qpn_o,
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
+  output logic                          ack_implied_o,   // ... an implied NAK (a Read skipped)
+  // events (port counters; nic_rsp_dispatch): a wire ACK / NAK and its syndrome, a request
+  // ahead of / behind the expected PSN
+  output logic                          ev_ack_rx_o,
+  output logic [7:0]                    ev_ack_syn_o,
+  output logic                          ev_out_of_seq_o,
+  output logic                          ev_dup_req_o,
   // Two client ports of nic_core's translation arbiter (nic_xl_arb, which routes each answer to
   // its client by tag): the dispatcher's (xl_*) and the read-response engine's (rr_xl_*); the
   // answer's status, pfn and page offset are shared.
@@ -243,7 +256,8 @@ module nic_responder #(
 
   nic_rsp_dispatch #(
     .DataWidth(DataWidth),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .MaxReads (MaxReads)
   ) u_dispatch (
     .clk_i            (clk_i),
     .rst_i            (rst_i),
@@ -262,6 +276,11 @@ module nic_responder #(
     .ack_qpn_o        (ack_qpn_o),
     .ack_psn_o        (ack_psn_o),
     .ack_syndrome_o   (ack_syndrome_o),
+    .ack_implied_o    (ack_implied_o),
+    .ev_ack_rx_o      (ev_ack_rx_o),
+    .ev_ack_syn_o     (ev_ack_syn_o),
+    .ev_out_of_seq_o  (ev_out_of_seq_o),
+    .ev_dup_req_o     (ev_dup_req_o),
     .xl_req_o         (d_xl_req),
     .xl_gnt_i         (d_xl_gnt),
     .xl_token_o       (d_xl_token),

@@ -12,7 +12,18 @@
 //
 // Owns per QP: the expected PSN, the MSN, whether a message (a peer's request, the responses to
 // this side's Read) is half received and its placement state (a RAM), the PSN-sequence NAK
-// state. The QP's PD and receive CQ (nic_qp_ctx), peer QPN, path MTU and IRD (nic_tp_qp_ctx)
+// state, the implied-NAK state of this side's Reads (rr_nak) and the saved Reads (a RAM ring of
+// the last MaxReads Read requests: duplicates are answered again from it).
+//
+// Loss and this side's Reads (docs/transport.md "Retransmission"): a Read completes only when
+// its data is placed, so every acknowledgement is checked against the QP's oldest Read not
+// placed here, where its placement state lives: one that skips it (lost responses) becomes an
+// implied NAK of its first PSN not placed, and the requester replays from there. The replay sends
+// the Read again whole and the placement starts over at its FIRST, rather than a request for the
+// rest (PSN of the first missing response, VA and length advanced, which the IBA allows and the
+// saved Reads below serve): the requester's replay re-reads WQEs from the SQ ring and sends each
+// from its first PSN; a resumed Read would need the placed byte count from here, an advanced
+// RETH and a sink walk from the middle there. Whole costs only the bytes sent again. The QP's PD and receive CQ (nic_qp_ctx), peer QPN, path MTU and IRD (nic_tp_qp_ctx)
 // are read through the ctx_* ports.
 // The rest of the contract is nic_responder's header.
 //
@@ -29,7 +40,8 @@
 // that decision, so the two changes do not collide.
 module nic_rsp_dispatch #(
   parameter int DataWidth = 64,   // DMA and stream width: 64 or 256
-  parameter int NumQps    = 16    // queue pairs, <= 256
+  parameter int NumQps    = 16,   // queue pairs, <= 256
+  parameter int MaxReads  = 32    // the largest IRD: Read requests kept per QP for duplicates
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -51,6 +63,13 @@ module nic_rsp_dispatch #(
   output logic [7:0]                    ack_qpn_o,
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
+  output logic                          ack_implied_o,    // ... an implied NAK made here
+  // events (port counters), one-cycle pulses: a wire ACK / NAK of a local QP (its syndrome is
+  // ev_ack_syn_o), a request packet ahead of / behind the expected PSN
+  output logic                          ev_ack_rx_o,
+  output logic [7:0]                    ev_ack_syn_o,
+  output logic                          ev_out_of_seq_o,
+  output logic                          ev_dup_req_o,
   // its translation requests (nic_responder arbitrates: the dispatcher first)
   output logic                          xl_req_o,
   input  logic                          xl_gnt_i,
@@ -162,6 +181,7 @@ module nic_rsp_dispatch #(
   logic [NumQps-1:0]    msg_wr_q, msg_wr_d;        // ... and it is a Write (else a Send)
   logic [NumQps-1:0]    nak_q, nak_d;              // a PSN-sequence NAK is out
   logic [NumQps-1:0]    rr_in_q, rr_in_d;          // a Read's responses are half placed
+  logic [NumQps-1:0]    rr_nak_q, rr_nak_d;        // an implied NAK is out (one per gap)
 
   nic_pkg::cmd_qp_connect_t connect_args;     // QP_CONNECT's arguments (the generated format)
   assign connect_args = cmd_args_i;
@@ -194,6 +214,26 @@ module nic_rsp_dispatch #(
     .rdata_o(ms_rdata)
   );
 
+  // the Reads this side answered: per QP a ring of the last MaxReads Read requests (first PSN,
+  // VA, length, R_Key), written when a new Read is accepted. A duplicate Read request (a PSN
+  // behind the expected one: the requester sent it again because responses were lost) is
+  // answered again from the saved Read whose PSNs hold it, from that PSN on (a duplicate may
+  // start in the middle of the original); only the IRD newest are looked at. The expected PSN
+  // and the MSN do not move.
+  localparam int DRW  = (MaxReads > 1) ? $clog2(MaxReads) : 1;
+  localparam int DupW = 24 + 64 + 32 + 32;
+  logic [DRW-1:0]    dr_wp_q [NumQps];    // the QP's next slot to write
+  logic [DRW:0]      dr_n_q  [NumQps];    // Reads saved, up to MaxReads
+  logic [NumQps-1:0] dr_set_q, dr_set_d;  // the QP's pointers were written (clear: both read 0)
+  logic [DRW-1:0]    q_dr_wp;
+  logic [DRW:0]      q_dr_n, q_dr_lim;    // saved; of them, the ones to look at (IRD newest)
+  logic              dr_we, dr_re;
+  logic [DRW-1:0]    dr_rslot;
+  logic [DupW-1:0]   dr_rdata;
+  logic [DRW:0]      dup_k_q, dup_k_d;    // the saved Read looked at: dup_k before the newest
+  logic              dup_q, dup_d;        // the Read request in hand is a duplicate
+
+
   // ---- packet FSM -------------------------------------------------------------------------------
   typedef enum logic [4:0] {
     R_IDLE,      // take a packet
@@ -217,7 +257,8 @@ module nic_rsp_dispatch #(
     R_RR_CTX,    // a Read's first response: its read context arrives
     R_RD_XL,     // a Read request: check its RETH (whole range, remote read)
     R_RD_XL_RSP,
-    R_RD_START   // accepted: its PSNs and MSN are taken, it joins the read-response queue
+    R_RD_START,  // accepted: its PSNs and MSN are taken, it joins the read-response queue
+    R_DUP_CMP    // a duplicate Read request: the saved Read looked at holds its PSN?
   } state_e;
 
   state_e                 state_q, state_d;
@@ -447,7 +488,7 @@ module nic_rsp_dispatch #(
   assign push_len_o      = wleft_q;
   // a Read's MSN is taken in the cycle of the push; an ACK's was taken before
   assign push_psn_o      = rdq_push_ack ? ack_psn_q : pkt_q.psn;
-  assign push_msn_o      = q_msn + 24'(rdq_push);
+  assign push_msn_o      = q_msn + 24'(rdq_push && !dup_q);   // a duplicate takes none
   assign push_syn_o      = ack_syn_q;
   assign push_peer_qpn_o = ctx_peer_qpn_i;
   assign push_mac_o      = pkt_q.src_mac;
@@ -457,11 +498,12 @@ module nic_rsp_dispatch #(
   // ---- the translation request (its fields, whenever it is made) ----------------------------
   assign xl_req_o = m_xl_req;
   always_comb begin
-    xl_token_o  = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.rkey
+    // a Read's range is wva / wkey / wleft: its RETH's, or a duplicate's part of the saved one
+    xl_token_o  = (state_q == R_WR_XL) ? pkt_q.reth.rkey : (state_q == R_RD_XL) ? wkey_q
                 : (state_q == R_INV) ? pkt_q.ieth_rkey : piece_token;
     xl_inv_o    = state_q == R_INV;
-    xl_va_o     = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.va : piece_va;
-    xl_len_o    = (state_q == R_WR_XL || state_q == R_RD_XL) ? pkt_q.reth.dma_len
+    xl_va_o     = (state_q == R_WR_XL) ? pkt_q.reth.va : (state_q == R_RD_XL) ? wva_q : piece_va;
+    xl_len_o    = (state_q == R_WR_XL) ? pkt_q.reth.dma_len : (state_q == R_RD_XL) ? wleft_q
                                                               : 32'(piece_q);
     xl_pd_o     = q_pd;
     xl_access_o = (state_q == R_RD_XL) ? nic_pkg::FLAG_ALLOW_REMOTE_READ
@@ -475,6 +517,48 @@ module nic_rsp_dispatch #(
   assign tx_valid_o = m_tx_valid;
   assign tx_pkt_o   = ack_pkt;
   assign qp_err_o   = m_qp_err;
+
+  nic_ram_1r1w #(
+    .Width  (DupW),
+    .Depth  (NumQps << DRW),
+    .Forward(1'b0)
+  ) u_dup_reads (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (dr_we),
+    .waddr_i({qpn_q, q_dr_wp}),
+    .wdata_i({pkt_q.psn, wva_q, wleft_q, wkey_q}),
+    .re_i   (dr_re),
+    .raddr_i({qpn_q, dr_rslot}),
+    .rdata_o(dr_rdata)
+  );
+
+  // the saved Read read (dr_rdata, in R_DUP_CMP) and whether it holds the duplicate's PSN
+  logic [23:0] de_psn, de_off;
+  logic [63:0] de_va;
+  logic [31:0] de_len, de_key, de_skip;
+  logic        de_hit;
+  assign {de_psn, de_va, de_len, de_key} = dr_rdata;
+  assign de_off  = pkt_q.psn - de_psn;                       // responses before the duplicate's
+  assign de_hit  = de_off < nic_roce_pkg::read_npkts(de_len, ctx_log_mtu_i);
+  assign de_skip = 32'(de_off) << ctx_log_mtu_i;             // ... and their bytes
+  assign q_dr_wp  = dr_set_q[qpn_q] ? dr_wp_q[qpn_q] : '0;
+  assign q_dr_n   = dr_set_q[qpn_q] ? dr_n_q[qpn_q] : '0;
+  assign q_dr_lim = (32'(ctx_ird_i) < 32'(q_dr_n)) ? (DRW+1)'(ctx_ird_i) : q_dr_n;
+
+  // ---- the responses to this side's Reads: the oldest Read not yet placed (rctx_*, asked for
+  // in R_LOAD for an ACK / NAK or a response, again in R_CHECK for a FIRST / ONLY) and its first
+  // PSN not placed (rr_next: the next response of a half-placed Read, else the Read's first
+  // PSN). A response beyond rr_next, or an ACK / NAK that acknowledges rr_next, skipped it: an
+  // implied NAK (IBA 9.7.5.1.4): nothing beyond rr_next is acknowledged to the requester, which
+  // is told a PSN-sequence NAK of rr_next instead (once until a response is placed: rr_nak) and
+  // replays the Read whole (its placement starts over at its FIRST). A response behind rr_next
+  // is a duplicate of one placed already: dropped.
+  logic [23:0] rr_next, ack_upto_w;
+  logic        rr_skip_ack;              // the ACK / NAK in hand acknowledges rr_next
+  assign rr_next     = rr_in_q[qpn_q] ? wkey_q[23:0] : rctx_i.psn;
+  assign ack_upto_w  = (pkt_q.aeth.syndrome[7:5] == 3'b000) ? pkt_q.psn : pkt_q.psn - 24'd1;
+  assign rr_skip_ack = rctx_avail_i && nic_roce_pkg::psn_le(rr_next, ack_upto_w);
 
   // ---- next state ---------------------------------------------------------------------------
   // where a packet ends: its payload all taken (placed), nothing is left to drop
@@ -510,6 +594,17 @@ module nic_rsp_dispatch #(
     rr_d         = rr_q;
     ph_ok_d      = ph_ok_q;
     rr_in_d      = rr_in_q;
+    rr_nak_d     = rr_nak_q;
+    dup_d        = dup_q;
+    dup_k_d      = dup_k_q;
+    dr_we        = 1'b0;
+    dr_re        = 1'b0;
+    dr_rslot     = q_dr_wp - DRW'(1);
+    ack_implied_o   = 1'b0;
+    ev_ack_rx_o     = 1'b0;
+    ev_ack_syn_o    = pkt_q.aeth.syndrome;
+    ev_out_of_seq_o = 1'b0;
+    ev_dup_req_o    = 1'b0;
 
     pkt_ready_o    = 1'b0;
     pl_ready_o     = 1'b0;
@@ -547,8 +642,11 @@ module nic_rsp_dispatch #(
           // a read response's placement state is in the QP's second slot
           rr_d        = pkt_i.opcode >= nic_roce_pkg::OP_READ_RESP_FIRST
                         && pkt_i.opcode <= nic_roce_pkg::OP_READ_RESP_ONLY;
+          dup_d       = 1'b0;
           ms_re       = 1'b1;
-          ms_raddr    = {rr_d, QW'(pkt_i.dqpn - nic_pkg::QPN_BASE)};
+          // an ACK / NAK reads the response slot too: its placement state says rr_next
+          ms_raddr    = {rr_d || pkt_i.opcode == nic_roce_pkg::OP_ACK,
+                         QW'(pkt_i.dqpn - nic_pkg::QPN_BASE)};
           state_d     = R_LOAD;
         end
       end
@@ -557,14 +655,24 @@ module nic_rsp_dispatch #(
         // (rwqe_q: loaded from ms_rdata in the clocked block)
         {moff_d, wva_d, wkey_d, wleft_d} = ms_rdata[MsgW-513:0];
         ack_psn_d = pkt_q.psn;
+        rctx_req_o = is_ack || is_rresp;     // the oldest Read not placed, for R_CHECK
         state_d   = R_CHECK;
       end
       R_CHECK: begin
         poff_d  = moff_q;
         pleft_d = pkt_q.pay_len;
         if (is_ack) begin
-          // ACK / NAK: the requester's
-          ack_valid_o = local_qpn;
+          // ACK / NAK: the requester's, unless it skips a Read of ours not placed (an implied
+          // NAK of rr_next instead, once)
+          ev_ack_rx_o = local_qpn;
+          ack_valid_o = local_qpn && !rr_skip_ack;
+          if (local_qpn && rr_skip_ack) begin
+            ack_valid_o    = !rr_nak_q[qpn_q];
+            ack_psn_o      = rr_next;
+            ack_syndrome_o = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+            ack_implied_o  = 1'b1;
+            rr_nak_d[qpn_q] = 1'b1;
+          end
           state_d     = pkt_end;
         end else if (!local_qpn || q_state != nic_pkg::QP_STATE_RTS) begin
           state_d = R_DRAIN;
@@ -573,30 +681,48 @@ module nic_rsp_dispatch #(
           // wva[23:0]: the Read's first PSN, wkey[23:0]: the next response's PSN
           fatal_d   = 1'b0;
           cpl_due_d = 1'b0;
-          if (rr_first && rr_in_q[qpn_q]) begin
-            ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;   // the last one never came
-            state_d   = R_ACK;
-          end else if (rr_first) begin
+          if (rr_first) begin
             rctx_req_o = 1'b1;
             state_d    = R_RR_CTX;
-          end else if (!rr_in_q[qpn_q]) begin
-            state_d = R_DRAIN;               // no Read of ours in progress: a stray, ignored
-          end else if (pkt_q.psn != wkey_q[23:0]) begin
+          end else if (!rctx_avail_i) begin
+            state_d = R_DRAIN;               // no Read of ours outstanding: a stray, ignored
+          end else if (rr_in_q[qpn_q] && pkt_q.psn == wkey_q[23:0]) begin
+            state_d = R_PIECE;               // the next response of the Read in progress
+          end else if (nic_roce_pkg::psn_le(pkt_q.psn, rr_next - 24'd1)) begin
+            state_d = R_DRAIN;               // a duplicate of a response placed already
+          end else if (!rr_in_q[qpn_q] && pkt_q.psn == rctx_i.psn) begin
+            // a MIDDLE / LAST where the Read's FIRST belongs: out of opcode sequence
+            wva_d     = 64'(rctx_i.psn);
             ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
             state_d   = R_ACK;
           end else begin
-            state_d = R_PIECE;
+            // beyond rr_next: the responses between were lost (an implied NAK)
+            ack_valid_o     = !rr_nak_q[qpn_q];
+            ack_psn_o       = rr_next;
+            ack_syndrome_o  = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+            ack_implied_o   = 1'b1;
+            rr_nak_d[qpn_q] = 1'b1;
+            state_d         = R_DRAIN;
           end
         end else if (pkt_q.psn != q_epsn) begin
           if (nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
-            // a duplicate: acknowledge what we have, drop it
+            // a duplicate: not executed again; acknowledge what we have (the last PSN and
+            // MSN) if it asks, drop it. A duplicate Read is answered again from the saved Read
+            // that holds its PSN (R_DUP_CMP), or acknowledged so if none does.
+            ev_dup_req_o = 1'b1;
             ack_syn_d = nic_roce_pkg::AETH_ACK;
             ack_psn_d = q_epsn - 24'd1;
             fatal_d   = 1'b0;
             cpl_due_d = 1'b0;
             state_d   = pkt_q.ackreq ? R_ACK : R_DRAIN;
+            if (is_rreq && q_dr_lim != '0) begin
+              dr_re   = 1'b1;                // the newest saved Read
+              dup_k_d = '0;
+              state_d = R_DUP_CMP;
+            end
           end else begin
             // ahead of the expected PSN: a packet was lost; NAK once
+            ev_out_of_seq_o = 1'b1;
             ack_syn_d = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
             ack_psn_d = q_epsn;
             fatal_d   = 1'b0;
@@ -607,6 +733,7 @@ module nic_rsp_dispatch #(
         end else if (is_rreq && !in_msg_q[qpn_q] && ctx_ird_i != 8'd0) begin
           // a Read request: checked here, answered by the read-response engine
           nak_d[qpn_q] = 1'b0;
+          dup_d    = 1'b0;
           wva_d    = pkt_q.reth.va;
           wkey_d   = pkt_q.reth.rkey;
           wleft_d  = pkt_q.reth.dma_len;
@@ -779,7 +906,8 @@ module nic_rsp_dispatch #(
         if (place_done_i) begin
           pleft_d = pleft_q - piece_q;
           poff_d  = poff_q + 32'(piece_q);
-          wva_d   = wva_q + 64'(piece_q);
+          // (a read response keeps its Read's first PSN in wva: a failing one NAKs that PSN)
+          wva_d   = rr_q ? wva_q : wva_q + 64'(piece_q);
           wleft_d = wleft_q - 32'(piece_q);
           // the packet's last piece: straight on (R_PIECE has nothing more to check)
           state_d = (pleft_q != piece_q) ? R_PIECE : (is_inv && is_last) ? R_INV : R_DONE;
@@ -797,6 +925,7 @@ module nic_rsp_dispatch #(
             ack_psn_o      = pkt_q.psn;
             ack_syndrome_o = nic_roce_pkg::AETH_ACK;
             rr_in_d[qpn_q] = !rr_last;
+            rr_nak_d[qpn_q] = 1'b0;          // progress: a later gap gets its implied NAK
             rdone_o        = rr_last;
             ms_we          = !rr_last;
             ms_wdata       = {rwqe_q, poff_q, wva_q, {8'd0, pkt_q.psn + 24'd1}, wleft_q};
@@ -870,11 +999,24 @@ module nic_rsp_dispatch #(
         poff_d  = '0;
         if (!rctx_avail_i) begin
           state_d = R_DRAIN;                 // no Read of ours outstanding: a stray, ignored
-        end else if (pkt_q.psn != rctx_i.psn) begin
+        end else if (pkt_q.psn == rctx_i.psn) begin
+          // its first response; of a half-placed Read: the Read was sent again (an implied NAK
+          // or a timeout), its placement starts over (the bytes are the same)
+          state_d = R_PIECE;
+        end else if (rr_in_q[qpn_q] && pkt_q.psn == wkey_q[23:0]) begin
+          // a FIRST / ONLY where the Read's next MIDDLE / LAST belongs: out of opcode sequence
           ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
           state_d   = R_ACK;
+        end else if (nic_roce_pkg::psn_le(pkt_q.psn, rr_next - 24'd1)) begin
+          state_d = R_DRAIN;                 // a duplicate of a response placed already
         end else begin
-          state_d = R_PIECE;
+          // a later Read's response: this Read's were lost (an implied NAK)
+          ack_valid_o     = !rr_nak_q[qpn_q];
+          ack_psn_o       = rr_next;
+          ack_syndrome_o  = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+          ack_implied_o   = 1'b1;
+          rr_nak_d[qpn_q] = 1'b1;
+          state_d         = R_DRAIN;
         end
       end
       R_RD_XL: begin
@@ -899,10 +1041,31 @@ module nic_rsp_dispatch #(
         // responses are the read-response engine's (the queue has room for it)
         if (!rdq_full) begin
           rdq_push = 1'b1;
-          epsn_we                = 1'b1;
+          // a new Read is saved for its duplicates and moves the PSN and MSN; a duplicate not
+          epsn_we                = !dup_q;
           epsn_wd                = q_epsn + rd_npkts;
-          msn_we                 = 1'b1;
+          msn_we                 = !dup_q;
+          dr_we                  = !dup_q;
           state_d                = pkt_end;
+        end
+      end
+      R_DUP_CMP: begin
+        // the saved Read dup_k before the newest (read last cycle): does it hold the PSN?
+        if (de_hit) begin
+          // answered again from the duplicate's PSN on: the saved range past the responses
+          // before it, checked against the MR table again
+          dup_d   = 1'b1;
+          wva_d   = de_va + 64'(de_skip);
+          wkey_d  = de_key;
+          wleft_d = de_len - de_skip;
+          state_d = (de_len == de_skip) ? R_RD_START : R_RD_XL;
+        end else if (32'(dup_k_q) + 32'd1 < 32'(q_dr_lim)) begin
+          dr_re    = 1'b1;
+          dr_rslot = q_dr_wp - DRW'(1) - DRW'(dup_k_q + (DRW+1)'(1));
+          dup_k_d  = dup_k_q + (DRW+1)'(1);
+        end else begin
+          // older than the Reads kept: acknowledged as a duplicate (ack_* set in R_CHECK)
+          state_d = R_ACK;
         end
       end
       R_FLUSH: begin
@@ -924,11 +1087,13 @@ module nic_rsp_dispatch #(
       in_msg_d[cmd_qpn]        = 1'b0;
       nak_d[cmd_qpn]           = 1'b0;
       rr_in_d[cmd_qpn]         = 1'b0;
+      rr_nak_d[cmd_qpn]        = 1'b0;
     end
     if (cmd_reset) begin
       in_msg_d[cmd_qpn]         = 1'b0;
       nak_d[cmd_qpn]            = 1'b0;
       rr_in_d[cmd_qpn]          = 1'b0;
+      rr_nak_d[cmd_qpn]         = 1'b0;
     end
   end
 
@@ -939,6 +1104,9 @@ module nic_rsp_dispatch #(
       msg_wr_q <= '0;
       nak_q    <= '0;
       rr_in_q  <= '0;
+      rr_nak_q <= '0;
+      dup_q    <= 1'b0;
+      dup_k_q  <= '0;
       rr_q     <= 1'b0;
       ph_ok_q  <= 1'b0;
       qpn_q    <= '0;
@@ -952,6 +1120,9 @@ module nic_rsp_dispatch #(
       msg_wr_q <= msg_wr_d;
       nak_q    <= nak_d;
       rr_in_q  <= rr_in_d;
+      rr_nak_q <= rr_nak_d;
+      dup_q    <= dup_d;
+      dup_k_q  <= dup_k_d;
       rr_q     <= rr_d;
       ph_ok_q  <= ph_ok_d;
       qpn_q    <= qpn_d;
@@ -995,6 +1166,31 @@ module nic_rsp_dispatch #(
       if (cmd_connect) begin
         msn_set_q[cmd_qpn] <= 1'b1;
       end
+    end
+  end
+
+  // the saved Reads' pointers (dr_set_q clear: the QP's read 0); QP_CONNECT, QP_CREATE and
+  // QP_DESTROY forget the QP's saved Reads
+  always_ff @(posedge clk_i) begin
+    if (dr_we) begin
+      dr_wp_q[qpn_q] <= q_dr_wp + DRW'(1);
+      dr_n_q[qpn_q]  <= (32'(q_dr_n) == MaxReads) ? q_dr_n : q_dr_n + (DRW+1)'(1);
+    end
+  end
+  always_comb begin
+    dr_set_d = dr_set_q;
+    if (dr_we) begin
+      dr_set_d[qpn_q] = 1'b1;
+    end
+    if (cmd_connect || cmd_reset) begin
+      dr_set_d[cmd_qpn] = 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      dr_set_q <= '0;
+    end else begin
+      dr_set_q <= dr_set_d;
     end
   end
 

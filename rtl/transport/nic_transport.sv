@@ -231,6 +231,11 @@ module nic_transport #(
   logic                  ack_valid;
   logic [7:0]            ack_qpn, ack_syndrome;
   logic [23:0]           ack_psn;
+  logic                  ack_implied;                // the acknowledgement is an implied NAK
+  logic                  ev_ack_rx;                  // a wire ACK / NAK of a local QP ...
+  logic [7:0]            ev_ack_syn;                 // ... its syndrome
+  logic                  ev_retransmitted, ev_local_ack_timeout;   // port counter events
+  logic                  ev_implied_nak, ev_out_of_sequence, ev_duplicate_request;
 
   nic_requester #(
     .DataWidth(DataWidth),
@@ -285,6 +290,8 @@ module nic_transport #(
     .ack_qpn_i     (ack_qpn),
     .ack_psn_i     (ack_psn),
     .ack_syndrome_i(ack_syndrome),
+    .ev_retransmitted_o(ev_retransmitted),
+    .ev_ack_timeout_o  (ev_local_ack_timeout),
     .rctx_req_i    (rctx_req),
     .rctx_qpn_i    (rctx_qpn),
     .rctx_avail_o  (rctx_avail),
@@ -321,7 +328,8 @@ module nic_transport #(
 
   nic_responder #(
     .DataWidth(DataWidth),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .MaxReads (MaxReads)
   ) u_responder (
     .clk_i         (clk_i),
     .rst_i         (rst_i),
@@ -347,6 +355,11 @@ module nic_transport #(
     .ack_qpn_o     (ack_qpn),
     .ack_psn_o     (ack_psn),
     .ack_syndrome_o(ack_syndrome),
+    .ack_implied_o (ack_implied),
+    .ev_ack_rx_o   (ev_ack_rx),
+    .ev_ack_syn_o  (ev_ack_syn),
+    .ev_out_of_seq_o(ev_out_of_sequence),
+    .ev_dup_req_o  (ev_duplicate_request),
     .xl_req_o      (rs_xl_req_o),
     .xl_gnt_i      (rs_xl_gnt_i),
     .xl_token_o    (rs_xl_token_o),
@@ -511,22 +524,17 @@ module nic_transport #(
   assign ev_rnr_nak_sent     = rs_tx_valid && rs_tx_ready
                                && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
                                && rs_tx_pkt.aeth.syndrome[7:5] == 3'b001;
-  assign ev_rnr_nak_received = ack_valid && ack_syndrome[7:5] == 3'b001;
+  assign ev_rnr_nak_received = ev_ack_rx && ev_ack_syn[7:5] == 3'b001;
   assign ev_seq_nak_sent     = rs_tx_valid && rs_tx_ready
                                && rs_tx_pkt.opcode == nic_roce_pkg::OP_ACK
                                && rs_tx_pkt.aeth.syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
-  assign ev_seq_nak_received = ack_valid && ack_syndrome == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+  assign ev_seq_nak_received = ev_ack_rx && ev_ack_syn == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
 
-  // The loss-recovery events. The transport has no retransmission machinery yet (no ACK timer,
-  // no go-back-N, no duplicate detection): these are TIED TO 0 HERE, the one place where the
-  // requester and responder will drive them (each a one-cycle pulse per event).
-  logic ev_retransmitted, ev_local_ack_timeout;
-  logic ev_implied_nak, ev_out_of_sequence, ev_duplicate_request;
-  assign ev_retransmitted     = 1'b0;   // requester: a packet sent again
-  assign ev_local_ack_timeout = 1'b0;   // requester: ACK timer expired
-  assign ev_implied_nak       = 1'b0;   // requester: a Read found skipped
-  assign ev_out_of_sequence   = 1'b0;   // responder: a request packet ahead of its PSN
-  assign ev_duplicate_request = 1'b0;   // responder: a request packet behind its PSN
+  // The loss-recovery events, each a one-cycle pulse per event: a packet the requester's replay
+  // queued again (nic_req_intake), an ACK timer that expired (nic_req_ack_timer), an implied NAK
+  // handed to the requester (a Read skipped, nic_rsp_dispatch), a request packet ahead of /
+  // behind the responder's expected PSN (nic_rsp_dispatch).
+  assign ev_implied_nak = ack_valid && ack_implied;
 
   nic_port_counters u_counters (
     .clk_i              (clk_i),
