@@ -12,6 +12,8 @@
  *   loss::a_dropped_*                       one frame dropped, first transmission: the bytes
  *                                            right, every request completed once and in order,
  *                                            the retransmission's first PSN, at most one NAK
+ *   loss::a_nak_inside_a_message_*          a NAK for a packet of a message still being sent
+ *                                            is taken (go-back-N at once, not at the timeout)
  * Cost in `make test`: about 2 s per width.
  */
 #include <criterion/criterion.h>
@@ -424,4 +426,91 @@ Test(loss, a_dropped_last_send)
 Test(loss, a_dropped_ack)
 {
 	drop_one(3, 1, true);
+}
+
+/*
+ * A sequence NAK for a packet of a long message that the requester is still sending (the
+ * message's outstanding entry is not appended yet), after the ACK of the message before it was
+ * lost: the NAK acknowledges that earlier Write and orders a go-back-N from the dropped packet.
+ * The ACK timer must take it (it once dropped it as stale, since it names a PSN beyond the last
+ * appended WQE: the completer completed the Write from the NAK, the timer later replayed from the
+ * Write's PSN, whose entry was gone, and the Send failed INVALID_PARAMETER). The Send is sent
+ * again from its first PSN right after its last packet, long before the ACK timeout, and every
+ * request completes SUCCESS once, in order, the bytes right.
+ */
+Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
+{
+	const unsigned tmo = 4; /* 65.5 us: far longer than the Send takes */
+	const uint32_t a_psn = 0xFFFFFE, send_psn = (a_psn + 1) & 0xFFFFFF;
+	const uint32_t send_len = 60 * 1024; /* 60 packets at MTU 1024 */
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x222222);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true; /* the Write's ACK */
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = a_psn;
+	g_loss.drop_qp = b_qpn; /* the Send's second packet, its first transmission */
+	g_loss.drop_message = 2;
+	g_loss.drop_packet = 2;
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, PAIR_BUF_BYTES, 53);
+	memset(dst, 0xEE, PAIR_BUF_BYTES);
+	memset(r.buf.va, 0x5A, NDK_PAGE_SIZE);
+	struct ndk_sge rcv = sge_of(b, 0, PAIR_BUF_BYTES);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge w = sge_of(a, 0, 200), s = sge_of(a, 1024, send_len);
+	cr_assert_eq(ndk_write(a->qp, CTX(10), &w, 1, (uint64_t)(uintptr_t)r.buf.va,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(11), &s, 1, 0), NDK_STATUS_SUCCESS);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(11), 0);
+	uint64_t took = ndk_sim_cycle(p.sim) - t0;
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), send_len);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	cr_expect_eq(g_loss.dropped, 2, "%u frames dropped", g_loss.dropped);
+	cr_expect(memcmp(src + 1024, dst, send_len) == 0, "the Send's bytes differ");
+	cr_expect(memcmp(src, r.buf.va, 200) == 0, "the Write's bytes differ");
+	/* the NAK came while the Send's later packets were still going out */
+	uint64_t nak_at = 0, last_first_tx = 0, retx_at = 0;
+	for (unsigned i = 0; i < g_loss.ntx[1]; i++) {
+		const struct tx *t = &g_loss.tx[1][i];
+		if (t->dest_qp == a_qpn && t->opcode == ROCE_OP_ACKNOWLEDGE &&
+		    t->syndrome == 0x60 && !nak_at)
+			nak_at = t->cycle;
+	}
+	uint32_t next = a_psn;
+	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
+		const struct tx *t = &g_loss.tx[0][i];
+		if (t->dest_qp != b_qpn)
+			continue;
+		if (!retx_at && t->psn == next) {
+			last_first_tx = t->cycle;
+			next = (next + 1) & 0xFFFFFF;
+		} else if (!retx_at) {
+			retx_at = t->cycle;
+			cr_expect_eq(t->psn, send_psn,
+				     "the retransmission starts at PSN 0x%06x, want 0x%06x", t->psn,
+				     send_psn);
+		}
+	}
+	cr_assert_neq(nak_at, 0, "B sent no sequence NAK");
+	cr_expect_lt(nak_at, last_first_tx,
+		     "the NAK (cycle %" PRIu64 ") came after the Send's last packet (cycle %" PRIu64
+		     "): the test does not test what it says",
+		     nak_at, last_first_tx);
+	cr_expect_lt(retx_at - last_first_tx, period_cyc(tmo) / 4,
+		     "the replay waited %" PRIu64 " cycles after the Send's last packet: the NAK "
+		     "was not taken, the ACK timer did it",
+		     retx_at - last_first_tx);
+	cr_log_info("loss: NAK at cycle %" PRIu64 ", the Send's last packet at %" PRIu64
+		    ", the replay at %" PRIu64 "; %" PRIu64 " cycles in all",
+		    nak_at, last_first_tx, retx_at, took);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
 }

@@ -60,6 +60,10 @@ module nic_req_intake #(
   output logic                          append_o,
   output logic [EntW-1:0]               append_entry_o,
   output logic                          append_pend_o,   // the entry waits for its ACK
+  // a new WQE of qpn_o being packetised: its packets up to sending_psn_o may be out already
+  // (an acknowledgement may name one of them before the WQE's entry is appended)
+  output logic                          sending_o,
+  output logic [23:0]                   sending_psn_o,
   output logic                          rp_re_o,
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)+$clog2(OutDepth)-1:0] rp_raddr_o,
   input  logic [EntW-1:0]               rp_rdata_i,
@@ -649,6 +653,9 @@ module nic_req_intake #(
   assign piece_len_o  = piece_q;
 
   assign qpn_o            = qpn_q;
+  // psn_q is the QP's next PSN from the state after S_SPACE on (S_SPACE loads it)
+  assign sending_o        = !rp_q && state_q != S_IDLE && state_q != S_SPACE;
+  assign sending_psn_o    = psn_q - 24'd1;
   assign rd_issue_o       = rd_issue;
   assign rd_ctx_o         = rctx_wdata;
   assign rnr_start_o      = rnr_start;
