@@ -12,6 +12,11 @@
  *   loss::a_dropped_*                       one frame dropped, first transmission: the bytes
  *                                            right, every request completed once and in order,
  *                                            the retransmission's first PSN, at most one NAK
+ *   loss::a_replayed_*                      a Send / Write replayed after its ACK was lost is
+ *                                            not executed again (no second receive consumed,
+ *                                            memory changed meanwhile not overwritten) and is
+ *                                            acknowledged again
+ *   loss::packets_2_pow_23_psns_ahead_*     far-off PSNs dropped, at most one NAK
  *   loss::a_nak_inside_a_message_*          a NAK for a packet of a message still being sent
  *                                            is taken (go-back-N at once, not at the timeout)
  * Cost in `make test`: about 2 s per width.
@@ -426,6 +431,223 @@ Test(loss, a_dropped_last_send)
 Test(loss, a_dropped_ack)
 {
 	drop_one(3, 1, true);
+}
+
+/* ---- duplicates: a replayed Send or Write is not executed twice
+ * -------------------------------- */
+
+static bool all_bytes(const uint8_t *b, uint8_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+/* frames NIC `nic` sent to QP qpn with PSN psn (opcode op; 0xFF: any), and the
+ * cycle of the second one (0: none) */
+static unsigned sent_count(unsigned nic, uint32_t qpn, uint32_t psn, uint8_t op, uint64_t *second)
+{
+	unsigned n = 0;
+	if (second)
+		*second = 0;
+	for (unsigned i = 0; i < g_loss.ntx[nic]; i++) {
+		const struct tx *t = &g_loss.tx[nic][i];
+		if (t->dest_qp != qpn || t->psn != psn || (op != 0xFF && t->opcode != op))
+			continue;
+		if (++n == 2 && second)
+			*second = t->cycle;
+	}
+	return n;
+}
+
+/*
+ * The ACK of A's Send (PSN 0xFFFFFF) is lost: A's timer expires and the Send
+ * goes out again. B has it already: it does not execute it again (the second
+ * receive stays posted, untouched) and acknowledges it again, so A's Send
+ * completes SUCCESS once. The next Send fills the second receive with its own
+ * bytes.
+ */
+Test(loss, a_replayed_send_consumes_no_second_receive_and_is_acknowledged_again)
+{
+	const unsigned tmo = 2;
+	const uint32_t a_psn = 0xFFFFFF;
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x123456);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true;
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = a_psn;
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 8192, 41);
+	memset(dst, 0xEE, 8192);
+	struct ndk_sge r1 = sge_of(b, 0, 4096), r2 = sge_of(b, 4096, 4096);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_receive(b->qp, CTX(2), &r2, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge s1 = sge_of(a, 0, 100);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	cr_assert_eq(ndk_send(a->qp, CTX(10), &s1, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 100);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	cr_expect_geq(ndk_sim_cycle(p.sim) - t0, period_cyc(tmo),
+		      "the Send completed before the ACK timeout: its ACK was not "
+		      "the one lost");
+	/* the replay reached B (its ACK came back) and consumed nothing */
+	expect_no_cpl(&p, b->cq, 4 * period_cyc(tmo));
+	cr_expect_eq(g_loss.dropped, 1);
+	uint64_t second;
+	cr_expect_eq(sent_count(0, b_qpn, a_psn, ROCE_OP_SEND_ONLY, &second), 2,
+		     "the Send went out %u times", sent_count(0, b_qpn, a_psn, 0xFF, NULL));
+	cr_expect_eq(sent_count(1, a_qpn, a_psn, ROCE_OP_ACKNOWLEDGE, NULL), 2,
+		     "B acknowledged PSN 0x%06x %u times", a_psn,
+		     sent_count(1, a_qpn, a_psn, ROCE_OP_ACKNOWLEDGE, NULL));
+	cr_expect(all_bytes(dst + 4096, 0xEE, 4096), "the second receive was written");
+	cr_expect(memcmp(src, dst, 100) == 0 && dst[100] == 0xEE);
+	/* the next Send takes the second receive */
+	struct ndk_sge s2 = sge_of(a, 4096, 50);
+	cr_assert_eq(ndk_send(a->qp, CTX(11), &s2, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(11), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 50);
+	cr_expect(memcmp(src + 4096, dst + 4096, 50) == 0, "the second Send's bytes differ");
+	cr_expect(memcmp(src, dst, 100) == 0, "the first receive changed");
+	expect_no_cpl(&p, a->cq, 5000);
+	loss_close(&p);
+}
+
+/*
+ * The ACK of A's 3-packet Write is lost. Once the Write's bytes are in B's
+ * memory, B's host writes other bytes over them; then A's timer expires and the
+ * Write goes out again. B has every packet of it already: the replay does not
+ * overwrite the memory again, B acknowledges it again and the Write completes
+ * SUCCESS once.
+ */
+Test(loss, a_replayed_write_does_not_overwrite_memory_changed_meanwhile)
+{
+	const unsigned tmo = 2;
+	const uint32_t a_psn = 0xFFFFFE, last = (a_psn + 2) & 0xFFFFFF;
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x0ABCDE);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true;
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = last;
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, 3000, 43);
+	memset(mem, 0x5A, NDK_PAGE_SIZE);
+	struct ndk_sge w = sge_of(a, 0, 3000);
+	cr_assert_eq(ndk_write(a->qp, CTX(20), &w, 1, (uint64_t)(uintptr_t)mem,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	/* the Write placed: B's host changes the memory */
+	uint64_t deadline = ndk_sim_cycle(p.sim) + 20000;
+	while (memcmp(mem, src, 3000) != 0) {
+		if (ndk_sim_cycle(p.sim) > deadline)
+			cr_assert_fail("cycle %" PRIu64 ": the Write never arrived",
+				       ndk_sim_cycle(p.sim));
+		ndk_sim_step(p.sim, 10);
+	}
+	memset(mem, 0x77, 3000);
+	uint64_t changed = ndk_sim_cycle(p.sim);
+	struct ndk_result_ex res;
+	cr_assert_eq(ndk_get_cq_results_ex(a->cq, &res, 1), 0, "the Write completed: no ACK lost");
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(20), 0);
+	ndk_sim_step(p.sim, 2000);
+	cr_expect_eq(g_loss.dropped, 1);
+	uint64_t second;
+	cr_expect_eq(sent_count(0, b_qpn, a_psn, ROCE_OP_WRITE_FIRST, &second), 2,
+		     "the Write's first packet went out %u times",
+		     sent_count(0, b_qpn, a_psn, 0xFF, NULL));
+	cr_expect_gt(second, changed, "the replay left before the memory was changed");
+	cr_expect_eq(sent_count(0, b_qpn, last, ROCE_OP_WRITE_LAST, NULL), 2);
+	cr_expect_eq(sent_count(1, a_qpn, last, ROCE_OP_ACKNOWLEDGE, NULL), 2,
+		     "B acknowledged the Write %u times",
+		     sent_count(1, a_qpn, last, ROCE_OP_ACKNOWLEDGE, NULL));
+	cr_expect(all_bytes(mem, 0x77, 3000), "the replayed Write overwrote the memory again");
+	cr_expect(all_bytes(mem + 3000, 0x5A, NDK_PAGE_SIZE - 3000));
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * Packets far from B's expected PSN e, injected as if from A's QP: a Write 2^23
+ * PSNs ahead (in 24-bit arithmetic as far behind as ahead) and one 2^23 - 1
+ * ahead (the farthest PSN that is ahead). Neither is executed (B's memory
+ * untouched, no completion anywhere), B sends at most one sequence NAK, and A's
+ * own requests from e on go through intact afterwards.
+ */
+static void inject_write(struct pair *p, uint32_t from_qpn, uint32_t to_qpn, uint32_t psn,
+			 uint64_t va, uint32_t rkey, const uint8_t *payload, size_t n)
+{
+	struct roce_ref_fields f;
+	uint8_t buf[ROCE_REF_MAX_FRAME(256)];
+	roce_ref_init(&f, 0, from_qpn, 1);
+	f.opcode = ROCE_OP_WRITE_ONLY;
+	f.ackreq = true;
+	f.dest_qp = to_qpn;
+	f.psn = psn & 0xFFFFFF;
+	f.reth_va = va;
+	f.reth_rkey = rkey;
+	f.reth_dma_len = (uint32_t)n;
+	f.payload = payload;
+	f.payload_len = n;
+	size_t len = roce_ref_build(&f, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_assert_eq(nicsim_port_inject(p->sim->world, 0, buf, len), 0);
+}
+
+Test(loss, packets_2_pow_23_psns_ahead_are_dropped)
+{
+	const uint32_t a_psn = 0xFFFFF0;
+	struct pair p;
+	loss_open(&p, 2, 7, a_psn, 0x000010);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *mem = r.buf.va;
+	memset(mem, 0x5A, NDK_PAGE_SIZE);
+	const uint64_t va = (uint64_t)(uintptr_t)mem;
+	const uint32_t rkey = ndk_get_remote_token_from_mr(r.mr);
+	uint8_t junk[64];
+	memset(junk, 0xAB, sizeof(junk));
+	inject_write(&p, a_qpn, b_qpn, a_psn + 0x800000, va, rkey, junk, sizeof(junk));
+	inject_write(&p, a_qpn, b_qpn, a_psn + 0x7FFFFF, va + 64, rkey, junk, sizeof(junk));
+	expect_no_cpl(&p, b->cq, 20000);
+	expect_no_cpl(&p, a->cq, 1000);
+	cr_expect(all_bytes(mem, 0x5A, NDK_PAGE_SIZE), "a packet far from the PSN was executed");
+	/* A's own traffic from the expected PSN on */
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 4096, 47);
+	memset(dst, 0xEE, 4096);
+	struct ndk_sge rcv = sge_of(b, 0, 4096), s = sge_of(a, 0, 1500), w = sge_of(a, 2048, 2000);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(10), &s, 1, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_write(a->qp, CTX(11), &w, 1, va + 1024, rkey, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(11), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 1500);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	cr_expect(memcmp(src, dst, 1500) == 0, "the Send's bytes differ");
+	cr_expect(memcmp(src + 2048, mem + 1024, 2000) == 0, "the Write's bytes differ");
+	cr_expect(all_bytes(mem, 0x5A, 1024) && all_bytes(mem + 3024, 0x5A, NDK_PAGE_SIZE - 3024),
+		  "bytes outside the Write were written");
+	unsigned naks = 0;
+	for (unsigned i = 0; i < g_loss.ntx[1]; i++) {
+		const struct tx *t = &g_loss.tx[1][i];
+		naks += t->dest_qp == a_qpn && t->opcode == ROCE_OP_ACKNOWLEDGE &&
+			t->syndrome == 0x60;
+	}
+	cr_expect_leq(naks, 1, "B sent %u sequence NAKs", naks);
+	cr_log_info("loss: 2^23 ahead: %u sequence NAKs", naks);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
 }
 
 /*
