@@ -19,6 +19,8 @@
  *   loss::packets_2_pow_23_psns_ahead_*     far-off PSNs dropped, at most one NAK
  *   loss::a_nak_inside_a_message_*          a NAK for a packet of a message still being sent
  *                                            is taken (go-back-N at once, not at the timeout)
+ *   loss::a_timeout_replay_while_the_ring_*  the ACK timer's replay while a new WQE waits for
+ *                                            room in the full outstanding ring
  * Cost in `make test`: about 2 s per width.
  */
 #include <criterion/criterion.h>
@@ -55,6 +57,7 @@ struct loss {
 	uint32_t drop_qp;
 	unsigned drop_message, drop_packet;
 	bool drop_ack;
+	bool drop_naks; /* every sequence NAK NIC 1 sends to drop_ack_qp */
 	uint32_t drop_ack_qp, drop_ack_psn;
 	unsigned dropped;
 	/* frames sent by each NIC, in order */
@@ -77,6 +80,11 @@ static enum ndk_sim_fault on_fault(void *arg, unsigned from, unsigned to, const 
 	}
 	if (l->drop_qp && from == 0 && f.dest_qp == l->drop_qp && f.message == l->drop_message &&
 	    f.packet == l->drop_packet && f.transmission == 1 && f.opcode != ROCE_OP_ACKNOWLEDGE) {
+		l->dropped++;
+		return NDK_SIM_FRAME_DROP;
+	}
+	if (l->drop_naks && from == 1 && f.dest_qp == l->drop_ack_qp &&
+	    f.opcode == ROCE_OP_ACKNOWLEDGE && f.fields.aeth_syndrome == 0x60) {
 		l->dropped++;
 		return NDK_SIM_FRAME_DROP;
 	}
@@ -733,6 +741,81 @@ Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
 	cr_log_info("loss: NAK at cycle %" PRIu64 ", the Send's last packet at %" PRIu64
 		    ", the replay at %" PRIu64 "; %" PRIu64 " cycles in all",
 		    nak_at, last_first_tx, retx_at, took);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * 80 one-packet Writes posted at once: 64 fill the QP's outstanding ring and the 65th waits at
+ * the intake for room. The first Write's packet is lost (its first transmission) and so is every
+ * sequence NAK B sends about the gap, so only A's ACK timer can recover. Its replay needs the
+ * intake, which holds the waiting WQE: the intake sets that WQE aside, replays, and takes it
+ * again from the SQ ring (it once waited for the ring's room while the replay waited for it, until
+ * the retries ran out: IO_TIMEOUT). Every Write completes SUCCESS once and in order, every byte
+ * right, the first retransmission at the first Write's PSN about one ACK timeout after it.
+ */
+Test(loss, a_timeout_replay_while_the_ring_is_full_and_a_wqe_waits)
+{
+	const unsigned tmo = 2, n = 80, len = 512;
+	const uint32_t a_psn = 0xFFFFF0;
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.ack_timeout = tmo;
+	attr.retry_count = 7;
+	attr.local_psn = a_psn;
+	attr.remote_psn = 0x456789;
+	struct pair_opts o = { .attr = &attr, .sq_depth = 128, .cq_depth = 256 };
+	struct pair p;
+	pair_open_opts(&p, &c, &o);
+	memset(&g_loss, 0, sizeof(g_loss));
+	g_loss.track = roce_track_new();
+	cr_assert_not_null(g_loss.track);
+	ndk_sim_set_fault_hook(p.sim, on_fault, &g_loss);
+	nicsim_set_frame_handler(p.sim->world, on_frame, &g_loss);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_qp = b_qpn;
+	g_loss.drop_message = 1;
+	g_loss.drop_packet = 1;
+	g_loss.drop_naks = true;
+	g_loss.drop_ack_qp = a_qpn;
+	struct region r;
+	side_region(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, n * len, 59);
+	memset(mem, 0x5A, 16 * NDK_PAGE_SIZE);
+	for (unsigned i = 0; i < n; i++) {
+		struct ndk_sge w = sge_of(a, i * len, len);
+		cr_assert_eq(ndk_write(a->qp, CTX(100 + i), &w, 1,
+				       (uint64_t)(uintptr_t)mem + (uint64_t)i * len,
+				       ndk_get_remote_token_from_mr(r.mr), 0),
+			     NDK_STATUS_SUCCESS);
+	}
+	for (unsigned i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(100 + i), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect(memcmp(src, mem, n * len) == 0, "the Writes' bytes differ");
+	cr_expect(all_bytes(mem + n * len, 0x5A, 16 * NDK_PAGE_SIZE - n * len));
+	cr_expect_geq(g_loss.dropped, 2, "the packet and at least one NAK dropped (%u)",
+		      g_loss.dropped);
+	/* the first retransmission: the first Write's PSN, one ACK timeout after it went out */
+	uint64_t first = 0, retx = 0;
+	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
+		const struct tx *t = &g_loss.tx[0][i];
+		if (t->dest_qp != b_qpn || t->psn != a_psn)
+			continue;
+		if (!first)
+			first = t->cycle;
+		else if (!retx)
+			retx = t->cycle;
+	}
+	cr_assert_neq(retx, 0, "the first Write was never sent again");
+	cr_expect(retx - first >= period_cyc(tmo) && retx - first <= 3 * period_cyc(tmo),
+		  "the retransmission came %" PRIu64 " cycles after the first transmission",
+		  retx - first);
 	side_region_free(&p, b, &r);
 	loss_close(&p);
 }
