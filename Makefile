@@ -558,7 +558,7 @@ $(FORMAL_STAMP): tests/formal/requirements.txt
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-yosys-subset lint-c synth-report \
 	test-netlist netlist pnr pnr-run area \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
-	lint-pcie synth-pcie lint-boards synth-board formal coverage
+	lint-pcie synth-pcie lint-boards synth-board formal coverage soak
 FORCE:
 
 help:
@@ -586,6 +586,8 @@ help:
 	@echo '  bench    build every bench/*.c program against build/ndk.pc'
 	@echo '  interop-full  ndknic against rdma_rxe and rdma-core / perftest in a QEMU guest, perftest'
 	@echo '           at its default iterations (make test runs fewer: docs/interop.md)'
+	@echo '  soak     a million messages at 1e-2 drop and every fault configuration over 16 seeds'
+	@echo '           (tools/soak.sh; build/soak/soak.json); ~45 min of one core, not in CI'
 	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
 	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
 	@echo '  formal   prove the RTL'"'"'s `ifdef FORMAL properties (induction, covers; tools/formal/formal.py)'
@@ -662,6 +664,13 @@ interop-full: deps
 
 # the behaviour-equivalence proof of a refactor: take it before and after, compare with
 # tools/outhash.sh --compare BEFORE AFTER
+# The long lossy runs (tools/soak.sh, docs/transport.md): a million messages at 1e-2 drop and
+# the full fault matrix over 16 seeds; writes build/soak/soak.json. Heavy (~45 min of one core),
+# not in CI.
+soak: deps
+	@$(MAKE) --no-print-directory build-tests
+	@tools/soak.sh
+
 outhash: deps
 	@$(MAKE) --no-print-directory build-tests bench
 	@tools/outhash.sh $(OUTHASH)

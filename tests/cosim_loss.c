@@ -23,6 +23,15 @@
  *                                            bytes), a Write and a Send again (not executed)
  *   loss::a_duplicate_read_in_the_middle_of_a_write
  *   loss::packets_ahead_*                   one sequence NAK then silence, 2^23 across the wrap
+ *   loss::a_replayed_*                      a Send / Write replayed after its ACK was lost is
+ *                                            not executed again (no second receive consumed,
+ *                                            memory changed meanwhile not overwritten) and is
+ *                                            acknowledged again
+ *   loss::packets_2_pow_23_psns_ahead_*     far-off PSNs dropped, at most one NAK
+ *   loss::a_nak_inside_a_message_*          a NAK for a packet of a message still being sent
+ *                                            is taken (go-back-N at once, not at the timeout)
+ *   loss::a_timeout_replay_while_the_ring_*  the ACK timer's replay while a new WQE waits for
+ *                                            room in the full outstanding ring
  * Cost in `make test`: about 2 s per width.
  */
 #include <criterion/criterion.h>
@@ -59,6 +68,7 @@ struct loss {
 	uint32_t drop_qp;
 	unsigned drop_message, drop_packet;
 	bool drop_ack;
+	bool drop_naks; /* every sequence NAK NIC 1 sends to drop_ack_qp */
 	uint32_t drop_ack_qp, drop_ack_psn;
 	unsigned dropped;
 	/* frames sent by each NIC, in order */
@@ -81,6 +91,11 @@ static enum ndk_sim_fault on_fault(void *arg, unsigned from, unsigned to, const 
 	}
 	if (l->drop_qp && from == 0 && f.dest_qp == l->drop_qp && f.message == l->drop_message &&
 	    f.packet == l->drop_packet && f.transmission == 1 && f.opcode != ROCE_OP_ACKNOWLEDGE) {
+		l->dropped++;
+		return NDK_SIM_FRAME_DROP;
+	}
+	if (l->drop_naks && from == 1 && f.dest_qp == l->drop_ack_qp &&
+	    f.opcode == ROCE_OP_ACKNOWLEDGE && f.fields.aeth_syndrome == 0x60) {
 		l->dropped++;
 		return NDK_SIM_FRAME_DROP;
 	}
@@ -1114,4 +1129,382 @@ Test(loss, packets_ahead_draw_one_nak_then_silence_across_the_wrap)
 	cr_expect(memcmp(src, dst + 4096, 50) == 0);
 	expect_no_cpl(&p, b->cq, 2000);
 	rd_close(&p);
+
+/* ---- duplicates: a replayed Send or Write is not executed twice
+ * -------------------------------- */
+
+static bool all_bytes(const uint8_t *b, uint8_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+/* frames NIC `nic` sent to QP qpn with PSN psn (opcode op; 0xFF: any), and the
+ * cycle of the second one (0: none) */
+static unsigned sent_count(unsigned nic, uint32_t qpn, uint32_t psn, uint8_t op, uint64_t *second)
+{
+	unsigned n = 0;
+	if (second)
+		*second = 0;
+	for (unsigned i = 0; i < g_loss.ntx[nic]; i++) {
+		const struct tx *t = &g_loss.tx[nic][i];
+		if (t->dest_qp != qpn || t->psn != psn || (op != 0xFF && t->opcode != op))
+			continue;
+		if (++n == 2 && second)
+			*second = t->cycle;
+	}
+	return n;
+}
+
+/*
+ * The ACK of A's Send (PSN 0xFFFFFF) is lost: A's timer expires and the Send
+ * goes out again. B has it already: it does not execute it again (the second
+ * receive stays posted, untouched) and acknowledges it again, so A's Send
+ * completes SUCCESS once. The next Send fills the second receive with its own
+ * bytes.
+ */
+Test(loss, a_replayed_send_consumes_no_second_receive_and_is_acknowledged_again)
+{
+	const unsigned tmo = 2;
+	const uint32_t a_psn = 0xFFFFFF;
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x123456);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true;
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = a_psn;
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 8192, 41);
+	memset(dst, 0xEE, 8192);
+	struct ndk_sge r1 = sge_of(b, 0, 4096), r2 = sge_of(b, 4096, 4096);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_receive(b->qp, CTX(2), &r2, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge s1 = sge_of(a, 0, 100);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	cr_assert_eq(ndk_send(a->qp, CTX(10), &s1, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 100);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	cr_expect_geq(ndk_sim_cycle(p.sim) - t0, period_cyc(tmo),
+		      "the Send completed before the ACK timeout: its ACK was not "
+		      "the one lost");
+	/* the replay reached B (its ACK came back) and consumed nothing */
+	expect_no_cpl(&p, b->cq, 4 * period_cyc(tmo));
+	cr_expect_eq(g_loss.dropped, 1);
+	uint64_t second;
+	cr_expect_eq(sent_count(0, b_qpn, a_psn, ROCE_OP_SEND_ONLY, &second), 2,
+		     "the Send went out %u times", sent_count(0, b_qpn, a_psn, 0xFF, NULL));
+	cr_expect_eq(sent_count(1, a_qpn, a_psn, ROCE_OP_ACKNOWLEDGE, NULL), 2,
+		     "B acknowledged PSN 0x%06x %u times", a_psn,
+		     sent_count(1, a_qpn, a_psn, ROCE_OP_ACKNOWLEDGE, NULL));
+	cr_expect(all_bytes(dst + 4096, 0xEE, 4096), "the second receive was written");
+	cr_expect(memcmp(src, dst, 100) == 0 && dst[100] == 0xEE);
+	/* the next Send takes the second receive */
+	struct ndk_sge s2 = sge_of(a, 4096, 50);
+	cr_assert_eq(ndk_send(a->qp, CTX(11), &s2, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(11), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 50);
+	cr_expect(memcmp(src + 4096, dst + 4096, 50) == 0, "the second Send's bytes differ");
+	cr_expect(memcmp(src, dst, 100) == 0, "the first receive changed");
+	expect_no_cpl(&p, a->cq, 5000);
+	loss_close(&p);
+}
+
+/*
+ * The ACK of A's 3-packet Write is lost. Once the Write's bytes are in B's
+ * memory, B's host writes other bytes over them; then A's timer expires and the
+ * Write goes out again. B has every packet of it already: the replay does not
+ * overwrite the memory again, B acknowledges it again and the Write completes
+ * SUCCESS once.
+ */
+Test(loss, a_replayed_write_does_not_overwrite_memory_changed_meanwhile)
+{
+	const unsigned tmo = 2;
+	const uint32_t a_psn = 0xFFFFFE, last = (a_psn + 2) & 0xFFFFFF;
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x0ABCDE);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true;
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = last;
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, 3000, 43);
+	memset(mem, 0x5A, NDK_PAGE_SIZE);
+	struct ndk_sge w = sge_of(a, 0, 3000);
+	cr_assert_eq(ndk_write(a->qp, CTX(20), &w, 1, (uint64_t)(uintptr_t)mem,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	/* the Write placed: B's host changes the memory */
+	uint64_t deadline = ndk_sim_cycle(p.sim) + 20000;
+	while (memcmp(mem, src, 3000) != 0) {
+		if (ndk_sim_cycle(p.sim) > deadline)
+			cr_assert_fail("cycle %" PRIu64 ": the Write never arrived",
+				       ndk_sim_cycle(p.sim));
+		ndk_sim_step(p.sim, 10);
+	}
+	memset(mem, 0x77, 3000);
+	uint64_t changed = ndk_sim_cycle(p.sim);
+	struct ndk_result_ex res;
+	cr_assert_eq(ndk_get_cq_results_ex(a->cq, &res, 1), 0, "the Write completed: no ACK lost");
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(20), 0);
+	ndk_sim_step(p.sim, 2000);
+	cr_expect_eq(g_loss.dropped, 1);
+	uint64_t second;
+	cr_expect_eq(sent_count(0, b_qpn, a_psn, ROCE_OP_WRITE_FIRST, &second), 2,
+		     "the Write's first packet went out %u times",
+		     sent_count(0, b_qpn, a_psn, 0xFF, NULL));
+	cr_expect_gt(second, changed, "the replay left before the memory was changed");
+	cr_expect_eq(sent_count(0, b_qpn, last, ROCE_OP_WRITE_LAST, NULL), 2);
+	cr_expect_eq(sent_count(1, a_qpn, last, ROCE_OP_ACKNOWLEDGE, NULL), 2,
+		     "B acknowledged the Write %u times",
+		     sent_count(1, a_qpn, last, ROCE_OP_ACKNOWLEDGE, NULL));
+	cr_expect(all_bytes(mem, 0x77, 3000), "the replayed Write overwrote the memory again");
+	cr_expect(all_bytes(mem + 3000, 0x5A, NDK_PAGE_SIZE - 3000));
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * Packets far from B's expected PSN e, injected as if from A's QP: a Write 2^23
+ * PSNs ahead (in 24-bit arithmetic as far behind as ahead) and one 2^23 - 1
+ * ahead (the farthest PSN that is ahead). Neither is executed (B's memory
+ * untouched, no completion anywhere), B sends at most one sequence NAK, and A's
+ * own requests from e on go through intact afterwards.
+ */
+static void inject_write(struct pair *p, uint32_t from_qpn, uint32_t to_qpn, uint32_t psn,
+			 uint64_t va, uint32_t rkey, const uint8_t *payload, size_t n)
+{
+	struct roce_ref_fields f;
+	uint8_t buf[ROCE_REF_MAX_FRAME(256)];
+	roce_ref_init(&f, 0, from_qpn, 1);
+	f.opcode = ROCE_OP_WRITE_ONLY;
+	f.ackreq = true;
+	f.dest_qp = to_qpn;
+	f.psn = psn & 0xFFFFFF;
+	f.reth_va = va;
+	f.reth_rkey = rkey;
+	f.reth_dma_len = (uint32_t)n;
+	f.payload = payload;
+	f.payload_len = n;
+	size_t len = roce_ref_build(&f, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_assert_eq(nicsim_port_inject(p->sim->world, 0, buf, len), 0);
+}
+
+Test(loss, packets_2_pow_23_psns_ahead_are_dropped)
+{
+	const uint32_t a_psn = 0xFFFFF0;
+	struct pair p;
+	loss_open(&p, 2, 7, a_psn, 0x000010);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *mem = r.buf.va;
+	memset(mem, 0x5A, NDK_PAGE_SIZE);
+	const uint64_t va = (uint64_t)(uintptr_t)mem;
+	const uint32_t rkey = ndk_get_remote_token_from_mr(r.mr);
+	uint8_t junk[64];
+	memset(junk, 0xAB, sizeof(junk));
+	inject_write(&p, a_qpn, b_qpn, a_psn + 0x800000, va, rkey, junk, sizeof(junk));
+	inject_write(&p, a_qpn, b_qpn, a_psn + 0x7FFFFF, va + 64, rkey, junk, sizeof(junk));
+	expect_no_cpl(&p, b->cq, 20000);
+	expect_no_cpl(&p, a->cq, 1000);
+	cr_expect(all_bytes(mem, 0x5A, NDK_PAGE_SIZE), "a packet far from the PSN was executed");
+	/* A's own traffic from the expected PSN on */
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, 4096, 47);
+	memset(dst, 0xEE, 4096);
+	struct ndk_sge rcv = sge_of(b, 0, 4096), s = sge_of(a, 0, 1500), w = sge_of(a, 2048, 2000);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(10), &s, 1, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_write(a->qp, CTX(11), &w, 1, va + 1024, rkey, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(11), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 1500);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	cr_expect(memcmp(src, dst, 1500) == 0, "the Send's bytes differ");
+	cr_expect(memcmp(src + 2048, mem + 1024, 2000) == 0, "the Write's bytes differ");
+	cr_expect(all_bytes(mem, 0x5A, 1024) && all_bytes(mem + 3024, 0x5A, NDK_PAGE_SIZE - 3024),
+		  "bytes outside the Write were written");
+	unsigned naks = 0;
+	for (unsigned i = 0; i < g_loss.ntx[1]; i++) {
+		const struct tx *t = &g_loss.tx[1][i];
+		naks += t->dest_qp == a_qpn && t->opcode == ROCE_OP_ACKNOWLEDGE &&
+			t->syndrome == 0x60;
+	}
+	cr_expect_leq(naks, 1, "B sent %u sequence NAKs", naks);
+	cr_log_info("loss: 2^23 ahead: %u sequence NAKs", naks);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * A sequence NAK for a packet of a long message that the requester is still sending (the
+ * message's outstanding entry is not appended yet), after the ACK of the message before it was
+ * lost: the NAK acknowledges that earlier Write and orders a go-back-N from the dropped packet.
+ * The ACK timer must take it (it once dropped it as stale, since it names a PSN beyond the last
+ * appended WQE: the completer completed the Write from the NAK, the timer later replayed from the
+ * Write's PSN, whose entry was gone, and the Send failed INVALID_PARAMETER). The Send is sent
+ * again from its first PSN right after its last packet, long before the ACK timeout, and every
+ * request completes SUCCESS once, in order, the bytes right.
+ */
+Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
+{
+	const unsigned tmo = 4; /* 65.5 us: far longer than the Send takes */
+	const uint32_t a_psn = 0xFFFFFE, send_psn = (a_psn + 1) & 0xFFFFFF;
+	const uint32_t send_len = 60 * 1024; /* 60 packets at MTU 1024 */
+	struct pair p;
+	loss_open(&p, tmo, 7, a_psn, 0x222222);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_ack = true; /* the Write's ACK */
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_psn = a_psn;
+	g_loss.drop_qp = b_qpn; /* the Send's second packet, its first transmission */
+	g_loss.drop_message = 2;
+	g_loss.drop_packet = 2;
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, PAIR_BUF_BYTES, 53);
+	memset(dst, 0xEE, PAIR_BUF_BYTES);
+	memset(r.buf.va, 0x5A, NDK_PAGE_SIZE);
+	struct ndk_sge rcv = sge_of(b, 0, PAIR_BUF_BYTES);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge w = sge_of(a, 0, 200), s = sge_of(a, 1024, send_len);
+	cr_assert_eq(ndk_write(a->qp, CTX(10), &w, 1, (uint64_t)(uintptr_t)r.buf.va,
+			       ndk_get_remote_token_from_mr(r.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(11), &s, 1, 0), NDK_STATUS_SUCCESS);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(11), 0);
+	uint64_t took = ndk_sim_cycle(p.sim) - t0;
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), send_len);
+	expect_no_cpl(&p, a->cq, 5000);
+	expect_no_cpl(&p, b->cq, 1000);
+	cr_expect_eq(g_loss.dropped, 2, "%u frames dropped", g_loss.dropped);
+	cr_expect(memcmp(src + 1024, dst, send_len) == 0, "the Send's bytes differ");
+	cr_expect(memcmp(src, r.buf.va, 200) == 0, "the Write's bytes differ");
+	/* the NAK came while the Send's later packets were still going out */
+	uint64_t nak_at = 0, last_first_tx = 0, retx_at = 0;
+	for (unsigned i = 0; i < g_loss.ntx[1]; i++) {
+		const struct tx *t = &g_loss.tx[1][i];
+		if (t->dest_qp == a_qpn && t->opcode == ROCE_OP_ACKNOWLEDGE &&
+		    t->syndrome == 0x60 && !nak_at)
+			nak_at = t->cycle;
+	}
+	uint32_t next = a_psn;
+	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
+		const struct tx *t = &g_loss.tx[0][i];
+		if (t->dest_qp != b_qpn)
+			continue;
+		if (!retx_at && t->psn == next) {
+			last_first_tx = t->cycle;
+			next = (next + 1) & 0xFFFFFF;
+		} else if (!retx_at) {
+			retx_at = t->cycle;
+			cr_expect_eq(t->psn, send_psn,
+				     "the retransmission starts at PSN 0x%06x, want 0x%06x", t->psn,
+				     send_psn);
+		}
+	}
+	cr_assert_neq(nak_at, 0, "B sent no sequence NAK");
+	cr_expect_lt(nak_at, last_first_tx,
+		     "the NAK (cycle %" PRIu64 ") came after the Send's last packet (cycle %" PRIu64
+		     "): the test does not test what it says",
+		     nak_at, last_first_tx);
+	cr_expect_lt(retx_at - last_first_tx, period_cyc(tmo) / 4,
+		     "the replay waited %" PRIu64 " cycles after the Send's last packet: the NAK "
+		     "was not taken, the ACK timer did it",
+		     retx_at - last_first_tx);
+	cr_log_info("loss: NAK at cycle %" PRIu64 ", the Send's last packet at %" PRIu64
+		    ", the replay at %" PRIu64 "; %" PRIu64 " cycles in all",
+		    nak_at, last_first_tx, retx_at, took);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * 80 one-packet Writes posted at once: 64 fill the QP's outstanding ring and the 65th waits at
+ * the intake for room. The first Write's packet is lost (its first transmission) and so is every
+ * sequence NAK B sends about the gap, so only A's ACK timer can recover. Its replay needs the
+ * intake, which holds the waiting WQE: the intake sets that WQE aside, replays, and takes it
+ * again from the SQ ring (it once waited for the ring's room while the replay waited for it, until
+ * the retries ran out: IO_TIMEOUT). Every Write completes SUCCESS once and in order, every byte
+ * right, the first retransmission at the first Write's PSN about one ACK timeout after it.
+ */
+Test(loss, a_timeout_replay_while_the_ring_is_full_and_a_wqe_waits)
+{
+	const unsigned tmo = 2, n = 80, len = 512;
+	const uint32_t a_psn = 0xFFFFF0;
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.ack_timeout = tmo;
+	attr.retry_count = 7;
+	attr.local_psn = a_psn;
+	attr.remote_psn = 0x456789;
+	struct pair_opts o = { .attr = &attr, .sq_depth = 128, .cq_depth = 256 };
+	struct pair p;
+	pair_open_opts(&p, &c, &o);
+	memset(&g_loss, 0, sizeof(g_loss));
+	g_loss.track = roce_track_new();
+	cr_assert_not_null(g_loss.track);
+	ndk_sim_set_fault_hook(p.sim, on_fault, &g_loss);
+	nicsim_set_frame_handler(p.sim->world, on_frame, &g_loss);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp), b_qpn = wire_qpn(b->qp);
+	g_loss.drop_qp = b_qpn;
+	g_loss.drop_message = 1;
+	g_loss.drop_packet = 1;
+	g_loss.drop_naks = true;
+	g_loss.drop_ack_qp = a_qpn;
+	struct region r;
+	side_region(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, n * len, 59);
+	memset(mem, 0x5A, 16 * NDK_PAGE_SIZE);
+	for (unsigned i = 0; i < n; i++) {
+		struct ndk_sge w = sge_of(a, i * len, len);
+		cr_assert_eq(ndk_write(a->qp, CTX(100 + i), &w, 1,
+				       (uint64_t)(uintptr_t)mem + (uint64_t)i * len,
+				       ndk_get_remote_token_from_mr(r.mr), 0),
+			     NDK_STATUS_SUCCESS);
+	}
+	for (unsigned i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(100 + i), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect(memcmp(src, mem, n * len) == 0, "the Writes' bytes differ");
+	cr_expect(all_bytes(mem + n * len, 0x5A, 16 * NDK_PAGE_SIZE - n * len));
+	cr_expect_geq(g_loss.dropped, 2, "the packet and at least one NAK dropped (%u)",
+		      g_loss.dropped);
+	/* the first retransmission: the first Write's PSN, one ACK timeout after it went out */
+	uint64_t first = 0, retx = 0;
+	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
+		const struct tx *t = &g_loss.tx[0][i];
+		if (t->dest_qp != b_qpn || t->psn != a_psn)
+			continue;
+		if (!first)
+			first = t->cycle;
+		else if (!retx)
+			retx = t->cycle;
+	}
+	cr_assert_neq(retx, 0, "the first Write was never sent again");
+	cr_expect(retx - first >= period_cyc(tmo) && retx - first <= 3 * period_cyc(tmo),
+		  "the retransmission came %" PRIu64 " cycles after the first transmission",
+		  retx - first);
+	side_region_free(&p, b, &r);
+	loss_close(&p);
 }

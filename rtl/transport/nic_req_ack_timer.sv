@@ -5,7 +5,10 @@
 // Per QP, from QP_CONNECT: ack_timeout (IBA: the timer runs 4.096 us x 2^ack_timeout; 0 = no
 // timer) and retry_count (retransmissions allowed without progress, 0..7). The module keeps the
 // last PSN acknowledged and the last PSN of the newest WQE that went out (its outstanding entry's
-// append), so "something is unacknowledged" is sent != acked.
+// append), so "something is unacknowledged" is sent != acked. An acknowledgement (or a sequence
+// NAK) may name any PSN up to the last one that can have gone out: while the intake still
+// packetises a new WQE of the QP, the PSN it has reached (sending_*), since the responder may
+// acknowledge or NAK a packet of a long message before the message's entry is appended.
 //
 // - The timer is armed when a WQE that went out is appended while it was not armed, restarted
 //   by every acknowledgement that makes progress, and disarmed when everything sent is
@@ -50,6 +53,10 @@ module nic_req_ack_timer #(
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] append_qpn_i,
   input  logic                    append_pend_i,
   input  logic [23:0]             append_psn_i,
+  // the intake's WQE in progress (its QP is append_qpn_i): the last PSN it may have sent, so
+  // an acknowledgement inside a message not appended yet is taken, not dropped as stale
+  input  logic                    sending_i,
+  input  logic [23:0]             sending_psn_i,
   // the replays ordered
   output logic [NumQps-1:0]       pend_o,
   output logic                    go_o,
@@ -128,12 +135,20 @@ module nic_req_ack_timer #(
   end
 
   // ---- the acknowledgement ------------------------------------------------------------------
+  // The last PSN an acknowledgement of the QP may name: that of its newest appended WQE, or,
+  // while the intake is packetising a new WQE of the QP, the last PSN of that WQE planned so
+  // far (its earlier packets may have been acknowledged, or NAKed, before it is appended).
+  logic [23:0] ack_hi;
+  assign ack_hi = (sending_i && append_qpn_i == ack_q_i
+                   && nic_roce_pkg::psn_le(sent_q[ack_q_i], sending_psn_i))
+                  ? sending_psn_i : sent_q[ack_q_i];
+
   logic ack_progress;   // beyond the last PSN acknowledged, not beyond what went out
   logic ack_all;        // ... and everything sent is acknowledged
   assign ack_progress = ack_take_i && !ack_nak_i
                         && ack_upto_i != acked_q[ack_q_i]
                         && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
-                        && nic_roce_pkg::psn_le(ack_upto_i, sent_q[ack_q_i]);
+                        && nic_roce_pkg::psn_le(ack_upto_i, ack_hi);
   assign ack_all      = ack_progress && ack_upto_i == sent_q[ack_q_i];
 
   logic       seq_in;         // a sequence NAK whose PSN is outstanding (or the next to go):
@@ -144,7 +159,7 @@ module nic_req_ack_timer #(
   assign seq_left = ack_progress ? rcnt_q[ack_q_i] : left_q[ack_q_i];
   assign seq_in   = ack_take_i && ack_seq_i && !ack_nak_i && qp_rts[ack_q_i]
                     && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
-                    && nic_roce_pkg::psn_le(ack_upto_i, sent_q[ack_q_i]);
+                    && nic_roce_pkg::psn_le(ack_upto_i, ack_hi);
   assign seq_go   = seq_in && seq_left != 3'd0;
   assign seq_fail = seq_in && seq_left == 3'd0;
 

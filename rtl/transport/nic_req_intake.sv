@@ -60,6 +60,10 @@ module nic_req_intake #(
   output logic                          append_o,
   output logic [EntW-1:0]               append_entry_o,
   output logic                          append_pend_o,   // the entry waits for its ACK
+  // a new WQE of qpn_o being packetised: its packets up to sending_psn_o may be out already
+  // (an acknowledgement may name one of them before the WQE's entry is appended)
+  output logic                          sending_o,
+  output logic [23:0]                   sending_psn_o,
   output logic                          rp_re_o,
   output logic [((NumQps > 1) ? $clog2(NumQps) : 1)+$clog2(OutDepth)-1:0] rp_raddr_o,
   input  logic [EntW-1:0]               rp_rdata_i,
@@ -169,6 +173,16 @@ module nic_req_intake #(
   logic [23:0]    rp_first;                 // the first PSN of the WQE re-read, as recorded
   logic           rp_fail;                  // the replayed WQE fails: status_q from psn_q on
   logic           rnr_start;                // S_IDLE starts the replay of QP scan_q
+  // A new WQE waiting in S_SPACE (its QP's ring full, a READ_FENCE, ORD reached) waits for
+  // acknowledgements; if a replay is due meanwhile, the intake sets the WQE aside (its QP and
+  // index: it stays in the SQ ring) and runs the replay, whose acknowledgements are what the
+  // WQE waits for, then reads the WQE again from the ring and goes on with it. Without this the
+  // replay waited for the intake and the intake for the replay's ACKs until the retries ran out.
+  logic           held_q, held_d;
+  logic           resume_q, resume_d;       // the WQE read from the ring now is the held one
+  logic [QW-1:0]  held_qpn_q, held_qpn_d;
+  logic [15:0]    held_idx_q, held_idx_d;
+  logic           start_walk;               // start the replay of QP scan_q now
   logic           chk_end;                  // every SGE is checked with this cycle's (below)
 
   // the WQE, seen both ways
@@ -333,6 +347,11 @@ module nic_req_intake #(
     rp_type_d    = rp_type_q;
     rp_beat_d    = rp_beat_q;
     rp_head_d    = rp_head_q;
+    held_d       = held_q;
+    resume_d     = resume_q;
+    held_qpn_d   = held_qpn_q;
+    held_idx_d   = held_idx_q;
+    start_walk   = 1'b0;
     rp_fail      = 1'b0;
     rnr_start    = 1'b0;
     rpe_re       = 1'b0;
@@ -362,15 +381,9 @@ module nic_req_intake #(
     unique case (state_q)
       S_IDLE: begin
         if (rnr_go_i) begin
-          // a QP's RNR timer expired: send its outstanding WQEs again from the NAKed PSN on
-          rnr_start = 1'b1;
-          rp_d      = 1'b1;
-          qpn_d     = scan_i;
-          rp_slot_d = scan_head_i;
-          rp_left_d = scan_count_i;
-          rp_head_d = 1'b1;
-          psn_d     = scan_psn_i;
-          state_d   = S_RP_READ;
+          // a QP's RNR timer expired, or its ACK timer or a sequence NAK ordered a go-back-N:
+          // send its outstanding WQEs again from that PSN on
+          start_walk = 1'b1;
         end else begin
           // a new WQE of a QP waiting for its RNR timer waits too (it holds the intake)
           wqe_ready_o = !rnr_wait_i[wq];
@@ -393,6 +406,14 @@ module nic_req_intake #(
             || qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
           rp_d    = 1'b0;
           state_d = S_IDLE;
+          if (held_q) begin
+            // the WQE set aside: read it again from its slot (rp_q until it is back in S_SPACE)
+            resume_d = 1'b1;
+            rp_d    = 1'b1;
+            qpn_d   = held_qpn_q;
+            idx_d   = held_idx_q;
+            state_d = S_RP_AR;
+          end
         end else begin
           rpe_re  = 1'b1;
           state_d = S_RP_ENT;
@@ -430,6 +451,13 @@ module nic_req_intake #(
             sum_d     = '0;
             msg_off_d = '0;
             state_d   = S_RP_CHECK;
+            if (resume_q) begin
+              // the WQE set aside is back: a new WQE again
+              held_d   = 1'b0;
+              resume_d = 1'b0;
+              rp_d    = 1'b0;
+              state_d = S_SPACE;
+            end
           end
         end
       end
@@ -479,6 +507,12 @@ module nic_req_intake #(
           end else begin
             state_d = S_CHECK;
           end
+        end else if (rnr_go_i && !held_q) begin
+          // waiting for acknowledgements while a replay is due: set the WQE aside, replay
+          held_d     = 1'b1;
+          held_qpn_d = qpn_q;
+          held_idx_d = idx_q;
+          start_walk = 1'b1;
         end
       end
       S_CHECK: begin
@@ -600,6 +634,16 @@ module nic_req_intake #(
         state_d = S_IDLE;
       end
     endcase
+    if (start_walk) begin
+      rnr_start = 1'b1;
+      rp_d      = 1'b1;
+      qpn_d     = scan_i;
+      rp_slot_d = scan_head_i;
+      rp_left_d = scan_count_i;
+      rp_head_d = 1'b1;
+      psn_d     = scan_psn_i;
+      state_d   = S_RP_READ;
+    end
     // the SGE check is over (in S_CHECK, or as the last SGE's translation answers): the lengths,
     // sum_d with this cycle's SGE, must add up to the message
     if (chk_end) begin
@@ -651,6 +695,9 @@ module nic_req_intake #(
   assign piece_len_o  = piece_q;
 
   assign qpn_o            = qpn_q;
+  // psn_q is the QP's next PSN from the state after S_SPACE on (S_SPACE loads it)
+  assign sending_o        = !rp_q && state_q != S_IDLE && state_q != S_SPACE;
+  assign sending_psn_o    = psn_q - 24'd1;
   assign rd_issue_o       = rd_issue;
   assign rd_ctx_o         = rctx_wdata;
   assign rnr_start_o      = rnr_start;
@@ -691,8 +738,12 @@ module nic_req_intake #(
       next_psn_v_q <= '0;
       qpn_q        <= '0;
       rp_q         <= 1'b0;
+      held_q       <= 1'b0;
+      resume_q     <= 1'b0;
     end else begin
       state_q      <= state_d;
+      held_q       <= held_d;
+      resume_q     <= resume_d;
       next_psn_v_q <= next_psn_v_d;
       qpn_q        <= qpn_d;
       rp_q         <= rp_d;
@@ -723,6 +774,8 @@ module nic_req_intake #(
     rp_type_q    <= rp_type_d;
     rp_beat_q    <= rp_beat_d;
     rp_head_q    <= rp_head_d;
+    held_qpn_q   <= held_qpn_d;
+    held_idx_q   <= held_idx_d;
   end
 
   logic unused_fields;

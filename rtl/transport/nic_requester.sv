@@ -184,6 +184,8 @@ module nic_requester #(
 
   // ---- signals between the modules ------------------------------------------------------------
   logic [QW-1:0]           in_qpn, cq, pick_qpn, rnr_scan, scan;
+  logic                    in_sending;       // the intake packetises a new WQE of in_qpn ...
+  logic [23:0]             in_sending_psn;   // ... up to this PSN so far
   logic [23:0]             rnr_psn, scan_psn;
   logic [RW:0]             reads_out;
   logic                    rd_issue;
@@ -244,6 +246,8 @@ module nic_requester #(
     .wqe_idx_i       (wqe_idx_i),
     .wqe_ready_o     (wqe_ready_o),
     .qpn_o           (in_qpn),
+    .sending_o       (in_sending),
+    .sending_psn_o   (in_sending_psn),
     .pd_i            (ctx_in_pd_i),
     .peer_mac_i      (ctx_in_peer_mac_i),
     .peer_ip_i       (ctx_in_peer_ip_i),
@@ -463,6 +467,8 @@ module nic_requester #(
     .append_qpn_i     (in_qpn),
     .append_pend_i    (append_pend),
     .append_psn_i     (append_entry[EntW-17 -: 24]),
+    .sending_i        (in_sending),
+    .sending_psn_i    (in_sending_psn),
     .pend_o           (tm_pend),
     .go_o             (tm_go),
     .go_qpn_o         (tm_qpn),
