@@ -136,10 +136,16 @@ module nic_wqe_fetch #(
   // ---- per-QP tables ------------------------------------------------------------------------------
   // The SQ ring of each QP (base, depth) is nic_qp_ctx's: read at a doorbell and at a fetch.
   // The indices: pi, fetch and exec of each QP. No reset either: QP_CREATE (and QP_DESTROY) zero
-  // them, and only an active QP's indices are used.
-  logic [15:0]          pi_q        [NumQps];
-  logic [15:0]          fetch_q     [NumQps];
-  logic [15:0]          exec_q      [NumQps];
+  // them, and only an active QP's indices are used. Each is a LUT RAM with one write port (pi:
+  // the doorbell; fetch: an issue or a BlueFlame copy, never both in one cycle; exec: a retire)
+  // beside a bit per QP that says "reset since the last write: reads 0", which takes the QP
+  // reset's write (so no entry needs a second write port, and no index lives in flip-flops read
+  // through a 16-way mux at every port). The bits are RAM-like too: no reset.
+  logic [15:0]          pi_mem      [NumQps];
+  logic [15:0]          fetch_mem   [NumQps];
+  logic [15:0]          exec_mem    [NumQps];
+  logic [NumQps-1:0]    pi_z_q, fetch_z_q, exec_z_q;
+  logic [15:0]          pi_pick, fetch_pick, fetch_db, exec_db, exec_ret;  // the read ports
   logic [NumQps-1:0]    pend_q;             // pi != fetch, per QP
   logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
 
@@ -154,12 +160,18 @@ module nic_wqe_fetch #(
   assign retire_idx = QpW'(retire_qpn_i);
   assign pick_idx   = QpW'(pick_qpn);
 
+  assign pi_pick    = pi_z_q[pick_idx] ? 16'd0 : pi_mem[pick_idx];
+  assign fetch_pick = fetch_z_q[pick_idx] ? 16'd0 : fetch_mem[pick_idx];
+  assign fetch_db   = fetch_z_q[db_idx] ? 16'd0 : fetch_mem[db_idx];
+  assign exec_db    = exec_z_q[db_idx] ? 16'd0 : exec_mem[db_idx];
+  assign exec_ret   = exec_z_q[retire_idx] ? 16'd0 : exec_mem[retire_idx];
+
   // The new pi and fetch of the QPs an issue or a doorbell touches (the same QP when both name it),
   // for their pending bits.
   logic [15:0] issue_fetch_new, issue_pi_new, db_fetch_new;
-  assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n);
-  assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_q[pick_idx];
-  assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_q[db_idx];
+  assign issue_fetch_new = fetch_pick + 16'(issue_n);
+  assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_pick;
+  assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_db;
 
 
   // Events in the order of precedence: a QP reset (QP_CREATE / QP_DESTROY: a fresh ring) comes
@@ -167,23 +179,55 @@ module nic_wqe_fetch #(
   // its own QP (refused), only possibly a retire.
   always_ff @(posedge clk_i) begin
     if (retire_i) begin
-      exec_q[retire_idx] <= exec_q[retire_idx] + 16'd1;
+      exec_mem[retire_idx] <= exec_ret + 16'd1;
     end
-    if (issue) begin
-      fetch_q[pick_idx] <= issue_fetch_new;
-    end
-    if (bf_hit) begin
-      fetch_q[db_idx] <= sq_db_pi_i;
+    if (issue || bf_hit) begin
+      fetch_mem[bf_hit ? db_idx : pick_idx] <= bf_hit ? sq_db_pi_i : issue_fetch_new;
     end
     if (db_ok) begin
-      pi_q[db_idx] <= sq_db_pi_i;
-    end
-    if (qp_reset_i) begin
-      pi_q[reset_idx]    <= '0;
-      fetch_q[reset_idx] <= '0;
-      exec_q[reset_idx]  <= '0;
+      pi_mem[db_idx] <= sq_db_pi_i;
     end
   end
+
+  always_ff @(posedge clk_i) begin
+    if (retire_i) begin
+      exec_z_q[retire_idx] <= 1'b0;
+    end
+    if (issue) begin
+      fetch_z_q[pick_idx] <= 1'b0;
+    end
+    if (bf_hit) begin
+      fetch_z_q[db_idx] <= 1'b0;
+    end
+    if (db_ok) begin
+      pi_z_q[db_idx] <= 1'b0;
+    end
+    if (qp_reset_i) begin
+      pi_z_q[reset_idx]    <= 1'b1;
+      fetch_z_q[reset_idx] <= 1'b1;
+      exec_z_q[reset_idx]  <= 1'b1;
+    end
+  end
+
+  // The indices as the arrays they stand for, for the assertions and the proofs only.
+`ifndef SYNTHESIS
+`define NIC_WQE_FETCH_INDEX_VIEW
+`elsif FORMAL
+`define NIC_WQE_FETCH_INDEX_VIEW
+`endif
+`ifdef NIC_WQE_FETCH_INDEX_VIEW
+  logic [15:0] pi_q [NumQps];
+  logic [15:0] fetch_q [NumQps];
+  logic [15:0] exec_q [NumQps];
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      pi_q[q]    = pi_z_q[q] ? 16'd0 : pi_mem[q];
+      fetch_q[q] = fetch_z_q[q] ? 16'd0 : fetch_mem[q];
+      exec_q[q]  = exec_z_q[q] ? 16'd0 : exec_mem[q];
+    end
+  end
+`undef NIC_WQE_FETCH_INDEX_VIEW
+`endif
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -219,8 +263,8 @@ module nic_wqe_fetch #(
   assign db_idx       = QpW'(db_sel);
   assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
                         !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
-  assign db_exec_now  = exec_q[db_idx] + 16'(retire_i && retire_qpn_i == db_sel);
-  assign db_fetch_now = fetch_q[db_idx] +
+  assign db_exec_now  = exec_db + 16'(retire_i && retire_qpn_i == db_sel);
+  assign db_fetch_now = fetch_db +
                         ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
   assign ring_db_qpn_o  = db_sel;
   assign db_depth       = 17'd1 << ring_db_log_depth_i;
@@ -287,8 +331,8 @@ module nic_wqe_fetch #(
     end
   end
 
-  assign sel_pi    = pi_q[pick_idx];
-  assign sel_fetch = fetch_q[pick_idx];
+  assign sel_pi    = pi_pick;
+  assign sel_fetch = fetch_pick;
   assign ring_rd_qpn_o = pick_qpn;
   assign sel_base  = ring_rd_base_i;
   assign sel_ld    = ring_rd_log_depth_i;
@@ -323,8 +367,8 @@ module nic_wqe_fetch #(
   // fetched (so it is not picked this cycle either); rq_empty: every reserved slot is filled,
   // so rsv = wr and the copy takes the slot the R channel would fill next.
   assign bf_hit    = db_ok && sq_db_bf_i && !pend_q[db_idx] && !issue && rq_empty &&
-                     buf_free != '0 && sq_db_pi_i == fetch_q[db_idx] + 16'd1 &&
-                     bf_hdr.index == fetch_q[db_idx];
+                     buf_free != '0 && sq_db_pi_i == fetch_db + 16'd1 &&
+                     bf_hdr.index == fetch_db;
 
   // ---- stale slots: the kill pointers ----------------------------------------------------------
   // At a QP's reset its kill pointer takes the reservation pointer: the slots before it, from the
