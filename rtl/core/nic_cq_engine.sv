@@ -157,7 +157,16 @@ module nic_cq_engine #(
   logic [NumCqs-1:0]    tlive_q, tlive_d;      // tim is not 0: tim_q's entry holds it
   logic [NumCqs-1:0]    treach_q, treach_d;    // with tlive: interval != 0 and tim >= interval
   logic [NumCqs-1:0]    fault_q, fault_d;      // a record write failed: the error record is due
-  logic [NumCqs*16-1:0] pi_q, ci_q, ss_q;      // entry n in [16n +: 16]; ss = since_sol
+  // The indices pi, ci and ss (since_sol) of each CQ: LUT RAMs with one write port each (pi, ss:
+  // the commit; ci: the doorbell), beside bits that say what an entry reads instead of its word
+  // since a reset or a command (pi, ci: 0; ss: 0 after the reset, 0xffff after a command), so
+  // no entry needs a second write port and no index lives in flip-flops read through a 16-way
+  // mux at each of the nine ports below.
+  logic [15:0]          pi_mem [NumCqs];
+  logic [15:0]          ci_mem [NumCqs];
+  logic [15:0]          ss_mem [NumCqs];
+  logic [NumCqs-1:0]    pi_z_q, ci_z_q;        // reads 0
+  logic [NumCqs-1:0]    ss_r_q, ss_c_q;        // reads 0 (reset), reads 0xffff (command)
   // RAM-like: written (by CQ_CREATE, or before the bit that validates them is set) before use
   logic [BaseBits-1:0]  base_q [NumCqs];
   logic [3:0]           logd_q [NumCqs];       // log2(depth)
@@ -248,8 +257,8 @@ module nic_cq_engine #(
     db_arm      = db_ci && db_ci_arm.arm;
     db_mod      = db_valid_i && db_moderation_i && db_in_range && valid_q[db_cqn];
     db_new_ci   = db_ci_arm.consumer_index;
-    db_old_ci   = ci_q[16*db_cqn +: 16];
-    db_pi       = pi_q[16*db_cqn +: 16];
+    db_old_ci   = ci_z_q[db_cqn] ? 16'd0 : ci_mem[db_cqn];
+    db_pi       = pi_z_q[db_cqn] ? 16'd0 : pi_mem[db_cqn];
     // ci may only move forward, and not past pi (see the header)
     db_ci_ok    = (db_new_ci - db_old_ci) <= (db_pi - db_old_ci);
     db_type     = (db_ci_arm.arm_type == 2'd3) ? nic_pkg::ARM_ANY : db_ci_arm.arm_type;
@@ -286,8 +295,8 @@ module nic_cq_engine #(
     acc_in_range = {1'b0, cpl_cqn_i} < 9'(NumCqs);
     acc_cqn      = flt_any ? flt_cqn : CqBits'(cpl_cqn_i);
     acc_live     = acc_in_range && valid_q[acc_cqn] && !error_q[acc_cqn];
-    acc_pi       = pi_q[16*acc_cqn +: 16];
-    acc_ci       = ci_q[16*acc_cqn +: 16];
+    acc_pi       = pi_z_q[acc_cqn] ? 16'd0 : pi_mem[acc_cqn];
+    acc_ci       = ci_z_q[acc_cqn] ? 16'd0 : ci_mem[acc_cqn];
     acc_logd     = logd_q[acc_cqn];
     acc_depth    = depth_of(acc_logd);
     acc_occ      = acc_pi - acc_ci;
@@ -414,9 +423,9 @@ module nic_cq_engine #(
 
   // The new indices of the commit CQ and of the doorbell CQ (they may be the same CQ).
   always_comb begin
-    wr_pi_now = pi_q[16*wr_cqn_q +: 16];
-    wr_ci_now = ci_q[16*wr_cqn_q +: 16];
-    wr_ss_now = ss_q[16*wr_cqn_q +: 16];
+    wr_pi_now = pi_z_q[wr_cqn_q] ? 16'd0 : pi_mem[wr_cqn_q];
+    wr_ci_now = ci_z_q[wr_cqn_q] ? 16'd0 : ci_mem[wr_cqn_q];
+    wr_ss_now = ss_r_q[wr_cqn_q] ? 16'd0 : ss_c_q[wr_cqn_q] ? 16'hffff : ss_mem[wr_cqn_q];
     c_same_d  = db_ci && (db_cqn == wr_cqn_q);
 
     c_pi = commit_cqe ? wr_pi_now + 16'd1 : wr_pi_now;
@@ -424,7 +433,8 @@ module nic_cq_engine #(
     c_ci = (c_same_d && db_ci_ok) ? db_new_ci : wr_ci_now;
 
     d_pi = (c_same_d && commit_cqe) ? c_pi : db_pi;
-    d_ss = (c_same_d && commit_cqe) ? c_ss : ss_q[16*db_cqn +: 16];
+    d_ss = (c_same_d && commit_cqe) ? c_ss
+         : ss_r_q[db_cqn] ? 16'd0 : ss_c_q[db_cqn] ? 16'hffff : ss_mem[db_cqn];
     d_ci = db_ci_ok ? db_new_ci : db_old_ci;
 
     // An arm that lands in the cycle the previous one fired is a new arm, not a merge.
@@ -625,25 +635,59 @@ module nic_cq_engine #(
 
   // The indices: written at the entry of the event (a command wins over the others).
   always_ff @(posedge clk_i) begin
+    if (commit_cqe) begin
+      pi_mem[wr_cqn_q] <= c_pi;
+      ss_mem[wr_cqn_q] <= c_ss;
+    end
+    if (db_ci) begin
+      ci_mem[db_cqn] <= d_ci;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      pi_q <= '0;
-      ci_q <= '0;
-      ss_q <= '0;
+      pi_z_q <= '1;
+      ci_z_q <= '1;
+      ss_r_q <= '1;
+      ss_c_q <= '0;
     end else begin
       if (commit_cqe) begin
-        pi_q[16*wr_cqn_q +: 16] <= c_pi;
-        ss_q[16*wr_cqn_q +: 16] <= c_ss;
+        pi_z_q[wr_cqn_q] <= 1'b0;
+        ss_r_q[wr_cqn_q] <= 1'b0;
+        ss_c_q[wr_cqn_q] <= 1'b0;
       end
       if (db_ci) begin
-        ci_q[16*db_cqn +: 16] <= d_ci;
+        ci_z_q[db_cqn] <= 1'b0;
       end
       if (cmd_any) begin
-        pi_q[16*cmd_cqn +: 16] <= 16'd0;
-        ci_q[16*cmd_cqn +: 16] <= 16'd0;
-        ss_q[16*cmd_cqn +: 16] <= 16'hffff;   // no solicited entry yet
+        pi_z_q[cmd_cqn] <= 1'b1;
+        ci_z_q[cmd_cqn] <= 1'b1;
+        ss_r_q[cmd_cqn] <= 1'b0;
+        ss_c_q[cmd_cqn] <= 1'b1;              // no solicited entry yet
       end
     end
   end
+
+  // The indices as the vectors they stand for (entry n in [16n +: 16]), for the assertions and
+  // the proofs only.
+`ifndef SYNTHESIS
+`define NIC_CQ_ENGINE_INDEX_VIEW
+`elsif FORMAL
+`define NIC_CQ_ENGINE_INDEX_VIEW
+`endif
+`ifdef NIC_CQ_ENGINE_INDEX_VIEW
+  logic [NumCqs*16-1:0] pi_q, ci_q, ss_q;
+  always_comb begin
+    for (int c = 0; c < NumCqs; c++) begin
+      pi_q[16*c +: 16] = pi_z_q[c] ? 16'd0 : pi_mem[c];
+      ci_q[16*c +: 16] = ci_z_q[c] ? 16'd0 : ci_mem[c];
+      ss_q[16*c +: 16] = ss_r_q[c] ? 16'd0 : ss_c_q[c] ? 16'hffff : ss_mem[c];
+    end
+  end
+  logic unused_ss_view;                 // ss is read by the proofs only (`ifdef FORMAL)
+  assign unused_ss_view = ^ss_q;
+`undef NIC_CQ_ENGINE_INDEX_VIEW
+`endif
 
   // The RAM-like parts: the static context from CQ_CREATE, the moderation word, and the
   // counters (their newz / tlive bits say when an entry is current).
@@ -689,7 +733,7 @@ module nic_cq_engine #(
     rd_state = '0;
     if (rd_in_range) begin
       rd_state.error          = error_q[rd_cqn];
-      rd_state.producer_index = pi_q[16*rd_cqn +: 16];
+      rd_state.producer_index = pi_z_q[rd_cqn] ? 16'd0 : pi_mem[rd_cqn];
     end
   end
 

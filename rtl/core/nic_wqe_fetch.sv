@@ -17,10 +17,14 @@
 // tagged with the ring index and a DMA-error flag (an R beat with an error response).
 //
 // The buffer is a FIFO in issue order, so the dispatcher sees each QP's WQEs in ring order. Its
-// output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. Each slot
-// also carries its QP number in flops, so a QP reset (create or destroy) marks every WQE of that
-// QP still in flight or buffered as stale (wqe_stale_o): the dispatcher discards it without a
-// completion, and a new incarnation of the QP never sees WQEs of the old one.
+// output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. A QP reset
+// (create or destroy) makes every WQE of that QP still in flight or buffered stale
+// (wqe_stale_o): the dispatcher discards it without a completion, and a new incarnation of the
+// QP never sees WQEs of the old one. Slots are reserved and read in one order, so "reserved
+// before the QP's last reset" is "before the reservation pointer as it was at that reset": each
+// QP keeps that pointer (its kill pointer) until the read pointer reaches it, and a slot read
+// while its QP's kill pointer is ahead is stale. Each slot's QP number is written with the WQE
+// (a small LUT RAM beside the buffer, read at the read pointer).
 //
 // BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
 // (sq_db_bf_i, from nic_csr). It replaces the fetch only when it is exactly the next WQE and the
@@ -33,13 +37,10 @@
 // is stale, partial or for another WQE is never executed.
 //
 // The SQ ring (base, depth) is nic_qp_ctx's, read through its two ports (the doorbell's QP, the
-// fetched QP). The per-QP state here (the three indices) and the
-// per-slot tags are tables written like RAMs: an event writes only the entry it names, and a
-// per-entry loop runs only in the cycle of the event that needs it (a QP reset scans the slot
-// tags; an issue tags the slots it reserves). Nothing is evaluated per entry in a cycle without
-// such an event, which is what keeps the cycle-based simulation of a large NumQps or
-// WqeBufEntries cheap; the logic is the same per-entry decode a flop array needs. The QPs with
-// pi != fetch are kept as a registered bit vector next to the indices.
+// fetched QP). The per-QP state here (the three indices) is a table written like a RAM: an
+// event writes only the entry it names. Nothing is evaluated per slot at all, and per QP only
+// the kill pointers' comparison with the read pointer. The QPs with pi != fetch are kept as a
+// registered bit vector next to the indices.
 module nic_wqe_fetch #(
   parameter int DataWidth     = 64,  // AXI data width: 64, 128 or 256
   parameter int NumQps        = 16,  // queue pairs, 1..256
@@ -135,10 +136,16 @@ module nic_wqe_fetch #(
   // ---- per-QP tables ------------------------------------------------------------------------------
   // The SQ ring of each QP (base, depth) is nic_qp_ctx's: read at a doorbell and at a fetch.
   // The indices: pi, fetch and exec of each QP. No reset either: QP_CREATE (and QP_DESTROY) zero
-  // them, and only an active QP's indices are used.
-  logic [15:0]          pi_q        [NumQps];
-  logic [15:0]          fetch_q     [NumQps];
-  logic [15:0]          exec_q      [NumQps];
+  // them, and only an active QP's indices are used. Each is a LUT RAM with one write port (pi:
+  // the doorbell; fetch: an issue or a BlueFlame copy, never both in one cycle; exec: a retire)
+  // beside a bit per QP that says "reset since the last write: reads 0", which takes the QP
+  // reset's write (so no entry needs a second write port, and no index lives in flip-flops read
+  // through a 16-way mux at every port). The bits are RAM-like too: no reset.
+  logic [15:0]          pi_mem      [NumQps];
+  logic [15:0]          fetch_mem   [NumQps];
+  logic [15:0]          exec_mem    [NumQps];
+  logic [NumQps-1:0]    pi_z_q, fetch_z_q, exec_z_q;
+  logic [15:0]          pi_pick, fetch_pick, fetch_db, exec_db, exec_ret;  // the read ports
   logic [NumQps-1:0]    pend_q;             // pi != fetch, per QP
   logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
 
@@ -153,12 +160,18 @@ module nic_wqe_fetch #(
   assign retire_idx = QpW'(retire_qpn_i);
   assign pick_idx   = QpW'(pick_qpn);
 
+  assign pi_pick    = pi_z_q[pick_idx] ? 16'd0 : pi_mem[pick_idx];
+  assign fetch_pick = fetch_z_q[pick_idx] ? 16'd0 : fetch_mem[pick_idx];
+  assign fetch_db   = fetch_z_q[db_idx] ? 16'd0 : fetch_mem[db_idx];
+  assign exec_db    = exec_z_q[db_idx] ? 16'd0 : exec_mem[db_idx];
+  assign exec_ret   = exec_z_q[retire_idx] ? 16'd0 : exec_mem[retire_idx];
+
   // The new pi and fetch of the QPs an issue or a doorbell touches (the same QP when both name it),
   // for their pending bits.
   logic [15:0] issue_fetch_new, issue_pi_new, db_fetch_new;
-  assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n);
-  assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_q[pick_idx];
-  assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_q[db_idx];
+  assign issue_fetch_new = fetch_pick + 16'(issue_n);
+  assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_pick;
+  assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_db;
 
 
   // Events in the order of precedence: a QP reset (QP_CREATE / QP_DESTROY: a fresh ring) comes
@@ -166,23 +179,55 @@ module nic_wqe_fetch #(
   // its own QP (refused), only possibly a retire.
   always_ff @(posedge clk_i) begin
     if (retire_i) begin
-      exec_q[retire_idx] <= exec_q[retire_idx] + 16'd1;
+      exec_mem[retire_idx] <= exec_ret + 16'd1;
     end
-    if (issue) begin
-      fetch_q[pick_idx] <= issue_fetch_new;
-    end
-    if (bf_hit) begin
-      fetch_q[db_idx] <= sq_db_pi_i;
+    if (issue || bf_hit) begin
+      fetch_mem[bf_hit ? db_idx : pick_idx] <= bf_hit ? sq_db_pi_i : issue_fetch_new;
     end
     if (db_ok) begin
-      pi_q[db_idx] <= sq_db_pi_i;
-    end
-    if (qp_reset_i) begin
-      pi_q[reset_idx]    <= '0;
-      fetch_q[reset_idx] <= '0;
-      exec_q[reset_idx]  <= '0;
+      pi_mem[db_idx] <= sq_db_pi_i;
     end
   end
+
+  always_ff @(posedge clk_i) begin
+    if (retire_i) begin
+      exec_z_q[retire_idx] <= 1'b0;
+    end
+    if (issue) begin
+      fetch_z_q[pick_idx] <= 1'b0;
+    end
+    if (bf_hit) begin
+      fetch_z_q[db_idx] <= 1'b0;
+    end
+    if (db_ok) begin
+      pi_z_q[db_idx] <= 1'b0;
+    end
+    if (qp_reset_i) begin
+      pi_z_q[reset_idx]    <= 1'b1;
+      fetch_z_q[reset_idx] <= 1'b1;
+      exec_z_q[reset_idx]  <= 1'b1;
+    end
+  end
+
+  // The indices as the arrays they stand for, for the assertions and the proofs only.
+`ifndef SYNTHESIS
+`define NIC_WQE_FETCH_INDEX_VIEW
+`elsif FORMAL
+`define NIC_WQE_FETCH_INDEX_VIEW
+`endif
+`ifdef NIC_WQE_FETCH_INDEX_VIEW
+  logic [15:0] pi_q [NumQps];
+  logic [15:0] fetch_q [NumQps];
+  logic [15:0] exec_q [NumQps];
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      pi_q[q]    = pi_z_q[q] ? 16'd0 : pi_mem[q];
+      fetch_q[q] = fetch_z_q[q] ? 16'd0 : fetch_mem[q];
+      exec_q[q]  = exec_z_q[q] ? 16'd0 : exec_mem[q];
+    end
+  end
+`undef NIC_WQE_FETCH_INDEX_VIEW
+`endif
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -218,8 +263,8 @@ module nic_wqe_fetch #(
   assign db_idx       = QpW'(db_sel);
   assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
                         !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
-  assign db_exec_now  = exec_q[db_idx] + 16'(retire_i && retire_qpn_i == db_sel);
-  assign db_fetch_now = fetch_q[db_idx] +
+  assign db_exec_now  = exec_db + 16'(retire_i && retire_qpn_i == db_sel);
+  assign db_fetch_now = fetch_db +
                         ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
   assign ring_db_qpn_o  = db_sel;
   assign db_depth       = 17'd1 << ring_db_log_depth_i;
@@ -243,11 +288,13 @@ module nic_wqe_fetch #(
   // one entry per read).
   logic [15:0]            rq_idx_q [MaxReads];
   logic [NW-1:0]          rq_n_q   [MaxReads];
+  logic [QpW-1:0]         rq_qpn_q [MaxReads];   // the read's QP (its slots' QP)
   logic [RdPtrW-1:0]      rq_wp_q, rq_wp_d, rq_rp_q, rq_rp_d;
   logic                   rq_full, rq_empty;
   logic [RdPtrW-1:0]      rq_count;
   logic [15:0]            rq_head_idx;
   logic [NW-1:0]          rq_head_n;
+  logic [QpW-1:0]         rq_head_qpn;
 
   assign buf_used    = rsv_ptr_q - rd_ptr_q;
   assign buf_free    = 17'(WqeBufEntries) - 17'(buf_used);
@@ -256,6 +303,7 @@ module nic_wqe_fetch #(
   assign rq_empty    = rq_wp_q == rq_rp_q;
   assign rq_head_idx = rq_idx_q[rq_rp_q[RdAW-1:0]];
   assign rq_head_n   = rq_n_q[rq_rp_q[RdAW-1:0]];
+  assign rq_head_qpn = rq_qpn_q[rq_rp_q[RdAW-1:0]];
 
   // ---- fetch scheduling: round robin, then one burst for the picked QP ----------------------------
   logic [7:0]  rr_q, rr_d;          // the QP served last
@@ -283,8 +331,8 @@ module nic_wqe_fetch #(
     end
   end
 
-  assign sel_pi    = pi_q[pick_idx];
-  assign sel_fetch = fetch_q[pick_idx];
+  assign sel_pi    = pi_pick;
+  assign sel_fetch = fetch_pick;
   assign ring_rd_qpn_o = pick_qpn;
   assign sel_base  = ring_rd_base_i;
   assign sel_ld    = ring_rd_log_depth_i;
@@ -319,40 +367,41 @@ module nic_wqe_fetch #(
   // fetched (so it is not picked this cycle either); rq_empty: every reserved slot is filled,
   // so rsv = wr and the copy takes the slot the R channel would fill next.
   assign bf_hit    = db_ok && sq_db_bf_i && !pend_q[db_idx] && !issue && rq_empty &&
-                     buf_free != '0 && sq_db_pi_i == fetch_q[db_idx] + 16'd1 &&
-                     bf_hdr.index == fetch_q[db_idx];
+                     buf_free != '0 && sq_db_pi_i == fetch_db + 16'd1 &&
+                     bf_hdr.index == fetch_db;
 
-  // ---- per-slot QP tags and stale marks -----------------------------------------------------------
-  // A QP reset marks the slots of its QP stale (a scan of every tag, in that cycle only); an issue
-  // tags the slots it reserves with its QP, not stale. The two never meet in one cycle.
-  logic [WqeBufEntries*8-1:0] slot_qpn_q;
-  logic [WqeBufEntries-1:0]   slot_stale_q;
+  // ---- stale slots: the kill pointers ----------------------------------------------------------
+  // At a QP's reset its kill pointer takes the reservation pointer: the slots before it, from the
+  // read pointer on, were reserved before the reset (issue and reset never meet in one cycle; a
+  // BlueFlame copy in the reset cycle is of another QP, refused for the reset one). The pointer
+  // stays live until the read pointer reaches it (the read pointer moves one slot at a time and
+  // never passes the reservation pointer, so it meets it exactly): a slot of the QP read while
+  // its pointer is live is stale. The same answer as a stale mark per slot set by the reset.
+  logic [NumQps-1:0]   kill_live_q, kill_live_d;    // the QP's kill pointer is ahead of rd
+  logic [PtrW-1:0]     kill_ptr_q [NumQps];
+  logic [NumQps-1:0]   kill_now;                    // ... as it is in this cycle
+
+  always_comb begin
+    for (int q = 0; q < NumQps; q++) begin
+      kill_now[q] = kill_live_q[q] && kill_ptr_q[q] != rd_ptr_q;
+    end
+    kill_live_d = kill_now;
+    if (qp_reset_i) begin
+      kill_live_d[reset_idx] = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (qp_reset_i) begin
+      kill_ptr_q[reset_idx] <= rsv_ptr_q;
+    end
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      slot_qpn_q   <= '0;
-      slot_stale_q <= '0;
+      kill_live_q <= '0;
     end else begin
-      if (qp_reset_i) begin
-        for (int s = 0; s < WqeBufEntries; s++) begin
-          if (slot_qpn_q[8*s +: 8] == qp_reset_qpn_i) begin
-            slot_stale_q[s] <= 1'b1;
-          end
-        end
-      end
-      if (bf_hit) begin
-        slot_qpn_q[8*rsv_ptr_q[BufAW-1:0] +: 8] <= db_sel;
-        slot_stale_q[rsv_ptr_q[BufAW-1:0]]      <= 1'b0;
-      end
-      if (issue) begin
-        for (int s = 0; s < WqeBufEntries; s++) begin
-          // the distance from the next slot to reserve
-          if (32'(BufAW'(BufAW'(s) - rsv_ptr_q[BufAW-1:0])) < 32'(issue_n)) begin
-            slot_qpn_q[8*s +: 8] <= pick_qpn;
-            slot_stale_q[s]      <= 1'b0;
-          end
-        end
-      end
+      kill_live_q <= kill_live_d;
     end
   end
 
@@ -408,8 +457,19 @@ module nic_wqe_fetch #(
   logic [7:0]       rd_slot_qpn;
   logic [WordW-1:0] buf_rdata;
 
+  // Each slot's QP, written with the slot's WQE (at wr, the R channel's or the BlueFlame copy's
+  // slot) and read at rd: a slot is read only after it was written.
+  logic [QpW-1:0] slot_qpn_mem [WqeBufEntries];
+  logic [QpW-1:0] rd_slot_idx;
+  always_ff @(posedge clk_i) begin
+    if (buf_we) begin
+      slot_qpn_mem[wr_ptr_q[BufAW-1:0]] <= bf_hit ? db_idx : rq_head_qpn;
+    end
+  end
+
   assign rd_lo       = rd_ptr_q[BufAW-1:0];
-  assign rd_slot_qpn = slot_qpn_q[8*rd_lo +: 8];
+  assign rd_slot_idx = slot_qpn_mem[rd_lo];
+  assign rd_slot_qpn = 8'(rd_slot_idx);
   // Only slots written in an earlier cycle are read: no read-during-write on the RAM.
   assign buf_re      = (!out_valid_q || wqe_ready_i) && wr_ptr_q != rd_ptr_q;
 
@@ -420,7 +480,7 @@ module nic_wqe_fetch #(
     if (buf_re) begin
       out_valid_d = 1'b1;
       out_qpn_d   = rd_slot_qpn;
-      out_stale_d = slot_stale_q[rd_lo] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
+      out_stale_d = kill_now[rd_slot_idx] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
     end
   end
 
@@ -460,6 +520,7 @@ module nic_wqe_fetch #(
     if (issue) begin
       rq_idx_q[rq_wp_q[RdAW-1:0]] <= sel_fetch;
       rq_n_q[rq_wp_q[RdAW-1:0]]   <= issue_n;
+      rq_qpn_q[rq_wp_q[RdAW-1:0]] <= pick_idx;
     end
   end
 

@@ -12,7 +12,13 @@
 module nic_ram_1r1w #(
   parameter int Width   = 8,     // bits per word
   parameter int Depth   = 16,    // words, >= 2 (need not be a power of two)
-  parameter bit Forward = 1'b0   // 1: keep rdata_o current with writes to the held address
+  parameter bit Forward = 1'b0,  // 1: keep rdata_o current with writes to the held address
+  // Where synthesis puts the words: "auto" (the tool's choice), "block" (block RAM) or
+  // "distributed" (LUT RAM). Yosys and Vivado read it as the memory's ram_style attribute; it
+  // changes no cycle (the read is registered either way). Yosys's own choice puts shallow, wide
+  // memories (depth <= 32) into LUT RAM, which costs far more LUTs than the block RAMs they
+  // would take.
+  parameter RamStyle = "auto"
 ) (
   input  logic                     clk_i,
   input  logic                     rst_i,     // resets only the forwarding state
@@ -30,7 +36,7 @@ module nic_ram_1r1w #(
     $fatal(1, "nic_ram_1r1w: Depth must be at least 2");
   end
 
-  (* no_rw_check *) logic [Width-1:0] mem_q [Depth];
+  (* no_rw_check, ram_style = RamStyle *) logic [Width-1:0] mem_q [Depth];
   logic [Width-1:0] ram_rdata_q;
 
   // The inference template: the write and the enabled registered read, nothing else.

@@ -409,9 +409,13 @@ module nic_roce_rx #(
       flush_word_q <= '0;
     end else if (state_q == S_FRAME) begin
       if (beat_fire) begin
-        if (32'(beat_q) < NCap) begin
-          for (int j = 0; j < W8; j++) begin
-            cap_q[CapB - 1 - DataWidth * 32'(beat_q) - 8 * j -: 8] <= rx_tdata_i[8*j +: 8];
+        // (one constant slice per captured beat: a part-select at an offset computed from
+        // beat_q makes Yosys build a CapB-bit shifter per byte lane for the write)
+        for (int b = 0; b < NCap; b++) begin
+          if (beat_q == 16'(b)) begin
+            for (int j = 0; j < W8; j++) begin
+              cap_q[CapB - 1 - DataWidth * b - 8 * j -: 8] <= rx_tdata_i[8*j +: 8];
+            end
           end
         end
         prev_q <= rx_tdata_i;

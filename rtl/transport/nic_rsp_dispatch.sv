@@ -199,10 +199,12 @@ module nic_rsp_dispatch #(
   logic [QW:0]      ms_waddr, ms_raddr;
   logic [MsgW-1:0]  ms_wdata, ms_rdata;
 
+  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM)
   nic_ram_1r1w #(
-    .Width  (MsgW),
-    .Depth  (2 << QW),
-    .Forward(1'b1)
+    .Width   (MsgW),
+    .Depth   (2 << QW),
+    .Forward (1'b1),
+    .RamStyle("block")
   ) u_msg (
     .clk_i  (clk_i),
     .rst_i  (rst_i),

@@ -55,15 +55,15 @@ BUGS = {
         "acc_cqe.owner = {7'd0, ~acc_pi[0]};", "f_write_phase (owner bit of pi's pass)"),
     "wqe_doorbell_lost_in_coalescing_window": (
         "wqe_fetch", WF, "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;",
-        "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != fetch_q[db_idx];",
+        "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != fetch_db;",
         "a doorbelled WQE stays pending (no doorbell lost)"),
     "wqe_coalesced_doorbell_dropped": (
-        "wqe_fetch", WF, "    if (db_ok) begin\n      pi_q[db_idx] <= sq_db_pi_i;",
-        "    if (db_ok && !pend_q[db_idx]) begin\n      pi_q[db_idx] <= sq_db_pi_i;",
+        "wqe_fetch", WF, "    if (db_ok) begin\n      pi_mem[db_idx] <= sq_db_pi_i;",
+        "    if (db_ok && !pend_q[db_idx]) begin\n      pi_mem[db_idx] <= sq_db_pi_i;",
         "f_db_index_kept (no doorbell lost)"),
     "wqe_last_wqe_fetched_twice": (
-        "wqe_fetch", WF, "assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n);",
-        "assign issue_fetch_new = fetch_q[pick_idx] + 16'(issue_n) - 16'(issue_n > NW'(1));",
+        "wqe_fetch", WF, "assign issue_fetch_new = fetch_pick + 16'(issue_n);",
+        "assign issue_fetch_new = fetch_pick + 16'(issue_n) - 16'(issue_n > NW'(1));",
         "f_fetch_moves_past_read (no doorbell repeated)"),
     "wqe_fetch_beyond_doorbell": (
         "wqe_fetch", WF, "assign avail     = 17'(sel_avail);", "assign avail     = 17'(sel_avail) + 17'd1;",
