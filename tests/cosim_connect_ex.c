@@ -6,6 +6,7 @@
  *              PSNs, across the 24-bit wrap, and a peer expecting another PSN NAKs.
  */
 #include "cosim_pair.h"
+#include "nic_hw.h"
 #include "backend_sim.h" /* the world behind an ndk_sim, to watch its frames */
 #include "nicsim.h"
 #include "roce_ref.h"
@@ -273,5 +274,72 @@ Test(connect_ex, a_peer_expecting_another_psn_naks_the_send)
 	cr_expect_eq(naks, 1, "B sent %u sequence NAKs", naks);
 	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
 	free(seen);
+	pair_close(&p);
+}
+
+/*
+ * A QP_CONNECT for a QP that is connected already (written to BAR0 below the driver, which
+ * refuses a second connect itself) is refused by the NIC: the QP stays RTS and its connection
+ * keeps its peer and PSNs. The stray command names another peer QP and other start PSNs; had
+ * the transport taken it, A's next Send would carry a PSN B does not expect, to a QP that does
+ * not exist, and B's next Send would be NAKed as out of sequence.
+ */
+Test(connect_ex, a_connect_to_a_connected_qp_is_refused_and_the_connection_is_unchanged)
+{
+	struct pair p;
+	pair_unconnected(&p);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	connect_psns(&p, 0x000100, 0x000100, 0x000200, 0x000200);
+	struct ndk_qp_address pa;
+	cr_assert_eq(ndk_get_qp_address(a->qp, &pa), NDK_STATUS_SUCCESS);
+	const uint32_t a_idx = pa.qp_number - NIC_QPN_BASE;
+
+	/* one Send each way on the connection as made */
+	struct ndk_sge snd = sge_of(a, 0, 64), rcv = sge_of(b, 0, 64);
+	fill(a->buf.va, 64, 3);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(2), &snd, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(2), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 64);
+
+	/* the stray QP_CONNECT on A's QP: another peer QP, MTU, read limits and PSNs */
+	struct nic_cmd_qp_connect q = {
+		.peer_mac = 0x02AABBCCDDEEull,
+		.peer_ipv4 = 0x0a0000fe,
+		.peer_qpn = pa.qp_number + 5,
+		.sq_psn = 0x777777,
+		.rq_psn = 0x555555,
+		.log_mtu = NIC_LOG_MTU_MIN,
+		.outbound_read_limit = 1,
+		.inbound_read_limit = 1,
+	};
+	uint32_t args[NIC_CMD_QP_CONNECT_WORDS], word;
+	const struct nic_cmd c = { .opcode = NIC_CMD_QP_CONNECT, .index = (uint16_t)a_idx };
+	nic_cmd_qp_connect_pack(&q, args);
+	for (unsigned i = 0; i < NIC_CMD_QP_CONNECT_WORDS; i++)
+		nicsim_mmio_write32(p.sim->world, 0, NIC_REG_ARG0 + 4 * i, args[i]);
+	nic_cmd_pack(&c, &word);
+	nicsim_mmio_write32(p.sim->world, 0, NIC_REG_CMD, word);
+	cr_assert_eq(nicsim_mmio_read32(p.sim->world, 0, NIC_REG_QP_STATE_BASE + 4 * a_idx),
+		     NIC_QP_STATE_RTS, "the connected QP stays RTS");
+
+	/* the connection is as it was: a 4 KiB Send A -> B and a Send B -> A, bytes intact */
+	const uint32_t len = 4096;
+	fill(a->buf.va, len, 5);
+	snd = sge_of(a, 0, len);
+	rcv = sge_of(b, 0, len);
+	cr_assert_eq(ndk_receive(b->qp, CTX(3), &rcv, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(4), &snd, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(4), 0);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(3), len);
+	cr_expect(memcmp(b->buf.va, a->buf.va, len) == 0, "A's Send's data differs");
+	struct ndk_sge snd_b = sge_of(b, 8192, 32), rcv_a = sge_of(a, 8192, 32);
+	fill((uint8_t *)b->buf.va + 8192, 32, 6);
+	cr_assert_eq(ndk_receive(a->qp, CTX(5), &rcv_a, 1), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(b->qp, CTX(6), &snd_b, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(6), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(5), 32);
+	cr_expect(memcmp((uint8_t *)a->buf.va + 8192, (uint8_t *)b->buf.va + 8192, 32) == 0,
+		  "B's Send's data differs");
 	pair_close(&p);
 }

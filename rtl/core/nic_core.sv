@@ -139,7 +139,7 @@ module nic_core #(
   nic_pkg::cqe_t       lx_cpl_cqe, rq_cpl_cqe, rs_cpl_cqe;
 
   // ---- QP contexts, WQE fetch, dispatch ----
-  logic                qp_reset;
+  logic                qp_reset, qp_connect_taken;
   logic [7:0]          qp_reset_qpn, ring_db_qpn, ring_rd_qpn;
   logic [51:0]         ring_rd_base;
   logic [3:0]          ring_db_log_depth, ring_rd_log_depth;
@@ -318,6 +318,7 @@ module nic_core #(
     .cmd_args_i           (cmd_args),
     .qp_reset_o           (qp_reset),
     .qp_reset_qpn_o       (qp_reset_qpn),
+    .connect_taken_o      (qp_connect_taken),
     .ring_db_qpn_i        (ring_db_qpn),
     .ring_db_log_depth_o  (ring_db_log_depth),
     .ring_rd_qpn_i        (ring_rd_qpn),
@@ -656,6 +657,11 @@ module nic_core #(
   );
 
   // ---- the transport ------------------------------------------------------------------------------
+  // The transport sees every command but a QP_CONNECT nic_qp_ctx refused: a refused connect
+  // must not rewrite the peer, MTU or PSNs of a QP that is connected already.
+  logic tp_cmd_valid;
+  assign tp_cmd_valid = cmd_valid && (cmd_op != nic_pkg::CMD_QP_CONNECT || qp_connect_taken);
+
   nic_transport #(
     .DataWidth(DataWidth),
     .NumQps   (NumQps),
@@ -666,7 +672,7 @@ module nic_core #(
     .port_mac_i       (port_mac_i),
     .port_ipv4_i      (port_ipv4_i),
     .us_tick_i        (us_tick_i),
-    .cmd_valid_i      (cmd_valid),
+    .cmd_valid_i      (tp_cmd_valid),
     .cmd_op_i         (cmd_op),
     .cmd_index_i      (cmd_index),
     .cmd_args_i       (cmd_args),

@@ -20,7 +20,10 @@
 //              are gone either way).
 //   QP_FLUSH: ERROR (a QP in RESET stays there).
 //   QP_CONNECT: READY -> RTS if log_mtu is 8..12 and ORD and IRD are <= MaxReads (CAP_TRANSPORT's
-//              read limit); ignored in any other state or with other arguments.
+//              read limit); ignored in any other state or with other arguments. connect_taken_o
+//              says which: nic_core passes the transport only a QP_CONNECT that was taken, so a
+//              refused one (a QP already connected, in error or in RESET) never rewrites a live
+//              connection's peer or PSNs.
 // Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the dispatcher or
 // the transport, when a doorbell would overrun its ring (nic_wqe_fetch), or while its send or
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
@@ -53,6 +56,8 @@ module nic_qp_ctx #(
   // what the commands mean for nic_wqe_fetch
   output logic                qp_reset_o,       // QP created or destroyed this cycle
   output logic [7:0]          qp_reset_qpn_o,
+  // the QP_CONNECT of this cycle is taken (READY -> RTS): only then may the transport apply it
+  output logic                connect_taken_o,
   // the send ring, for nic_wqe_fetch: at a doorbell (its depth) and at a fetch (base and depth)
   input  logic [7:0]          ring_db_qpn_i,
   output logic [3:0]          ring_db_log_depth_o,
@@ -128,6 +133,8 @@ module nic_qp_ctx #(
 
   assign qp_reset_o     = qp_create || qp_destroy;
   assign qp_reset_qpn_o = cmd_qpn;
+  assign connect_taken_o = qp_connect && connect_ok &&
+                           state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY;
 
   // The SQ ring's low address bits and the depths' high bits are only checked. Of QP_CONNECT only
   // the checked fields are read here (the rest is the transport's: nic_tp_qp_ctx and the PSNs of
@@ -205,7 +212,7 @@ module nic_qp_ctx #(
       if (wr_err_hit) begin
         state_q[2*wr_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
       end
-      if (qp_connect && connect_ok && state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY) begin
+      if (connect_taken_o) begin
         state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;
       end
       if (qp_flush && state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin
