@@ -7,9 +7,11 @@
 For every bug below: a copy of the RTL with the bug planted (one exact text substitution, which
 must match once) is Verilated at width 64 into build/fuzz/plant/BUG/ (the width-256 model, the
 driver and harness objects are taken from build/, which `make fuzz-build` must have made), the
-fuzz harness is linked against it, and libFuzzer runs from tests/fuzz/corpus (-seed=1) at most S
-seconds (default 600). Caught: the harness stopped on a failure. The script prints the time to
-detection, the executions, and which part of the oracle caught it. Heavy (one model build per
+fuzz harness is linked against it, and libFuzzer runs from tests/fuzz/corpus (-seed=1, fork mode,
+going on after failures) at most S seconds (default 600). Caught: an input the fuzzer saved fails
+on the planted build and passes on the clean one (build/fuzz/ndk_fuzz); inputs failing on both
+are bugs of the clean design, listed and not counted. The script prints the time to detection
+and the oracle's message. Heavy (one model build per
 bug, ~5-10 minutes of one core each): not in make test. The last line is
 `fuzz-plant: N caught, N missed`; exit 0 only when every bug was caught.
 """
@@ -17,6 +19,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -91,7 +94,21 @@ def build(bug, pdir, log):
     return os.path.join(b, "fuzz", "ndk_fuzz")
 
 
-def fuzz(binary, pdir, seconds, log):
+def failure_of(binary, crash):
+    """None when the input passes on binary, else the lines that say why it failed"""
+    env = dict(os.environ, NDK_SIM_WIDTH="64")
+    r = subprocess.run([binary, crash], capture_output=True, text=True, env=env, cwd=ROOT)
+    if r.returncode == 0:
+        return None
+    return [l.strip() for l in r.stderr.splitlines()
+            if re.search(r"ndk_fuzz: FAIL|nicsim: FATAL|%Error|Assertion failed", l)][:3]
+
+
+def fuzz(binary, clean, pdir, seconds, log):
+    """libFuzzer in fork mode (-ignore_crashes: it goes on after a failure) from the saved seeds;
+    every failing input it saves is run on the clean build: one that fails there too is a bug
+    of the clean design (reported, not counted), the first that passes there is the planted
+    bug caught."""
     crashes = os.path.join(pdir, "crashes") + "/"
     work = os.path.join(pdir, "corpus")
     for d in (crashes, work):
@@ -99,21 +116,37 @@ def fuzz(binary, pdir, seconds, log):
         os.makedirs(d)
     env = dict(os.environ, NDK_SIM_WIDTH="64")
     cmd = ["nice", "-n", "10", binary, "-max_len=512", "-timeout=300", "-rss_limit_mb=4096",
-           "-seed=1", f"-max_total_time={seconds}", f"-artifact_prefix={crashes}", work,
+           "-seed=1", "-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1",
+           f"-max_total_time={seconds}", f"-artifact_prefix={crashes}", work,
            os.path.join(ROOT, "tests", "fuzz", "corpus")]
     t0 = time.time()
+    seen, clean_bugs, caught = set(), [], None
     with open(log, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
-        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, env=env).returncode
-    wall = time.time() - t0
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+                                start_new_session=True)
+        while caught is None:
+            done = proc.poll() is not None
+            for name in sorted(os.listdir(crashes)):
+                if name in seen:
+                    continue
+                seen.add(name)
+                path = os.path.join(crashes, name)
+                if failure_of(clean, path) is None:
+                    caught = (time.time() - t0, path, failure_of(binary, path) or [])
+                    break
+                clean_bugs.append(path)
+            if done:
+                break
+            time.sleep(2)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait()
     with open(log) as f:
         text = f.read().split("$ " + cmd[0])[-1]
-    found = sorted(os.listdir(crashes))
-    why = [l for l in text.splitlines()
-           if re.search(r"ndk_fuzz: FAIL|nicsim: FATAL|%Error|Assertion failed|[Aa]ssert", l)]
     execs = re.findall(r"^#(\d+)", text, re.M)
-    return rc != 0 and bool(found), wall, (execs[-1] if execs else "?"), why[:3], found
+    return caught, time.time() - t0, (execs[-1] if execs else "?"), clean_bugs
 
 
 def main():
@@ -121,6 +154,10 @@ def main():
     ap.add_argument("--only", nargs="*", choices=sorted(BUGS))
     ap.add_argument("--seconds", type=int, default=600)
     args = ap.parse_args()
+    clean = os.path.join(ROOT, "build", "fuzz", "ndk_fuzz")
+    if not os.access(clean, os.X_OK):
+        print("fuzz-plant: build/fuzz/ndk_fuzz is missing: run make fuzz-build first")
+        return 1
     caught = missed = 0
     for bug in args.only or BUGS:
         pdir = os.path.join(ROOT, "build", "fuzz", "plant", bug)
@@ -136,16 +173,19 @@ def main():
             missed += 1
             continue
         print(f"    built in {time.time() - t0:.0f} s", flush=True)
-        ok, wall, execs, why, found = fuzz(binary, pdir, args.seconds, log)
-        if ok:
+        hit, wall, execs, clean_bugs = fuzz(binary, clean, pdir, args.seconds, log)
+        for c in clean_bugs:
+            print(f"    (a failure of the clean design too, not counted: {os.path.relpath(c, ROOT)})")
+        if hit:
             caught += 1
-            print(f"[CAUGHT] {bug}: after {wall:.0f} s of wall time, {execs} executions; input "
-                  f"{os.path.relpath(os.path.join(pdir, 'crashes', found[0]), ROOT)}")
+            print(f"[CAUGHT] {bug}: after {hit[0]:.0f} s of fuzzing (wall time, the seeds' replay "
+                  f"included; {execs} executions by then); input {os.path.relpath(hit[1], ROOT)}")
+            for l in hit[2]:
+                print(f"    {l}")
         else:
             missed += 1
-            print(f"[MISSED] {bug}: no failure in {wall:.0f} s ({execs} executions; log {log})")
-        for l in why:
-            print(f"    {l.strip()}")
+            print(f"[MISSED] {bug}: no failure of its own in {wall:.0f} s ({execs} executions; "
+                  f"log {log})")
     print(f"fuzz-plant: {caught} caught, {missed} missed")
     return 0 if missed == 0 else 1
 
