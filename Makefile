@@ -609,6 +609,10 @@ help:
 	@echo '           and check that each planted bug is caught (tools/formal/plant.py); ~4 min'
 	@echo '  coverage line and toggle coverage of the Criterion suite at both widths (build/coverage,'
 	@echo '           tools/coverage.sh; report build/coverage/report.txt); heavy, not in CI'
+	@echo '  fuzz-check  replay the saved fuzzer inputs (tests/fuzz/corpus) at both widths, then fuzz'
+	@echo '           FUZZ_CHECK_TIME (90) seconds (libFuzzer, tests/fuzz/ndk_fuzz.c; in make test)'
+	@echo '  fuzz     fuzz for FUZZ_TIME seconds (default 14400) under nice; corpus build/fuzz/corpus'
+	@echo '  fuzz-plant  plant each bug of tools/fuzz/plant.py in a copy of the RTL and fuzz until caught'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
 	@echo '  clean    remove build/'
 	@echo 'Variables: TEST_ARGS="--filter suite/*" (passed to the test binary), SYNTH_WIDTH=256,'
@@ -641,7 +645,7 @@ fuzz: fuzz-build
 
 # The planted bugs: each planted in a copy of the RTL, and the fuzzer must find it from the saved
 # seeds within its time bound (tools/fuzz/plant.py; heavy: one model build per bug).
-fuzz-plant: deps
+fuzz-plant: fuzz-build
 	@tools/fuzz/plant.py
 
 pyenv: $(PYENV_STAMP)
