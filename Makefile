@@ -564,7 +564,7 @@ FUZZ_CC     ?= clang-14
 FUZZ_BIN    := $(BUILD)/fuzz/ndk_fuzz
 FUZZ_CORPUS := tests/fuzz/corpus
 FUZZ_TIME   ?= 14400
-FUZZ_CHECK_TIME ?= 90
+FUZZ_CHECK_RUNS ?= 3000
 FUZZ_FLAGS  := -max_len=512 -timeout=300 -rss_limit_mb=4096 -print_final_stats=1
 $(FUZZ_BIN): tests/fuzz/ndk_fuzz.c tests/roce_ref.c tests/roce_ref.h $(LIB_OUTPUTS)
 	@mkdir -p $(@D)
@@ -610,7 +610,7 @@ help:
 	@echo '  coverage line and toggle coverage of the Criterion suite at both widths (build/coverage,'
 	@echo '           tools/coverage.sh; report build/coverage/report.txt); heavy, not in CI'
 	@echo '  fuzz-check  replay the saved fuzzer inputs (tests/fuzz/corpus) at both widths, then fuzz'
-	@echo '           FUZZ_CHECK_TIME (90) seconds (libFuzzer, tests/fuzz/ndk_fuzz.c; in make test)'
+	@echo '           FUZZ_CHECK_RUNS (3000) inputs, -seed=1 (libFuzzer, tests/fuzz/ndk_fuzz.c; in make test)'
 	@echo '  fuzz     fuzz for FUZZ_TIME seconds (default 14400) under nice; corpus build/fuzz/corpus'
 	@echo '  fuzz-plant  plant each bug of tools/fuzz/plant.py in a copy of the RTL and fuzz until caught'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
@@ -634,9 +634,10 @@ fuzz-build: deps
 	@$(MAKE) --no-print-directory PGO=$(PGO) $(FUZZ_BIN)
 
 # make test's part (NDK_TEST_FUZZ=0 leaves it out): replay every saved seed at both widths, then
-# fuzz FUZZ_CHECK_TIME seconds at width 64 from them (new inputs go to build/fuzz/check-corpus).
+# FUZZ_CHECK_RUNS fuzzed inputs at width 64 from them, -seed=1: a count, not a time, so every
+# machine runs the same inputs (new inputs go to build/fuzz/check-corpus).
 fuzz-check: fuzz-build
-	@tools/fuzz/fuzz.sh check $(FUZZ_BIN) $(FUZZ_CORPUS) $(FUZZ_CHECK_TIME) $(FUZZ_FLAGS)
+	@tools/fuzz/fuzz.sh check $(FUZZ_BIN) $(FUZZ_CORPUS) $(FUZZ_CHECK_RUNS) $(FUZZ_FLAGS)
 
 # The long run: FUZZ_TIME seconds (default 4 hours), under nice, the corpus growing in
 # build/fuzz/corpus (seeded from tests/fuzz/corpus), crashes in build/fuzz/crashes/.

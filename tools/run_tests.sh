@@ -27,8 +27,8 @@
 # - The formal proofs and the planted bugs (make formal, tools/formal/) run after them and add
 #   their counts; not with criterion options; NDK_TEST_FORMAL=0 leaves them out.
 # - The fuzz check (make fuzz-check, tests/fuzz/, docs/verification.md "Fuzzing") runs last:
-#   every saved seed replayed at both widths, then FUZZ_CHECK_TIME (90) seconds of libFuzzer at
-#   width 64; not with criterion options; NDK_TEST_FUZZ=0 leaves it out.
+#   every saved seed replayed at both widths, then FUZZ_CHECK_RUNS (3000) inputs of libFuzzer at
+#   width 64 (-seed=1); not with criterion options; NDK_TEST_FUZZ=0 leaves it out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
