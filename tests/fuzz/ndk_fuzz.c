@@ -11,7 +11,7 @@
  *
  *   posts through libndk (Send, Write with a good or a bad token, Read, Receive, FastRegister /
  *   Invalidate of a second MR; with DEFER, SILENT_SUCCESS, SOLICIT, INLINE), polls, arms,
- *   moderation, flushes, time steps; doorbells no driver would write (SQ / RQ producer indices
+ *   moderation, flushes, time steps (1..64, 16..4096 and 1 K..256 K cycles); doorbells no driver would write (SQ / RQ producer indices
  *   anywhere, CQ consumer indices and arm words anywhere); malformed WQEs written straight into
  *   a send ring (a copy of the last WQE with bytes of the input XORed in) and rung; received
  *   frames injected into the NIC's receive side (a frame the NIC sent earlier replayed as it
@@ -756,6 +756,10 @@ static void run_op(struct fz *f)
 			if (q != QC)
 				f->disturbed = true;
 			ndk_flush(f->qp[q]);
+		} else if (b & 0x40) {
+			/* a fine step, 1..64 cycles: lets the input place a doorbell in a given cycle
+			   of the NIC's own work (a fetch read being issued, a packet being checked) */
+			ndk_sim_step(f->sim, (uint64_t)(b & 0x3f) + 1);
 		} else {
 			ndk_control_cq_interrupt_moderation(f->cq[b & 1], in8(f) % 8, in8(f) % 8);
 		}

@@ -87,6 +87,10 @@ def flush(q):
     return bytes([15, 0x80 | q])
 
 
+def fine_step(cycles):  # 1..64 cycles
+    return bytes([15, 0x40 | (cycles - 1)])
+
+
 def moderation(cq, interval, count):
     return bytes([15, cq, interval, count])
 
@@ -102,6 +106,9 @@ SEEDS = {
                                  write(64, 192), step(16000), poll(0)],
     "doorbells_while_fetching": [write(32, 0), step(200), write(32, 32), step(100), write(32, 64),
                                  step(50), write(32, 96), step(16000), poll(0)],
+    "doorbells_cycles_apart": [write(32, 0, DEFER), write(32, 32), fine_step(40), write(32, 64),
+                               fine_step(7), write(32, 96), fine_step(1), write(32, 128),
+                               step(16000), poll(0)],
     "silent_and_fenced": [write(64, 0, SILENT), write(64, 64, SILENT), read(64, 0, FENCE),
                           write(64, 128, SILENT | DEFER), write(8, 200, INLINE), step(20000),
                           poll(0)],
