@@ -231,8 +231,9 @@ static void posted(struct fz *f, struct req *r, ndk_status s)
 
 static uint32_t src_slice(struct fz *f, uint32_t len, uint8_t fill)
 {
+	/* never reused: a deferred or retried request may read its data long after the post */
 	if (f->src_used + len > SRC_BYTES)
-		f->src_used = 0; /* reused: only after the world is quiet enough (fills differ) */
+		return UINT32_MAX;
 	uint32_t off = SRC_OFF + f->src_used;
 	f->src_used += (len + 63) & ~63u;
 	for (uint32_t i = 0; i < len; i++)
@@ -273,6 +274,10 @@ static void op_send(struct fz *f)
 	r->len = len;
 	r->silent = fl & NDK_OP_FLAG_SILENT_SUCCESS;
 	uint32_t off = src_slice(f, len, r->fill);
+	if (off == UINT32_MAX) {
+		f->nreqs--; /* the data arena is used up: no post */
+		return;
+	}
 	struct ndk_sge sge = { .address = bufva(f, off), .length = len, .token = f->ltoken };
 	posted(f, r, ndk_send(f->qp[qp], ctx_of(f, r), &sge, len ? 1 : 0, fl));
 }
@@ -298,6 +303,10 @@ static void op_write(struct fz *f)
 	r->bad_token = bad && len > 0; /* a zero-length Write names no memory: no key check */
 	r->silent = fl & NDK_OP_FLAG_SILENT_SUCCESS;
 	uint32_t off = src_slice(f, len, r->fill);
+	if (off == UINT32_MAX) {
+		f->nreqs--; /* the data arena is used up: no post */
+		return;
+	}
 	struct ndk_sge sge = { .address = bufva(f, off), .length = len, .token = f->ltoken };
 	uint32_t tok = bad ? f->rtoken ^ 0x5a : f->rtoken;
 	posted(f, r,
