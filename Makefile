@@ -57,6 +57,7 @@ TOOL_SRCS    := $(sort $(wildcard tools/*.c))
 FORMAT_FILES := $(filter-out include/nic_hw.h,$(sort $(wildcard include/*.h \
 	host/include/*.h host/src/*.c host/src/*.h sim/*.h sim/*.c sim/*.cpp \
 	tests/*.c tests/*.cpp tests/*.h tests/portable/*.c tests/portable/*.h tests/guest/*.c \
+	tests/fuzz/*.c \
 	bench/*.c bench/*.h examples/*.c examples/*.h tools/*.c \
 	sim/devserver/*.cpp sim/devserver/*.h)))
 
@@ -554,11 +555,27 @@ $(FORMAL_STAMP): tests/formal/requirements.txt
 	$(FORMAL_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
 	@cp $< $@
 
-# ---- targets ---------------------------------------------------------------------------------
+# ---- fuzzing (docs/verification.md "Fuzzing") ------------------------------------------------
+# tests/fuzz/ndk_fuzz.c is a libFuzzer target (Debian clang-14 + libclang-rt-14-dev) linked
+# against libndk.a as built above: the harness and the reference frame code are instrumented for
+# libFuzzer, the Verilated models are not (the harness feeds the NIC's observed behaviour back
+# as libFuzzer extra counters instead; docs say why). The saved seeds are tests/fuzz/corpus/.
+FUZZ_CC     ?= clang-14
+FUZZ_BIN    := $(BUILD)/fuzz/ndk_fuzz
+FUZZ_CORPUS := tests/fuzz/corpus
+FUZZ_TIME   ?= 14400
+FUZZ_CHECK_RUNS ?= 3000
+FUZZ_FLAGS  := -max_len=512 -timeout=300 -rss_limit_mb=4096 -print_final_stats=1
+$(FUZZ_BIN): tests/fuzz/ndk_fuzz.c tests/roce_ref.c tests/roce_ref.h $(LIB_OUTPUTS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -fsanitize=fuzzer -std=gnu11 -O2 -g -Wall -Wextra -Werror -Ihost/src -Iinclude -Isim \
+		-Itests -I$(BUILD)/include -o $@ tests/fuzz/ndk_fuzz.c tests/roce_ref.c \
+		$(LIB) -lpciaccess -lz -lstdc++ -lpthread -lm
+
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-yosys-subset lint-c synth-report \
 	test-netlist netlist pnr pnr-run area \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
-	lint-pcie synth-pcie lint-boards synth-board formal coverage soak
+	lint-pcie synth-pcie lint-boards synth-board formal coverage soak fuzz fuzz-check fuzz-build fuzz-plant
 FORCE:
 
 help:
@@ -594,6 +611,10 @@ help:
 	@echo '           and check that each planted bug is caught (tools/formal/plant.py); ~4 min'
 	@echo '  coverage line and toggle coverage of the Criterion suite at both widths (build/coverage,'
 	@echo '           tools/coverage.sh; report build/coverage/report.txt); heavy, not in CI'
+	@echo '  fuzz-check  replay the saved fuzzer inputs (tests/fuzz/corpus) at both widths, then fuzz'
+	@echo '           FUZZ_CHECK_RUNS (3000) inputs, -seed=1 (libFuzzer, tests/fuzz/ndk_fuzz.c; in make test)'
+	@echo '  fuzz     fuzz for FUZZ_TIME seconds (default 14400) under nice; corpus build/fuzz/corpus'
+	@echo '  fuzz-plant  plant each bug of tools/fuzz/plant.py in a copy of the RTL and fuzz until caught'
 	@echo '  deps     install the missing Debian packages (tools/deps.sh); warns on untested versions'
 	@echo '  clean    remove build/'
 	@echo 'Variables: TEST_ARGS="--filter suite/*" (passed to the test binary), SYNTH_WIDTH=256,'
@@ -610,6 +631,25 @@ formal: deps $(FORMAL_STAMP)
 
 coverage: deps
 	@tools/coverage.sh
+
+fuzz-build: deps
+	@$(MAKE) --no-print-directory PGO=$(PGO) $(FUZZ_BIN)
+
+# make test's part (NDK_TEST_FUZZ=0 leaves it out): replay every saved seed at both widths, then
+# FUZZ_CHECK_RUNS fuzzed inputs at width 64 from them, -seed=1: a count, not a time, so every
+# machine runs the same inputs (new inputs go to build/fuzz/check-corpus).
+fuzz-check: fuzz-build
+	@tools/fuzz/fuzz.sh check $(FUZZ_BIN) $(FUZZ_CORPUS) $(FUZZ_CHECK_RUNS) $(FUZZ_FLAGS)
+
+# The long run: FUZZ_TIME seconds (default 4 hours), under nice, the corpus growing in
+# build/fuzz/corpus (seeded from tests/fuzz/corpus), crashes in build/fuzz/crashes/.
+fuzz: fuzz-build
+	@tools/fuzz/fuzz.sh run $(FUZZ_BIN) $(FUZZ_CORPUS) $(FUZZ_TIME) $(FUZZ_FLAGS)
+
+# The planted bugs: each planted in a copy of the RTL, and the fuzzer must find it from the saved
+# seeds within its time bound (tools/fuzz/plant.py; heavy: one model build per bug).
+fuzz-plant: fuzz-build
+	@tools/fuzz/plant.py
 
 pyenv: $(PYENV_STAMP)
 
@@ -813,3 +853,7 @@ synth-report: $(SYNTH_LOGS)
 
 clean:
 	rm -rf $(BUILD)
+
+# the RTL sources, for tools/fuzz/plant.py
+print-rtl-srcs:
+	@echo $(RTL_SRCS)

@@ -26,6 +26,7 @@ PACKAGES=(
 	libcriterion-dev libpciaccess-dev zlib1g-dev clang-format gnuplot-nox tshark
 	qemu-system-x86 cpio tcl
 	ibverbs-utils perftest ibverbs-providers iproute2
+	clang-14 libclang-rt-14-dev
 )
 # Answers to the debconf questions the packages above ask, so an install never stops to ask:
 # wireshark-common (pulled in by tshark) asks whether non-root users may capture packets. The

@@ -26,6 +26,9 @@
 #   counts; not with criterion options; NDK_TEST_BOARD=0 leaves them out.
 # - The formal proofs and the planted bugs (make formal, tools/formal/) run after them and add
 #   their counts; not with criterion options; NDK_TEST_FORMAL=0 leaves them out.
+# - The fuzz check (make fuzz-check, tests/fuzz/, docs/verification.md "Fuzzing") runs last:
+#   every saved seed replayed at both widths, then FUZZ_CHECK_RUNS (3000) inputs of libFuzzer at
+#   width 64 (-seed=1); not with criterion options; NDK_TEST_FUZZ=0 leaves it out.
 # - The last line is exactly `tests: N passed, N failed`; exit 1 when anything failed, after
 #   printing the command that reruns each failing part (and how to get its waveform).
 #
@@ -309,6 +312,30 @@ if (($# == 0)); then
 		done
 		((rc == 0)) || rerun+=("make formal (one proof: tools/formal/formal.py --only JOB; one planted bug: tools/formal/plant.py --only BUG)")
 		echo "=== formal: $(($(date +%s) - t0)) s"
+	fi
+fi
+
+# The fuzzer (make fuzz-check): the saved seeds replayed, then a short bounded run. Not with
+# criterion options; NDK_TEST_FUZZ=0 leaves it out.
+if (($# == 0)); then
+	if [[ ${NDK_TEST_FUZZ:-1} == 0 ]]; then
+		echo "=== fuzz: NDK_TEST_FUZZ=0: the fuzz check is left out"
+	else
+		log=$BUILD/tests/fuzz.log
+		t0=$(date +%s)
+		echo "=== fuzz: make fuzz-check (log: $log)"
+		make --no-print-directory fuzz-check 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+		if [[ $line =~ ^fuzz:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+			passed=$((passed + BASH_REMATCH[1]))
+			failed=$((failed + BASH_REMATCH[2]))
+		else
+			echo "[FAIL] fuzz: make fuzz-check ended without its summary (exit $rc)"
+			failed=$((failed + 1))
+		fi
+		((rc == 0)) || rerun+=("make fuzz-check (one input: NDK_SIM_WIDTH=64 build/fuzz/ndk_fuzz FILE; NDK_FUZZ_VERBOSE=1 traces it)")
+		echo "=== fuzz: $(($(date +%s) - t0)) s"
 	fi
 fi
 

@@ -121,7 +121,13 @@ ndk_status ndk_create_qp(struct ndk_pd *pd, const struct ndk_qp_attr *attr, stru
 	create.rq_cqn = (uint8_t)qp->rcq->cqn;
 	create.sq_log_depth = (uint8_t)qp->sq.log_depth;
 	create.rq_log_depth = (uint8_t)qp->rq.log_depth;
-	create.rq_base = qp->rq.ring_logical;
+	/* A QP without a receive queue still has a receive ring in the device's eyes (QP_CREATE
+	 * cannot say "none": rq_log_depth 0 is a ring of one WQE). It is given the first WQE of
+	 * the send ring, memory of this QP, so an RQ doorbell that no driver writes (the doorbell
+	 * page may be mapped into an unprivileged process) makes the device read that WQE and
+	 * judge it like any receive WQE, never DMA from address 0, which nobody gave it (found by
+	 * the fuzzer, tests/fuzz/). Receives are still refused inline (rq.depth is 0). */
+	create.rq_base = qp->rq.depth ? qp->rq.ring_logical : qp->sq.ring_logical;
 	nic_cmd_qp_create_pack(&create, args);
 	ndk_cmd(adapter, NIC_CMD_QP_CREATE, qpn, args, NIC_CMD_QP_CREATE_WORDS);
 	__atomic_store_n(&adapter->qps[qpn], qp, __ATOMIC_RELEASE);

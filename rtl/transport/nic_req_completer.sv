@@ -80,6 +80,10 @@ module nic_req_completer #(
   logic           pick_found;
   logic [QW-1:0]  pick_q;
   logic           c_pop, c_nak_used, c_no_work;
+  // the QP of the completion decided or offered was reset (QP_DESTROY / QP_CREATE) since its
+  // entry was read: the out ring forgot the entry, so taking the completion pops nothing (a
+  // pop would take a count of 0 below zero; found by the fuzzer, tests/fuzz/)
+  logic           cpl_gone_q, cpl_gone_d;
 
   // per QP: the PSN acknowledged, a NAK not yet used (tables written at the QP an event names;
   // a value means something only where its valid bit is set)
@@ -174,7 +178,7 @@ module nic_req_completer #(
       end
       C_CPL: begin
         if (cpl_ready_i) begin
-          c_pop    = 1'b1;
+          c_pop    = !cpl_gone_q;
           cstate_d = C_IDLE;
         end
       end
@@ -182,6 +186,13 @@ module nic_req_completer #(
         cstate_d = C_IDLE;
       end
     endcase
+  end
+
+  always_comb begin
+    cpl_gone_d = (cstate_q == C_CPL) ? cpl_gone_q : 1'b0;
+    if (cmd_reset_i && cmd_qpn_i == cq_q && (cstate_q == C_DECIDE || cstate_q == C_CPL)) begin
+      cpl_gone_d = 1'b1;
+    end
   end
 
   assign cpl_valid_o = cstate_q == C_CPL;
@@ -265,12 +276,14 @@ module nic_req_completer #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       cstate_q  <= C_IDLE;
+      cpl_gone_q <= 1'b0;
       cq_q      <= '0;
       acked_v_q <= '0;
       nak_v_q   <= '0;
       work_q    <= '0;
     end else begin
       cstate_q  <= cstate_d;
+      cpl_gone_q <= cpl_gone_d;
       cq_q      <= cq_d;
       acked_v_q <= acked_v_d;
       nak_v_q   <= nak_v_d;

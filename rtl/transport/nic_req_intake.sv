@@ -438,6 +438,13 @@ module nic_req_intake #(
         if (pc_empty_i && gb_room_i && ar_ready_i) begin
           rp_beat_d = '0;
           state_d   = S_RP_DATA;
+        end else if (!(pc_empty_i && gb_room_i)
+                     && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
+          // the QP left RTS (flushed, destroyed) while the walk waited for the read client:
+          // stop before the read, its ring may be freed by now (found by the fuzzer,
+          // tests/fuzz/: the WQE was read from a destroyed QP's freed ring)
+          rp_d    = 1'b0;
+          state_d = S_IDLE;
         end
       end
       S_RP_DATA: begin

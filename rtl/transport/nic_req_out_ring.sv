@@ -151,6 +151,10 @@ module nic_req_out_ring #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       a_count_in_range: assert (32'(in_count_o) <= OutDepth);
+      // a pop takes an entry the QP has
+      if (pop_i) begin
+        a_pop_nonempty: assert (cpl_count_o != '0 || (append_i && in_qpn_i == cpl_qpn_i));
+      end
       // the non-empty bit of a QP agrees with its count where the count changes
       if (append_i) begin
         a_count_nz_append: assert (!cnt_nz_q[in_qpn_i] || count_q[in_qpn_i] != '0);

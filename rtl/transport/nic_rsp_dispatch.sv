@@ -423,13 +423,31 @@ module nic_rsp_dispatch #(
     ack_pkt.pay_len       = '0;
   end
 
+  // The QP of the completion offered (or about to be) was reset by QP_DESTROY / QP_CREATE: its
+  // receive indices are gone (nic_rsp_rq forgot them), so the offered CQE keeps the WQE index it
+  // was offered with (cpl_idx_q) and taking it moves no index of the QP's next incarnation
+  // (found by the fuzzer, tests/fuzz/: the index changed under a held completion).
+  logic          cpl_gone_q, cpl_gone_d;
+  logic [15:0]   cpl_idx_q;
+  always_comb begin
+    cpl_gone_d = 1'b0;
+    if (state_d == R_CPL || state_d == R_FLUSH) begin
+      cpl_gone_d = (state_q == state_d && cpl_gone_q)
+                   || (cmd_reset && cmd_qpn == ((state_d == R_FLUSH) ? flush_d : qpn_d));
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    cpl_idx_q <= cpl_cqe_o.wqe_index;   // the index offered this cycle
+  end
+
   nic_pkg::cqe_t cqe;
   always_comb begin
     cqe                   = '0;
     cqe.status            = (state_q == R_FLUSH) ? nic_pkg::STATUS_CANCELLED : cpl_status_q;
     cqe.bytes_transferred = (state_q != R_FLUSH && cpl_status_q == nic_pkg::STATUS_SUCCESS)
                             ? moff_q : 32'd0;
-    cqe.wqe_index         = (state_q == R_FLUSH) ? fl_ci : q_ci;
+    cqe.wqe_index         = cpl_gone_q ? cpl_idx_q : ((state_q == R_FLUSH) ? fl_ci : q_ci);
     cqe.qpn               = (state_q == R_FLUSH) ? 16'(flush_q) : 16'(qpn_q);
     cqe.op_type           = nic_pkg::NDK_OP_TYPE_RECEIVE;
     cqe.flags             = nic_pkg::CQE_FLAG_RECV_QUEUE;
@@ -465,11 +483,11 @@ module nic_rsp_dispatch #(
   assign fl_ci         = flush_ci_i;
   assign qpn_o         = qpn_q;
   assign rq_cache_re_o = state_q == R_LOAD;
-  assign rq_consume_o  = state_q == R_CPL && cpl_ready_i;
+  assign rq_consume_o  = state_q == R_CPL && cpl_ready_i && !cpl_gone_q;
   assign flush_find_o  = state_q == R_IDLE;
   assign flush_o       = state_q == R_FLUSH;
   assign flush_qpn_o   = flush_q;
-  assign flush_done_o  = state_q == R_FLUSH && cpl_ready_i;
+  assign flush_done_o  = state_q == R_FLUSH && cpl_ready_i && !cpl_gone_q;
 
   // shared by the dispatcher (next state, below), the prefetch and the read-response engine
   logic m_xl_req, m_xl_gnt, m_xl_rsp;     // the dispatcher's translation request, grant, answer
@@ -1102,6 +1120,7 @@ module nic_rsp_dispatch #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q  <= R_IDLE;
+      cpl_gone_q <= 1'b0;
       in_msg_q <= '0;
       msg_wr_q <= '0;
       nak_q    <= '0;
@@ -1118,6 +1137,7 @@ module nic_rsp_dispatch #(
       cpl_due_q <= 1'b0;
     end else begin
       state_q  <= state_d;
+      cpl_gone_q <= cpl_gone_d;
       in_msg_q <= in_msg_d;
       msg_wr_q <= msg_wr_d;
       nak_q    <= nak_d;
