@@ -1129,6 +1129,7 @@ Test(loss, packets_ahead_draw_one_nak_then_silence_across_the_wrap)
 	cr_expect(memcmp(src, dst + 4096, 50) == 0);
 	expect_no_cpl(&p, b->cq, 2000);
 	rd_close(&p);
+}
 
 /* ---- duplicates: a replayed Send or Write is not executed twice
  * -------------------------------- */
