@@ -79,6 +79,9 @@ struct loss {
 	unsigned reorder_message, reorder_packet;
 	bool reorder_ack;
 	uint32_t reorder_ack_psn;
+	/* NIC 1's ACKs of the drop_ack_count PSNs from drop_ack_first to drop_ack_qp */
+	uint32_t drop_ack_first;
+	unsigned drop_ack_count;
 	unsigned dropped, reordered;
 	/* frames sent by each NIC, in order */
 	struct tx tx[2][MAX_TX];
@@ -119,6 +122,12 @@ static enum ndk_sim_fault on_fault(void *arg, unsigned from, unsigned to, const 
 	    f.transmission == 1 && f.opcode != ROCE_OP_ACKNOWLEDGE) {
 		l->reordered++;
 		return NDK_SIM_FRAME_REORDER;
+	}
+	if (l->drop_ack_count && from == 1 && f.dest_qp == l->drop_ack_qp &&
+	    f.opcode == ROCE_OP_ACKNOWLEDGE && (f.fields.aeth_syndrome & 0xE0) == 0 &&
+	    ((f.psn - l->drop_ack_first) & 0xFFFFFF) < l->drop_ack_count) {
+		l->dropped++;
+		return NDK_SIM_FRAME_DROP;
 	}
 	if (l->reorder_ack && from == 1 && f.dest_qp == l->drop_ack_qp &&
 	    f.opcode == ROCE_OP_ACKNOWLEDGE && (f.fields.aeth_syndrome & 0xE0) == 0 &&
@@ -1624,6 +1633,80 @@ Test(loss, an_ack_after_a_sequence_nak_moves_the_pending_replay_past_it)
 		}
 	}
 	cr_expect(retx, "the Send was never sent again");
+	side_region_free(&p, b, &r);
+	loss_close(&p);
+}
+
+/*
+ * An ACK overtaken on the wire by a later one: 48 one-packet Writes from PSN 0xFFFFF0; B's ACKs
+ * of the 2nd to the 46th are lost and its ACK of the 47th is held back behind that of the 48th.
+ * So A takes the 48th's ACK, which covers 47 Writes, and while it is still completing them, the
+ * 47th's. The older ACK acknowledges nothing new: the 48th Write completes (the completer once
+ * took the older PSN as the PSN acknowledged, and the last Write waited for an ACK that never
+ * came again; the ACK timer, with everything acknowledged, was disarmed: a hang the seeded
+ * reorder runs met). Nothing is sent again.
+ */
+Test(loss, an_ack_overtaken_by_a_later_one_holds_no_completion_back)
+{
+	const unsigned n = 48, len = 64;
+	const uint32_t a_psn = 0xFFFFF0;
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	/* a short link: the held-back ACK follows the later one by little more than its own
+	   length, not by a link's latency, while A completes the 47 Writes (at both widths) */
+	c.link_ns = 20;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.ack_timeout = 4; /* 65.5 us: far longer than the test */
+	attr.retry_count = 7;
+	attr.local_psn = a_psn;
+	attr.remote_psn = 0x444444;
+	struct pair_opts o = { .attr = &attr, .sq_depth = 128, .cq_depth = 256 };
+	struct pair p;
+	pair_open_opts(&p, &c, &o);
+	memset(&g_loss, 0, sizeof(g_loss));
+	g_loss.track = roce_track_new();
+	cr_assert_not_null(g_loss.track);
+	ndk_sim_set_fault_hook(p.sim, on_fault, &g_loss);
+	nicsim_set_frame_handler(p.sim->world, on_frame, &g_loss);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	uint32_t a_qpn = wire_qpn(a->qp);
+	g_loss.drop_ack_qp = a_qpn;
+	g_loss.drop_ack_first = (a_psn + 1) & 0xFFFFFF; /* the ACKs of the 2nd to the 46th */
+	g_loss.drop_ack_count = n - 3;
+	g_loss.reorder_ack = true; /* the 47th's, behind the 48th's */
+	g_loss.reorder_ack_psn = (a_psn + n - 2) & 0xFFFFFF;
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, n * len, 67);
+	memset(mem, 0x5A, NDK_PAGE_SIZE);
+	const uint32_t token = ndk_get_remote_token_from_mr(r.mr);
+	for (unsigned i = 0; i < n; i++) {
+		struct ndk_sge w = sge_of(a, i * len, len);
+		cr_assert_eq(ndk_write(a->qp, CTX(100 + i), &w, 1,
+				       (uint64_t)(uintptr_t)mem + (uint64_t)i * len, token, 0),
+			     NDK_STATUS_SUCCESS);
+	}
+	for (unsigned i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_WRITE, CTX(100 + i), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect_eq(g_loss.reordered, 1, "%u frames reordered", g_loss.reordered);
+	cr_expect_eq(g_loss.dropped, n - 3, "%u frames dropped", g_loss.dropped);
+	cr_expect(memcmp(src, mem, n * len) == 0, "the Writes' bytes differ");
+	cr_expect(all_bytes(mem + n * len, 0x5A, NDK_PAGE_SIZE - n * len));
+	/* B acknowledged each Write once, and nothing was sent again */
+	unsigned acks = 0, retx = 0;
+	for (unsigned i = 0; i < g_loss.ntx[1]; i++) {
+		const struct tx *t = &g_loss.tx[1][i];
+		acks += t->dest_qp == a_qpn && t->opcode == ROCE_OP_ACKNOWLEDGE &&
+			(t->syndrome & 0xE0) == 0;
+	}
+	for (unsigned i = n; i < g_loss.ntx[0]; i++)
+		retx += g_loss.tx[0][i].opcode != ROCE_OP_ACKNOWLEDGE;
+	cr_expect_eq(acks, n, "B sent %u ACKs", acks);
+	cr_expect_eq(retx, 0, "A sent %u request packets again", retx);
 	side_region_free(&p, b, &r);
 	loss_close(&p);
 }
