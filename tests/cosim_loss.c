@@ -1595,8 +1595,9 @@ Test(loss, an_ack_after_a_sequence_nak_moves_the_pending_replay_past_it)
 	expect_no_cpl(&p, a->cq, 5000);
 	expect_no_cpl(&p, b->cq, 1000);
 	cr_expect_eq(g_loss.reordered, 1, "%u frames reordered", g_loss.reordered);
-	cr_expect_geq(g_loss.dropped, 1, "B's NAK of 0x%06x was not dropped: the test does not "
-					 "test what it says",
+	cr_expect_geq(g_loss.dropped, 1,
+		      "B's NAK of 0x%06x was not dropped: the test does not "
+		      "test what it says",
 		      send_psn);
 	cr_expect(memcmp(src + 1024, dst, send_len) == 0, "the Send's bytes differ");
 	cr_expect(memcmp(src, r.buf.va, 100) == 0, "W1's bytes differ");
