@@ -851,22 +851,13 @@ static void run_cfg(const struct fault_cfg *fc)
 		run_cfg(&fc);                                                           \
 	}
 
-/* the bugs these runs found in the Send / Write recovery and not fixed yet */
-#define BUG_DUP_CPL                                                                          \
-	"an ACK of PSN n closely followed by a sequence NAK of n + 1 completes the request " \
-	"ending at n twice (seed 0x10550000, reorder_1e_2, width 256)"
-#define BUG_REPLAY_CHECK                                                                        \
-	"a go-back-N replay walk finds its first WQE not covering the replay PSN and fails it " \
-	"INVALID_PARAMETER (seed 0x10550000, drop_1e_2, width 64)"
-#define BUG_BOTH BUG_DUP_CPL "; " BUG_REPLAY_CHECK
-
-/* one fault kind at a time, then all mixed */
+/* one fault kind at a time, then all mixed (no bug known: `known` is NULL everywhere) */
 LOSS_TEST(drop_1e_4, 1e-4, 0, 0, 0, 0, NULL)
 LOSS_TEST(drop_1e_3, 1e-3, 0, 0, 0, 0, NULL)
-LOSS_TEST(drop_1e_2, 1e-2, 0, 0, 0, 0, BUG_REPLAY_CHECK)
-LOSS_TEST(drop_5e_2, 5e-2, 0, 0, 0, 0, BUG_REPLAY_CHECK)
-LOSS_TEST(corrupt_1e_3, 0, 1e-3, 0, 0, 0, BUG_DUP_CPL)
-LOSS_TEST(corrupt_1e_2, 0, 1e-2, 0, 0, 0, BUG_DUP_CPL)
+LOSS_TEST(drop_1e_2, 1e-2, 0, 0, 0, 0, NULL)
+LOSS_TEST(drop_5e_2, 5e-2, 0, 0, 0, 0, NULL)
+LOSS_TEST(corrupt_1e_3, 0, 1e-3, 0, 0, 0, NULL)
+LOSS_TEST(corrupt_1e_2, 0, 1e-2, 0, 0, 0, NULL)
 LOSS_TEST(duplicate_1e_2, 0, 0, 1e-2, 0, 0, NULL)
-LOSS_TEST(reorder_1e_2, 0, 0, 0, 1e-2, 8, BUG_BOTH)
-LOSS_TEST(mixed, 1e-2, 1e-3, 1e-2, 1e-2, 8, BUG_BOTH)
+LOSS_TEST(reorder_1e_2, 0, 0, 0, 1e-2, 8, NULL)
+LOSS_TEST(mixed, 1e-2, 1e-3, 1e-2, 1e-2, 8, NULL)

@@ -21,7 +21,9 @@
 //   (timeout) or the NAK's PSN. With no retry left, the oldest request not acknowledged fails
 //   instead (fail_*: IO_TIMEOUT, the completer moves the QP to ERROR).
 // - The replays wait in pend (one per QP, the latest PSN wins: a later order only lowers or keeps
-//   the PSN, since everything before a NAK's PSN is acknowledged); go_o / go_qpn_o / go_psn_o
+//   the PSN, since everything before a NAK's PSN is acknowledged), and an acknowledgement that
+//   makes progress while one waits moves its PSN past what it acknowledged (the completer pops
+//   those entries before the walk reads the ring); go_o / go_qpn_o / go_psn_o
 //   offer one of them (round robin) to the intake, start_i says it took it. While a replay is
 //   pending the QP's new WQEs wait (pend_o), as they do for an RNR timer.
 //
@@ -236,6 +238,12 @@ module nic_req_ack_timer #(
       acked_q[ack_q_i] <= ack_upto_i;
       left_q[ack_q_i]  <= rcnt_q[ack_q_i];
       due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+      // a replay still pending starts after what is acknowledged now: the completer pops the
+      // entries this ACK covers, and a walk from a PSN inside one of them would find its first
+      // WQE beginning after the replay's PSN (and fail it INVALID_PARAMETER)
+      if (pend_q[ack_q_i] && nic_roce_pkg::psn_le(pend_psn_q[ack_q_i], ack_upto_i)) begin
+        pend_psn_q[ack_q_i] <= ack_upto_i + 24'd1;
+      end
     end
     if (seq_go) begin
       left_q[ack_q_i]     <= seq_left - 3'd1;

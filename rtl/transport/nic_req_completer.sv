@@ -220,7 +220,12 @@ module nic_req_completer #(
       nak_status_q[rp_fail_qpn_i] <= rp_fail_status_i;
     end
     if (ack_take_i) begin
-      acked_psn_q[ack_q_i] <= ack_upto_i;
+      // the acknowledged PSN only moves forward: an ACK overtaken on the wire by a later one
+      // (reordered, duplicated) acknowledges nothing new, and taking its PSN would leave the
+      // entries between it and the later one waiting for an ACK that never comes again
+      if (!acked_v_q[ack_q_i] || nic_roce_pkg::psn_le(acked_psn_q[ack_q_i], ack_upto_i)) begin
+        acked_psn_q[ack_q_i] <= ack_upto_i;
+      end
       if (ack_nak_i) begin
         nak_psn_q[ack_q_i]    <= ack_psn_i;
         nak_status_q[ack_q_i] <= ack_nak_status_i;
