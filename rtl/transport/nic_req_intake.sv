@@ -439,12 +439,27 @@ module nic_req_intake #(
           rp_beat_d = '0;
           state_d   = S_RP_DATA;
         end else if (!(pc_empty_i && gb_room_i)
-                     && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
+                     && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS
+                     && !(resume_q && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RESET)) begin
           // the QP left RTS (flushed, destroyed) while the walk waited for the read client:
           // stop before the read, its ring may be freed by now (found by the fuzzer,
-          // tests/fuzz/: the WQE was read from a destroyed QP's freed ring)
+          // tests/fuzz/: the WQE was read from a destroyed QP's freed ring). The walk's WQEs
+          // have their outstanding entries, which complete without it. A WQE set aside has
+          // none: it is still read again and completes CANCELLED (S_SPACE), unless its QP was
+          // destroyed (found by the fuzzer too: a flush during the walk lost the held WQE and
+          // its request never completed).
           rp_d    = 1'b0;
           state_d = S_IDLE;
+          if (resume_q) begin
+            held_d   = 1'b0;
+            resume_d = 1'b0;
+          end else if (held_q) begin
+            resume_d = 1'b1;
+            rp_d     = 1'b1;
+            qpn_d    = held_qpn_q;
+            idx_d    = held_idx_q;
+            state_d  = S_RP_AR;
+          end
         end
       end
       S_RP_DATA: begin
