@@ -65,6 +65,11 @@ BENCHES = {
     # Module bench of the CQ engine against a reference model (docs/verification.md).
     "cq_engine": ("nic_cq_engine", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/core/nic_cq_engine.sv"),
                   {"NumCqs": 4, "LogMaxCqDepth": 3, "MsixVectors": 4}, "test_cq_engine"),
+    # Module bench of the MR/MW table with nic_mem_op and the translation arbiter (docs/verification.md).
+    "mr_table": ("tb_mr_table", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_mem_op.sv",
+                                            "rtl/core/nic_mr_table.sv", "rtl/core/nic_xl_arb.sv",
+                                            "tests/board/tb_mr_table.sv"),
+                 {}, "test_mr_table"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
