@@ -70,6 +70,13 @@ BENCHES = {
                                             "rtl/core/nic_mr_table.sv", "rtl/core/nic_xl_arb.sv",
                                             "tests/board/tb_mr_table.sv"),
                  {}, "test_mr_table"),
+    # Module bench of the WQE fetch at nic_core's sizes against a reference model (docs/verification.md).
+    "wqe_fetch": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_wqe_fetch.sv",
+                                              "tests/board/tb_wqe_fetch.sv"),
+                  {"DataWidth": 64}, "test_wqe_fetch"),
+    "wqe_fetch_w256": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv",
+                                                   "rtl/core/nic_wqe_fetch.sv", "tests/board/tb_wqe_fetch.sv"),
+                       {"DataWidth": 256}, "test_wqe_fetch"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
