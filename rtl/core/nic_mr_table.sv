@@ -52,6 +52,9 @@ module nic_mr_table #(
   input  logic [255:0]              cmd_args_i,
   // every entry's state (nic_pkg::MR_STATE_*), entry n in [2n+1:2n]
   output logic [2*NumMrs-1:0]       state_o,
+  // a command (MR_INIT / MR_FREE) writes entry cmd_wr_idx_o this cycle (for nic_mem_op)
+  output logic                      cmd_wr_o,
+  output logic [$clog2(NumMrs)-1:0] cmd_wr_idx_o,
   // read port A
   input  logic                      a_re_i,
   input  logic [$clog2(NumMrs)-1:0] a_idx_i,
@@ -188,7 +191,9 @@ module nic_mr_table #(
     end
   end
 
-  assign state_o = state_q;
+  assign state_o      = state_q;
+  assign cmd_wr_o     = mr_init || mr_free;
+  assign cmd_wr_idx_o = cmd_idx;
 
   // ---- RAMs: one copy per read port -------------------------------------------------------------
   nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (

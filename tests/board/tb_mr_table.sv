@@ -54,6 +54,8 @@ module tb_mr_table #(
   localparam int MttAW = $clog2(MttEntries);
 
   logic [2*NumMrs-1:0] mr_state;
+  logic                cmd_wr;
+  logic [MrW-1:0]      cmd_wr_idx;
   logic                a_re, b_re, a_is_mw, a_remote_ok, b_is_mw;
   logic [MrW-1:0]      a_idx, b_idx;
   logic [15:0]         a_pd, b_pd, a_access;
@@ -90,7 +92,11 @@ module tb_mr_table #(
     .exec_i            (exec_i),
     .commit_i          (commit_i),
     .mtt_base_i        (mtt_base_i),
+    .clk_i             (clk_i),
+    .rst_i             (rst_i),
     .mr_state_i        (mr_state),
+    .mr_cmd_wr_i       (cmd_wr),
+    .mr_cmd_wr_idx_i   (cmd_wr_idx),
     .mr_a_re_o         (a_re),
     .mr_a_idx_o        (a_idx),
     .mr_a_pd_i         (a_pd),
@@ -133,6 +139,8 @@ module tb_mr_table #(
     .cmd_index_i    (cmd_index_i),
     .cmd_args_i     (cmd_args_i),
     .state_o        (mr_state),
+    .cmd_wr_o       (cmd_wr),
+    .cmd_wr_idx_o   (cmd_wr_idx),
     .a_re_i         (a_re),
     .a_idx_i        (a_idx),
     .a_pd_o         (a_pd),

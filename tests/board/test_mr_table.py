@@ -70,12 +70,13 @@ class Model:
         return self.e[index] if index < NUM_MRS else None
 
     # ---- nic_mem_op's checks (its header) ---------------------------------------------------------
-    def memop_status(self, w, pd):
+    def memop_status(self, w, pd, moved=False):
+        """moved: a command wrote the WQE's (port A) entry since the WQE was taken."""
         op = w["op"]
         if op == OP_FAST_REG:
             idx, key = w["mr"] >> 8, w["mr"] & 0xff
             e = self.entry(idx)
-            if e is None or e.state == FREE or e.init[1] or e.init[0] != pd:
+            if moved or e is None or e.state == FREE or e.init[1] or e.init[0] != pd:
                 return ACCESS_VIOLATION
             if e.state != INVALID:
                 return INVALID_DEVICE_STATE
@@ -154,6 +155,11 @@ class Model:
         return SUCCESS, self.mtt[page], off & 0xfff, None
 
 
+def a_index(w):
+    """The entry nic_mem_op reads through port A for WQE w (its MR, or the token invalidated)."""
+    return (w["tok"] if w["op"] == OP_INVALIDATE else w["mr"]) >> 8
+
+
 def encode_wqe(w):
     v = w["op"] | (w.get("flags", 0) << 16)
     if w["op"] == OP_FAST_REG:
@@ -170,7 +176,7 @@ async def run_seed(dut, seed, cycles=3000):
     rng = random.Random(seed)
     m = Model()
     keys = [0] * NUM_MRS           # the key each entry was last given (what a driver would use)
-    stats = {"lookups": 0, "ok": 0, "inv_ok": 0, "memops": {}, "cmds": 0}
+    stats = {"lookups": 0, "ok": 0, "inv_ok": 0, "memops": {}, "cmds": 0, "commits refused": 0}
     # the races and corners the bench must reach (checked over all seeds)
     races = dict.fromkeys(["command at the lookup's grant", "command at the lookup's check",
                            "local write at the lookup's grant", "local write at the lookup's check",
@@ -316,6 +322,14 @@ async def run_seed(dut, seed, cycles=3000):
         cmd = make_command() if stim and rng.random() < cmd_p else None
         if cyc < NUM_MRS:
             cmd = make_command(setup=cyc)     # every entry initialised first
+        elif stim and cur is not None and cur["phase"] == "pl" and rng.random() < 0.03:
+            # the MR freed, or freed and made again for the same PD, while its page list loads
+            idx = cur["w"]["mr"] >> 8
+            if rng.random() < 0.5:
+                cmd = (CMD_MR_FREE, idx, 0)
+            else:
+                pd_, _, remote_ok, max_pages, mtt_off = m.e[idx].init
+                cmd = (CMD_MR_INIT, idx, pd_ | (max_pages << 32) | (mtt_off << 64) | (remote_ok << 96))
         check_status = cur is not None and cur["phase"] == "run"
         exec_w = commit_w = None
         finishing = False
@@ -327,7 +341,7 @@ async def run_seed(dut, seed, cycles=3000):
         if cur is not None and cur["phase"] == "run":
             if rng.random() < finish_p or not stim or race_inv:
                 finishing = True
-                st = m.memop_status(cur["w"], cur["pd"])
+                st = m.memop_status(cur["w"], cur["pd"], cur["moved"])
                 cur["status"] = st
                 if st == SUCCESS and cur["w"]["op"] == OP_FAST_REG:
                     e = m.e[cur["w"]["mr"] >> 8]
@@ -343,8 +357,13 @@ async def run_seed(dut, seed, cycles=3000):
                     pl[0] += 1
             elif rng.random() < 0.5 or not stim:
                 finishing = True
+                check_status = True           # the checks again, as they are at the commit
                 if not pl[3]:
-                    commit_w = cur["w"]
+                    cur["status"] = m.memop_status(cur["w"], cur["pd"], cur["moved"])
+                    if cur["status"] == SUCCESS:
+                        commit_w = cur["w"]
+                    else:
+                        stats["commits refused"] += 1
         load = None
         if (cur is None or finishing) and stim and rng.random() < 0.5:
             load = make_memop()
@@ -398,7 +417,7 @@ async def run_seed(dut, seed, cycles=3000):
         got_state = int(dut.state_o.value)
         assert got_state == want_state, f"seed {seed} cycle {cyc}: states {got_state:#x}, want {want_state:#x}"
         if check_status:
-            want = m.memop_status(cur["w"], cur["pd"])
+            want = m.memop_status(cur["w"], cur["pd"], cur["moved"])
             got = int(dut.status_o.value)
             assert got == want, (f"seed {seed} cycle {cyc}: {cur['w']} pd {cur['pd']}: status {got:#x}, "
                                  f"want {want:#x}")
@@ -487,8 +506,10 @@ async def run_seed(dut, seed, cycles=3000):
         if finishing:
             cur = None
             pl = None
+        elif cur is not None and cmd_idx is not None and cmd_idx == a_index(cur["w"]):
+            cur["moved"] = True
         if load is not None:
-            cur = {"w": load[0], "pd": load[1], "phase": "run"}
+            cur = {"w": load[0], "pd": load[1], "phase": "run", "moved": False}
         await RisingEdge(dut.clk_i)
 
     dut._log.info("seed %d: %d lookups (%d granted access, %d remote invalidations), %d commands, "
@@ -512,6 +533,7 @@ async def random_traffic_against_reference_model(dut):
         total["lookups"] += s["lookups"]
         total["reg"] += s["memops"].get((OP_FAST_REG, SUCCESS), 0)
         total["bind"] += s["memops"].get((OP_BIND, SUCCESS), 0)
+        races["FastRegister refused at its commit"] = races.get("FastRegister refused at its commit", 0) + s["commits refused"]
         for k, v in s["races"].items():
             races[k] = races.get(k, 0) + v
     missed = [k for k, v in races.items() if v == 0]
