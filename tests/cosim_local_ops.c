@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include "cosim.h"
+#include "ndk_internal.h" /* ndk_cmd and the MR's table index: a command no driver sends then */
+#include "nic_hw.h"
 
 #define CTX(n) ((void *)(uintptr_t)(0x1000 + (n)))
 
@@ -246,6 +248,33 @@ Test(errors, fast_registering_a_still_valid_mr_fails)
 	expect_status(&w, region_register(&w, &r, CTX(2), 0), NDK_STATUS_SUCCESS);
 	expect_completion(&w, w.cq, NDK_STATUS_INVALID_DEVICE_STATE, NDK_OP_FAST_REGISTER, CTX(2));
 	expect_cancelled_after(&w, &r, 10);
+	region_free(&w, &r);
+	world_close(&w);
+}
+
+/*
+ * The MR of a FastRegister freed (MR_FREE) after the WQE's checks, while its page list is read
+ * (docs/verification.md, the MR/MW table's bench): the registration must not make the freed
+ * entry VALID with the old token. It completes ACCESS_VIOLATION (the QP goes to error) and the
+ * token names nothing. Before the fix the dispatcher committed on the page list's status alone:
+ * SUCCESS, and a freed entry usable by the old token until the index was initialised again.
+ */
+Test(errors, an_mr_freed_while_its_page_list_is_read_is_not_registered)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 4, false);
+	struct ndk_sim_stats s0 = stats_of(&w);
+	expect_status(&w, region_register(&w, &r, CTX(1), 0), NDK_STATUS_SUCCESS);
+	/* the WQE's read, then the page list's: the WQE has passed its checks */
+	for (int i = 0; i < 5000 && stats_of(&w).dma_reads < s0.dma_reads + 2; i++)
+		ndk_sim_step(w.sim, 1);
+	cr_assert_eq(stats_of(&w).dma_reads, s0.dma_reads + 2, "the page list read was not issued");
+	cr_assert_eq(stats_of(&w).cqes_written, s0.cqes_written);
+	/* MR_FREE lands an MMIO write later (~75 cycles), before the list's data (~125 cycles) */
+	ndk_cmd(w.ad, NIC_CMD_MR_FREE, r.mr->index, NULL, 0);
+	expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_FAST_REGISTER, CTX(1));
 	region_free(&w, &r);
 	world_close(&w);
 }

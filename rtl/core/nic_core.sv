@@ -178,6 +178,8 @@ module nic_core #(
   localparam int MrW   = $clog2(NumMrs);
   localparam int MttAW = $clog2(MttEntries);
   logic [2*NumMrs-1:0] mr_state;
+  logic                mr_cmd_wr;
+  logic [$clog2(NumMrs)-1:0] mr_cmd_wr_idx;
   logic                mr_a_re, mr_b_re;
   logic [MrW-1:0]      mr_a_idx, mr_b_idx;
   logic [15:0]         mr_a_pd, mr_b_pd;
@@ -480,7 +482,11 @@ module nic_core #(
     .exec_i            (mo_exec),
     .commit_i          (mo_commit),
     .mtt_base_i        (mo_mtt_base),
+    .clk_i             (clk_i),
+    .rst_i             (rst_i),
     .mr_state_i        (mr_state),
+    .mr_cmd_wr_i       (mr_cmd_wr),
+    .mr_cmd_wr_idx_i   (mr_cmd_wr_idx),
     .mr_a_re_o         (mr_a_re),
     .mr_a_idx_o        (mr_a_idx),
     .mr_a_pd_i         (mr_a_pd),
@@ -553,6 +559,8 @@ module nic_core #(
     .cmd_index_i       (cmd_index),
     .cmd_args_i        (cmd_args),
     .state_o           (mr_state),
+    .cmd_wr_o          (mr_cmd_wr),
+    .cmd_wr_idx_o      (mr_cmd_wr_idx),
     .a_re_i            (mr_a_re),
     .a_idx_i           (mr_a_idx),
     .a_pd_o            (mr_a_pd),

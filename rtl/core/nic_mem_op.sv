@@ -8,7 +8,8 @@
 // checks of the WQE then held by the dispatcher (cur_valid_i, cur_wqe_i, its QP's PD) answer in
 // the same cycle (status_o: request / response, combinational today).
 // Checks, in this order (each failure is the status):
-//   FastRegister: the MR exists, is an MR, has the QP's PD (else ACCESS_VIOLATION); it is not
+//   FastRegister: no command (MR_INIT / MR_FREE) has written the MR's entry since the WQE was
+//     taken, the MR exists, is an MR, has the QP's PD (else ACCESS_VIOLATION); it is not
 //     registered (INVALID_DEVICE_STATE); 0 < page_count <= max_pages, fbo < 4096, length fits the
 //     pages, the list 8-byte aligned, the MTT range inside the MTT (INVALID_PARAMETER); remote
 //     access only if the MR allows it (ACCESS_VIOLATION).
@@ -19,6 +20,9 @@
 // Writes (the table's write port), when the dispatcher says the WQE succeeded:
 //   exec_i: Bind (the MW becomes a window onto the MR's pages) or Invalidate (INVALID);
 //   commit_i: FastRegister, once its page list is in the MTT (mtt_base_i): the MR becomes VALID.
+//     The dispatcher commits on the status of the checks as they are then (they are evaluated
+//     again in that cycle): an MR freed, or freed and initialised again, while its page list was
+//     read fails ACCESS_VIOLATION instead of becoming VALID with the old registration.
 // fr_mtt_offset_o is the MR's MTT range, where its page list goes.
 module nic_mem_op #(
   parameter int NumMrs     = 256,   // MR/MW table entries, 2..65535
@@ -37,8 +41,12 @@ module nic_mem_op #(
   input  logic                          exec_i,          // Bind / Invalidate succeeded
   input  logic                          commit_i,        // FastRegister succeeded
   input  logic [$clog2(MttEntries)-1:0] mtt_base_i,      // ... with its pages from here
+  input  logic                          clk_i,
+  input  logic                          rst_i,
   // MR table (nic_mr_table)
   input  logic [2*NumMrs-1:0]           mr_state_i,
+  input  logic                          mr_cmd_wr_i,     // a command writes this entry now
+  input  logic [$clog2(NumMrs)-1:0]     mr_cmd_wr_idx_i,
   output logic                          mr_a_re_o,
   output logic [$clog2(NumMrs)-1:0]     mr_a_idx_o,
   input  logic [15:0]                   mr_a_pd_i,
@@ -149,6 +157,23 @@ module nic_mem_op #(
     end
   end
 
+  // The held WQE's port-A entry was written by a command since the WQE was taken (a command in
+  // the cycle it is taken lands before its checks, which see it: not counted).
+  logic fr_moved_q, fr_moved_d;
+  always_comb begin
+    fr_moved_d = fr_moved_q || (cur_valid_i && mr_cmd_wr_i && a_in_range && mr_cmd_wr_idx_i == a_idx);
+    if (load_i) begin
+      fr_moved_d = 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      fr_moved_q <= 1'b0;
+    end else begin
+      fr_moved_q <= fr_moved_d;
+    end
+  end
+
   // FastRegister
   logic        fr_mr_ok, fr_params_ok;
   logic [63:0] fr_len_limit;
@@ -160,7 +185,8 @@ module nic_mem_op #(
     fr_params_ok = 1'b0;
     fr_status    = nic_pkg::STATUS_SUCCESS;
     if (cur_valid_i && hdr.opcode == nic_pkg::WQE_OP_FAST_REG) begin
-      fr_mr_ok     = a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i && mr_a_pd_i == qp_pd_i;
+      fr_mr_ok     = !fr_moved_q && a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i &&
+                     mr_a_pd_i == qp_pd_i;
       fr_len_limit = {20'd0, fr.page_count, 12'd0} - 64'(fr.fbo);
       fr_params_ok = fr.page_count != '0 && fr.page_count <= mr_a_max_pages_i &&
                      fr.fbo < 32'd4096 && fr.length <= fr_len_limit &&

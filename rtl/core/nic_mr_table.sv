@@ -25,6 +25,10 @@
 //       status, pfn and offset are of the page holding va: ACCESS_VIOLATION unless the token is
 //       VALID with that key and pd,
 //       grants the access, [va, va + len) lies inside it and, for an MW, its parent MR is VALID.
+//       A request of length 0 is checked as [va, va + 1): the answer names the page holding va,
+//       which must be one of the entry's (else, at the entry's end, it would be the next entry's
+//       page or lie past the MTT). The transport never asks for length 0 (a zero-length SGE,
+//       Write or Read names no memory and is not translated).
 //       A transfer that spans pages asks once per page.
 //       With xl_inv_i the request is a remote invalidation (SendAndInvalidate at the responder):
 //       va, len and the access are ignored; SUCCESS, and the entry becomes INVALID, when the
@@ -48,6 +52,9 @@ module nic_mr_table #(
   input  logic [255:0]              cmd_args_i,
   // every entry's state (nic_pkg::MR_STATE_*), entry n in [2n+1:2n]
   output logic [2*NumMrs-1:0]       state_o,
+  // a command (MR_INIT / MR_FREE) writes entry cmd_wr_idx_o this cycle (for nic_mem_op)
+  output logic                      cmd_wr_o,
+  output logic [$clog2(NumMrs)-1:0] cmd_wr_idx_o,
   // read port A
   input  logic                      a_re_i,
   input  logic [$clog2(NumMrs)-1:0] a_idx_i,
@@ -184,7 +191,9 @@ module nic_mr_table #(
     end
   end
 
-  assign state_o = state_q;
+  assign state_o      = state_q;
+  assign cmd_wr_o     = mr_init || mr_free;
+  assign cmd_wr_idx_o = cmd_idx;
 
   // ---- RAMs: one copy per read port -------------------------------------------------------------
   nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (
@@ -257,6 +266,7 @@ module nic_mr_table #(
   logic [1:0]       x1_state, x1_parent_state;
   logic [MrW-1:0]   x1_idx, x1_parent;
   logic [63:0]      x1_base_va, x1_length, x1_byte_off, x1_off;
+  logic [31:0]      x1_span;            // the length checked: len, or 1 for a length of 0
   logic [15:0]      x1_entry_access;
   logic [MttAW-1:0] x1_mtt_base, x1_mtt_idx;
 
@@ -280,6 +290,7 @@ module nic_mr_table #(
     x1_inv_ok       = 1'b0;
     x1_off          = '0;
     x1_mtt_idx      = '0;
+    x1_span         = '0;
     if (x1_valid_q) begin
       x1_in_range     = 32'(x1_tok.index) < NumMrs;
       x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
@@ -293,8 +304,10 @@ module nic_mr_table #(
       x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
                         xl_reg[7:0] == x1_tok.key && xl_id[15:0] == x1_pd_q;
       x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
+      // a request of length 0 is checked as one byte: the page holding va must be the entry's
+      x1_span         = x1_len_q | {31'd0, x1_len_q == '0};
       x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
-                        {1'b0, x1_va_q} + 65'(x1_len_q) <= {1'b0, x1_base_va} + {1'b0, x1_length};
+                        {1'b0, x1_va_q} + 65'(x1_span) <= {1'b0, x1_base_va} + {1'b0, x1_length};
       x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
       x1_inv_ok       = x1_entry_ok && !(wr_i && wr_idx_i == x1_idx);
       x1_ok           = x1_inv_q ? x1_inv_ok

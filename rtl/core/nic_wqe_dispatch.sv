@@ -189,9 +189,11 @@ module nic_wqe_dispatch #(
   logic [7:0]    cpl_cqn_q, cpl_cqn_d;
   nic_pkg::cqe_t cpl_cqe_q, cpl_cqe_d;
 
-  // A FastRegister's final status: a DMA error first, then a misaligned page address.
+  // A FastRegister's final status: a DMA error first, then a misaligned page address, then
+  // nic_mem_op's checks as they are now (its MR freed or initialised again meanwhile: the MR
+  // is not registered; otherwise they pass as they did before the page list).
   assign commit_status = pl_err_i ? nic_pkg::STATUS_INTERNAL_ERROR :
-                         pl_bad_i ? nic_pkg::STATUS_INVALID_PARAMETER : nic_pkg::STATUS_SUCCESS;
+                         pl_bad_i ? nic_pkg::STATUS_INVALID_PARAMETER : mo_status_i;
   assign status   = (st_q == StCommit) ? commit_status : run_status;
   assign out_free = !cpl_valid_q || cpl_ready_i;
   assign need_cpl = !(status == nic_pkg::STATUS_SUCCESS &&

@@ -65,6 +65,18 @@ BENCHES = {
     # Module bench of the CQ engine against a reference model (docs/verification.md).
     "cq_engine": ("nic_cq_engine", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/core/nic_cq_engine.sv"),
                   {"NumCqs": 4, "LogMaxCqDepth": 3, "MsixVectors": 4}, "test_cq_engine"),
+    # Module bench of the MR/MW table with nic_mem_op and the translation arbiter (docs/verification.md).
+    "mr_table": ("tb_mr_table", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_mem_op.sv",
+                                            "rtl/core/nic_mr_table.sv", "rtl/core/nic_xl_arb.sv",
+                                            "tests/board/tb_mr_table.sv"),
+                 {}, "test_mr_table"),
+    # Module bench of the WQE fetch at nic_core's sizes against a reference model (docs/verification.md).
+    "wqe_fetch": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_wqe_fetch.sv",
+                                              "tests/board/tb_wqe_fetch.sv"),
+                  {"DataWidth": 64}, "test_wqe_fetch"),
+    "wqe_fetch_w256": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv",
+                                                   "rtl/core/nic_wqe_fetch.sv", "tests/board/tb_wqe_fetch.sv"),
+                       {"DataWidth": 256}, "test_wqe_fetch"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
