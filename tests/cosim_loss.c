@@ -11,14 +11,18 @@
  *   loss::ack_timeout_0_never_retransmits
  *   loss::a_dropped_*                       one frame dropped, first transmission: the bytes
  *                                            right, every request completed once and in order,
- *                                            the retransmission's first PSN, at most one NAK
+ *                                            the retransmission from the lost packet (its
+ *                                            PSN and opcode), at most one NAK
  * Reads under loss and duplicates at the responder (implied NAKs, the saved Reads):
  *   loss::a_dropped_read_*, loss::*read_response*, loss::*ack*_a_read
  *                                            a Read request, a response (first / middle / last,
  *                                            all, one twice), a NAK or an ACK around a 3-packet
  *                                            Read lost: every byte right, every request once and
- *                                            in order, the retransmission at the Read's PSN, the
- *                                            port counters reconciled with the hook
+ *                                            in order, the Read asked for again from the lost
+ *                                            response (PSN, VA, length), the port counters
+ *                                            reconciled with the hook
+ *   loss::a_fatal_nak_over_an_unplaced_read_*  the Read takes the NAK's status at once
+ *   loss::a_late_first_response_*           a stale FIRST of a half-placed Read is a duplicate
  *   loss::duplicate_requests_*              a Read injected again whole and partial (the same
  *                                            bytes), a Write and a Send again (not executed)
  *   loss::a_duplicate_read_in_the_middle_of_a_write
@@ -371,8 +375,9 @@ Test(loss, ack_timeout_0_never_retransmits)
  * A: a 3-packet Send (MTU 1024), a 3-packet Write, a 1-packet Send, from PSN 0xFFFFFD; packet
  * `pkt` of message `msg` is dropped, its first transmission (or, with ack, the ACK of the
  * message). Everything arrives once, intact, every request completes SUCCESS once and in order,
- * B sends at most one sequence NAK, and the first retransmission is of the dropped message's
- * first PSN (the replay sends a message again whole; the responder drops what it has).
+ * B sends at most one sequence NAK, and the first retransmission is of the dropped packet's PSN
+ * with its opcode (a FIRST, MIDDLE or LAST: the replay goes on from the first packet not
+ * acknowledged, a Write's MIDDLE / LAST without a RETH); with ack, of the message's first PSN.
  */
 static void drop_one(unsigned msg, unsigned pkt, bool ack)
 {
@@ -381,6 +386,7 @@ static void drop_one(unsigned msg, unsigned pkt, bool ack)
 	const uint32_t first[4] = { 0, a_psn, (a_psn + 3) & 0xFFFFFF, (a_psn + 6) & 0xFFFFFF };
 	const uint32_t last[4] = { 0, (a_psn + 2) & 0xFFFFFF, (a_psn + 5) & 0xFFFFFF,
 				   (a_psn + 6) & 0xFFFFFF };
+	cr_assert(msg >= 1 && msg <= 3 && pkt >= 1 && pkt <= 3);
 	struct pair p;
 	loss_open(&p, 3, 7, a_psn, 0xABCDEF);
 	struct side *a = &p.s[0], *b = &p.s[1];
@@ -434,18 +440,32 @@ static void drop_one(unsigned msg, unsigned pkt, bool ack)
 	}
 	cr_expect_leq(naks, 1, "B sent %u sequence NAKs", naks);
 	uint32_t next = a_psn, retx = 0xFFFFFFFF;
+	uint8_t retx_op = 0;
 	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
 		const struct tx *t = &g_loss.tx[0][i];
 		if (t->dest_qp != b_qpn)
 			continue;
 		if (t->psn != next) {
 			retx = t->psn;
+			retx_op = t->opcode;
 			break;
 		}
 		next = (next + 1) & 0xFFFFFF;
 	}
-	cr_expect_eq(retx, first[msg], "the retransmission starts at PSN 0x%06x, want 0x%06x", retx,
-		     first[msg]);
+	uint32_t want = ack ? first[msg] : (first[msg] + pkt - 1) & 0xFFFFFF;
+	cr_expect_eq(retx, want, "the retransmission starts at PSN 0x%06x, want 0x%06x", retx,
+		     want);
+	if (!ack && msg <= 2) {
+		/* 3-packet messages: the dropped packet's own opcode */
+		static const uint8_t ops[3][4] = {
+			{ 0 },
+			{ 0, ROCE_OP_SEND_FIRST, ROCE_OP_SEND_MIDDLE, ROCE_OP_SEND_LAST },
+			{ 0, ROCE_OP_WRITE_FIRST, ROCE_OP_WRITE_MIDDLE, ROCE_OP_WRITE_LAST },
+		};
+		cr_expect_eq(retx_op, ops[msg][pkt],
+			     "the retransmission's opcode 0x%02x, want 0x%02x", retx_op,
+			     ops[msg][pkt]);
+	}
 	cr_log_info("loss: message %u packet %u%s dropped: %u NAKs, retransmission from 0x%06x",
 		    msg, pkt, ack ? " (its ACK)" : "", naks, retx);
 	side_region_free(&p, b, &r);
@@ -529,7 +549,10 @@ struct rdloss {
 	unsigned cap_len[4], cap_n[4];
 	uint8_t cap_op[4];
 	/* A's first Read request, Write and Send as first sent (for crafted duplicates) */
-	bool have_req, have_write, have_send;
+	bool have_req, have_write, have_send, have_first;
+	uint8_t first_frame[1200]; /* B's first READ_RESPONSE_FIRST */
+	size_t first_len;
+	unsigned resp_seen; /* B's read responses that went through the hook */
 	uint8_t req_frame[256], write_frame[512], send_frame[512];
 	size_t req_len, write_len, send_len;
 };
@@ -606,6 +629,14 @@ static enum ndk_sim_fault on_rd_fault(void *arg, unsigned from, unsigned to, con
 		}
 	}
 	if (from == 1 && f.dest_qp == l->a_qpn) {
+		if (roce_track_is_read_response(f.opcode))
+			l->resp_seen++;
+		if (f.opcode == ROCE_OP_READ_RESPONSE_FIRST && !l->have_first &&
+		    len <= sizeof(l->first_frame)) {
+			memcpy(l->first_frame, frame, len);
+			l->first_len = len;
+			l->have_first = true;
+		}
 		if (roce_track_is_read_response(f.opcode) && f.message == 1 && f.packet >= 1 &&
 		    f.packet <= 3)
 			drop = bit_of(l->resp_mask[f.packet], f.transmission);
@@ -988,6 +1019,53 @@ Test(loss, a_fatal_nak_over_an_unplaced_read_fails_it_with_the_naks_status)
 	cr_expect_eq(ca.implied_naks, 0, "A implied_naks %" PRIu64, ca.implied_naks);
 	cr_log_info("loss: the Read failed ACCESS_VIOLATION %" PRIu64 " cycles after the post",
 		    took);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
+}
+
+static bool half_the_responses_seen(void *arg)
+{
+	(void)arg;
+	return g_rd.resp_seen >= 4;
+}
+
+/*
+ * A late copy of a Read's READ_RESPONSE_FIRST (a duplicate the network delivered late, or the
+ * answer to an earlier transmission) arrives while the Read is half placed: it is a duplicate
+ * and dropped. (It once started the Read's placement over, so the next real response looked
+ * like a gap: an implied NAK and a Read asked for again with nothing lost.) A: an 8-response
+ * Read (8 KiB); after B's 4th response went through, B's FIRST is put on B's port again. The
+ * Read completes SUCCESS with every byte right, A counts no implied NAK and sends nothing again.
+ */
+Test(loss, a_late_first_response_of_a_half_placed_read_is_a_duplicate)
+{
+	const uint32_t a_psn = 0xFFFFFD;
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	memset(a->buf.va, 0xEE, 16384);
+	struct region r_reg;
+	side_region(&p, b, &r_reg, 2, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	fill(r_reg.buf.va, 2 * NDK_PAGE_SIZE, 91);
+	struct ndk_sge sink = sge_of(a, 4096, 8192);
+	cr_assert_eq(ndk_read(a->qp, CTX(10), &sink, 1, (uint64_t)(uintptr_t)r_reg.buf.va,
+			      ndk_get_remote_token_from_mr(r_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert(ndk_sim_run_until(p.sim, half_the_responses_seen, NULL, 100000));
+	cr_assert(g_rd.have_first);
+	cr_assert_eq(nicsim_port_inject(p.sim->world, 1, g_rd.first_frame, g_rd.first_len), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(10), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect(memcmp((uint8_t *)a->buf.va + 4096, r_reg.buf.va, 8192) == 0,
+		  "the Read's bytes differ");
+	cr_expect_eq(((uint8_t *)a->buf.va)[4095], 0xEE);
+	cr_expect_eq(((uint8_t *)a->buf.va)[4096 + 8192], 0xEE);
+	cr_expect_eq(g_rd.resp_seen, 9, "%u responses went through the hook", g_rd.resp_seen);
+	struct ndk_port_counters ca = port_counters(a);
+	cr_expect_eq(ca.implied_naks, 0, "A implied_naks %" PRIu64, ca.implied_naks);
+	cr_expect_eq(ca.retransmitted_packets, 0, "A retransmitted %" PRIu64,
+		     ca.retransmitted_packets);
+	cr_expect_eq(g_rd.retx, 0, "A sent %u packets again", g_rd.retx);
 	side_region_free(&p, b, &r_reg);
 	rd_close(&p);
 }
@@ -1498,7 +1576,7 @@ Test(loss, packets_2_pow_23_psns_ahead_are_dropped)
  * The ACK timer must take it (it once dropped it as stale, since it names a PSN beyond the last
  * appended WQE: the completer completed the Write from the NAK, the timer later replayed from the
  * Write's PSN, whose entry was gone, and the Send failed INVALID_PARAMETER). The Send is sent
- * again from its first PSN right after its last packet, long before the ACK timeout, and every
+ * again from its lost packet right after its last packet, long before the ACK timeout, and every
  * request completes SUCCESS once, in order, the bytes right.
  */
 Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
@@ -1557,9 +1635,10 @@ Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
 			next = (next + 1) & 0xFFFFFF;
 		} else if (!retx_at) {
 			retx_at = t->cycle;
-			cr_expect_eq(t->psn, send_psn,
+			/* from the lost packet on (the Send's second) */
+			cr_expect_eq(t->psn, (send_psn + 1) & 0xFFFFFF,
 				     "the retransmission starts at PSN 0x%06x, want 0x%06x", t->psn,
-				     send_psn);
+				     (send_psn + 1) & 0xFFFFFF);
 		}
 	}
 	cr_assert_neq(nak_at, 0, "B sent no sequence NAK");

@@ -289,7 +289,7 @@ static void run_open(struct run *r, const struct fault_cfg *fc, uint64_t seed, u
 		/* start PSNs drawn near the top, so every run crosses the 24-bit wrap */
 		struct ndk_connect_attr attr;
 		ndk_connect_attr_default(&attr);
-		attr.ack_timeout = ACK_TIMEOUT;
+		attr.ack_timeout = (uint8_t)env_u64("NDK_LOSS_ACK_TIMEOUT", ACK_TIMEOUT);
 		attr.retry_count = RETRY_COUNT;
 		attr.local_psn = 0xFFFFFF - rnd_below(&g, 64);
 		attr.remote_psn = 0xFFFFFF - rnd_below(&g, 64);
@@ -735,7 +735,8 @@ static void one_run(const struct fault_cfg *fc, uint64_t seed, uint64_t msgs, st
 	}
 	uint64_t cycles = ndk_sim_cycle(r.p.sim) - c0;
 	/* nothing more may complete: longer than a replay after an ACK timeout */
-	ndk_sim_step(r.p.sim, 2 * (4096ull << ACK_TIMEOUT) * 250 / 1000);
+	ndk_sim_step(r.p.sim,
+		     2 * (4096ull << env_u64("NDK_LOSS_ACK_TIMEOUT", ACK_TIMEOUT)) * 250 / 1000);
 	for (int k = 0; k < CONNS; k++)
 		for (int i = 0; i < 2; i++) {
 			struct ndk_result_ex res;

@@ -500,9 +500,11 @@ module nic_req_intake #(
         // anything of it is sent again. The walk's first WQE may hold the replay's PSN anywhere
         // (a go-back-N from a NAK's or the oldest unacknowledged PSN, an implied NAK of a Read's
         // first response not placed): everything before that PSN is acknowledged (of a Read:
-        // placed), so a Read is asked for again from that response on (its PSN, the RETH's VA
-        // advanced and its length shortened by the MTUs before it; IBA 9.7.4.1.4, as Linux
-        // rxe's req_retry).
+        // placed), so the WQE goes on from that packet: a Send or Write from its MIDDLE / LAST
+        // packet at that PSN (msg_off_q: the MTUs before it; no RETH, as the IBA wants it only
+        // on a Write's first packet; the responder is inside the message there), a Read asked
+        // for again from that response on (its PSN, the RETH's VA advanced and its length
+        // shortened by the MTUs before it; IBA 9.7.4.1.4, as Linux rxe's req_retry).
         if (rec_type != rp_type_q
             || !(rp_first == psn_q
                  || (rp_head_q && nic_roce_pkg::psn_le(rp_first, psn_q)
@@ -513,9 +515,10 @@ module nic_req_intake #(
           psn_d     = rp_first;
           rp_head_d = 1'b0;
           state_d   = S_SPACE;
-          if (rp_head_q && psn_q != rp_first && is_read) begin
+          if (rp_head_q && psn_q != rp_first) begin
             psn_d     = psn_q;
             msg_off_d = 32'(rp_skip_pkts) << log_mtu_i;
+            skip_d    = is_read ? 32'd0 : 32'(rp_skip_pkts) << log_mtu_i;
           end
         end
       end
@@ -604,7 +607,17 @@ module nic_req_intake #(
         end
       end
       S_PIECE: begin
-        if (pkt_left_q == '0) begin
+        if (skip_q != '0) begin
+          // a resumed Send / Write: step over the SGE bytes of the packets acknowledged already
+          if (cur_sge.length - sge_off_q <= skip_q) begin
+            skip_d    = skip_q - (cur_sge.length - sge_off_q);
+            sge_d     = sge_q + 2'd1;
+            sge_off_d = '0;
+          end else begin
+            sge_off_d = sge_off_q + skip_q;
+            skip_d    = '0;
+          end
+        end else if (pkt_left_q == '0) begin
           // the packet is out
           msg_off_d = msg_off_q + 32'(pkt_len);
           psn_d     = psn_q + (is_read ? rd_npkts_sent : 24'd1);

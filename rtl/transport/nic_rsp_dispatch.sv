@@ -572,9 +572,10 @@ module nic_rsp_dispatch #(
   // PSN). A response beyond rr_next, or an ACK / NAK that acknowledges rr_next, skipped it: an
   // implied NAK (IBA 9.7.5.1.4): nothing beyond rr_next is acknowledged to the requester, which
   // is told a PSN-sequence NAK of rr_next instead (once until a response is placed: rr_nak) and
-  // asks for the Read again from rr_next (its answer's FIRST at rr_next continues the placement;
-  // a FIRST at the Read's first PSN, of a whole replay, starts it over). A response behind
-  // rr_next is a duplicate of one placed already: dropped.
+  // asks for the Read again from rr_next (its answer's FIRST at rr_next continues the
+  // placement). A response behind rr_next is a duplicate of one placed already, a FIRST at the
+  // half-placed Read's first PSN too (a duplicated or late frame: once a response is placed the
+  // requester never asks for the Read from its first PSN again): dropped.
   logic [23:0] rr_next, ack_upto_w;
   logic        rr_skip_ack;              // the ACK / NAK in hand acknowledges rr_next
   assign rr_next     = rr_in_q[qpn_q] ? wkey_q[23:0] : rctx_i.psn;
@@ -1032,9 +1033,8 @@ module nic_rsp_dispatch #(
         poff_d  = '0;
         if (!rctx_avail_i) begin
           state_d = R_DRAIN;                 // no Read of ours outstanding: a stray, ignored
-        end else if (pkt_q.psn == rctx_i.psn) begin
-          // its first response; of a half-placed Read: the Read was sent again (an implied NAK
-          // or a timeout), its placement starts over (the bytes are the same)
+        end else if (!rr_in_q[qpn_q] && pkt_q.psn == rctx_i.psn) begin
+          // its first response
           state_d = R_PIECE;
         end else if (rr_in_q[qpn_q] && pkt_q.psn == wkey_q[23:0]) begin
           // a FIRST / ONLY where the Read's next response belongs: the answer to the Read asked
