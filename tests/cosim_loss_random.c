@@ -39,9 +39,8 @@
 #include "roce_ref.h"
 #include "roce_track.h"
 
-/* Reads under loss are not recovered yet (the responder keeps no Read for replay): flip this to
- * 1, or set NDK_LOSS_READS=1, once they are. */
-#define LOSS_RANDOM_READS 0
+/* Reads among the requests (NDK_LOSS_READS=0 leaves them out) */
+#define LOSS_RANDOM_READS 1
 #define LOSS_CI_SEEDS	  2 /* seeds per configuration in make test; make soak runs 16 */
 #define LOSS_SEED_BASE	  0x10550000ull
 
@@ -58,10 +57,16 @@
 #define RD_SRC_BYTES (RD_SRC_PAGES * NDK_PAGE_SIZE)
 #define CANARY	     0xC3
 /* the watchdog: no completion for this long is a hang. The longest legitimate silence is
- * retry_count + 1 ACK timeouts in a row (8 x 65.5 us at ack_timeout 4 = 131 072 cycles) */
+ * retry_count + 1 ACK timeouts in a row (8 x 131 us at ack_timeout 5 = 262 144 cycles) */
 #define STALL_CYCLES 2000000
-#define ACK_TIMEOUT  4 /* 65.5 us: above a 64 KiB message's time behind a full queue */
-#define RETRY_COUNT  7
+/* 131 us (NDK_LOSS_ACK_TIMEOUT overrides it). With Reads a QP can wait longer than 65.5 us
+ * (ack_timeout 4) for any acknowledgement without a loss: its Read queued at the peer behind the
+ * other connection's Reads (the read-response queue holds 16 Reads of up to 64 KiB), while its
+ * own requests and the peer's responses share the links. At width 64 (~10 B/cycle) that made
+ * 5-11 ACK timeouts per run and hundreds of packets sent again with nothing lost; at 131 us
+ * none (duplicate 1e-2, both seeds). */
+#define ACK_TIMEOUT 5
+#define RETRY_COUNT 7
 
 enum op_kind { OP_SEND, OP_WRITE, OP_READ };
 
