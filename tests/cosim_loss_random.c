@@ -27,8 +27,9 @@
  * Reads among the requests (LOSS_RANDOM_READS is the default); NDK_LOSS_MAX_LEN caps the random
  * sizes; NDK_LOSS_REPORT=path appends one JSON line per test with its totals (make soak).
  *
- * Cost in `make test`: 2-3 s of one core per run of 2000 messages; the enabled tests at
- * LOSS_CI_SEEDS seeds, ~15 s per width (docs/transport.md has the measured figures); `make soak`
+ * Cost in `make test`: 3-9 s of one core per run of 2000 messages at width 256 (about 3x that
+ * at width 64); the nine tests at LOSS_CI_SEEDS seeds, ~80 s at width 256 and ~3-6 min at width
+ * 64 on a loaded machine (docs/transport.md has the measured figures); `make soak`
  * runs the full matrix (16 seeds each) and the million-message run at 1e-2 drop.
  */
 #include <time.h>
