@@ -11,14 +11,18 @@
  *   loss::ack_timeout_0_never_retransmits
  *   loss::a_dropped_*                       one frame dropped, first transmission: the bytes
  *                                            right, every request completed once and in order,
- *                                            the retransmission's first PSN, at most one NAK
+ *                                            the retransmission from the lost packet (its
+ *                                            PSN and opcode), at most one NAK
  * Reads under loss and duplicates at the responder (implied NAKs, the saved Reads):
  *   loss::a_dropped_read_*, loss::*read_response*, loss::*ack*_a_read
  *                                            a Read request, a response (first / middle / last,
  *                                            all, one twice), a NAK or an ACK around a 3-packet
  *                                            Read lost: every byte right, every request once and
- *                                            in order, the retransmission at the Read's PSN, the
- *                                            port counters reconciled with the hook
+ *                                            in order, the Read asked for again from the lost
+ *                                            response (PSN, VA, length), the port counters
+ *                                            reconciled with the hook
+ *   loss::a_fatal_nak_over_an_unplaced_read_*  the Read takes the NAK's status at once
+ *   loss::a_late_first_response_*           a stale FIRST of a half-placed Read is a duplicate
  *   loss::duplicate_requests_*              a Read injected again whole and partial (the same
  *                                            bytes), a Write and a Send again (not executed)
  *   loss::a_duplicate_read_in_the_middle_of_a_write
@@ -57,6 +61,8 @@ struct tx {
 	uint8_t opcode;
 	uint32_t dest_qp, psn;
 	uint8_t syndrome;
+	uint64_t reth_va; /* a Read request's RETH */
+	uint32_t reth_dma_len;
 };
 
 struct loss {
@@ -369,8 +375,9 @@ Test(loss, ack_timeout_0_never_retransmits)
  * A: a 3-packet Send (MTU 1024), a 3-packet Write, a 1-packet Send, from PSN 0xFFFFFD; packet
  * `pkt` of message `msg` is dropped, its first transmission (or, with ack, the ACK of the
  * message). Everything arrives once, intact, every request completes SUCCESS once and in order,
- * B sends at most one sequence NAK, and the first retransmission is of the dropped message's
- * first PSN (the replay sends a message again whole; the responder drops what it has).
+ * B sends at most one sequence NAK, and the first retransmission is of the dropped packet's PSN
+ * with its opcode (a FIRST, MIDDLE or LAST: the replay goes on from the first packet not
+ * acknowledged, a Write's MIDDLE / LAST without a RETH); with ack, of the message's first PSN.
  */
 static void drop_one(unsigned msg, unsigned pkt, bool ack)
 {
@@ -379,6 +386,7 @@ static void drop_one(unsigned msg, unsigned pkt, bool ack)
 	const uint32_t first[4] = { 0, a_psn, (a_psn + 3) & 0xFFFFFF, (a_psn + 6) & 0xFFFFFF };
 	const uint32_t last[4] = { 0, (a_psn + 2) & 0xFFFFFF, (a_psn + 5) & 0xFFFFFF,
 				   (a_psn + 6) & 0xFFFFFF };
+	cr_assert(msg >= 1 && msg <= 3 && pkt >= 1 && pkt <= 3);
 	struct pair p;
 	loss_open(&p, 3, 7, a_psn, 0xABCDEF);
 	struct side *a = &p.s[0], *b = &p.s[1];
@@ -432,18 +440,32 @@ static void drop_one(unsigned msg, unsigned pkt, bool ack)
 	}
 	cr_expect_leq(naks, 1, "B sent %u sequence NAKs", naks);
 	uint32_t next = a_psn, retx = 0xFFFFFFFF;
+	uint8_t retx_op = 0;
 	for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
 		const struct tx *t = &g_loss.tx[0][i];
 		if (t->dest_qp != b_qpn)
 			continue;
 		if (t->psn != next) {
 			retx = t->psn;
+			retx_op = t->opcode;
 			break;
 		}
 		next = (next + 1) & 0xFFFFFF;
 	}
-	cr_expect_eq(retx, first[msg], "the retransmission starts at PSN 0x%06x, want 0x%06x", retx,
-		     first[msg]);
+	uint32_t want = ack ? first[msg] : (first[msg] + pkt - 1) & 0xFFFFFF;
+	cr_expect_eq(retx, want, "the retransmission starts at PSN 0x%06x, want 0x%06x", retx,
+		     want);
+	if (!ack && msg <= 2) {
+		/* 3-packet messages: the dropped packet's own opcode */
+		static const uint8_t ops[3][4] = {
+			{ 0 },
+			{ 0, ROCE_OP_SEND_FIRST, ROCE_OP_SEND_MIDDLE, ROCE_OP_SEND_LAST },
+			{ 0, ROCE_OP_WRITE_FIRST, ROCE_OP_WRITE_MIDDLE, ROCE_OP_WRITE_LAST },
+		};
+		cr_expect_eq(retx_op, ops[msg][pkt],
+			     "the retransmission's opcode 0x%02x, want 0x%02x", retx_op,
+			     ops[msg][pkt]);
+	}
 	cr_log_info("loss: message %u packet %u%s dropped: %u NAKs, retransmission from 0x%06x",
 		    msg, pkt, ack ? " (its ACK)" : "", naks, retx);
 	side_region_free(&p, b, &r);
@@ -510,11 +532,13 @@ struct rdloss {
 	bool drop_ack;
 	uint32_t drop_ack_psn;
 	unsigned dropped;
-	uint32_t epsn;	   /* B's expected PSN, as modelled */
-	unsigned log_mtu;  /* for a Read's PSN count */
-	unsigned retx;	   /* A -> B request frames that are not their PSN's first transmission */
-	unsigned ooo, dup; /* delivered to B ahead of / behind epsn */
-	unsigned seq_naks; /* B's sequence NAKs delivered to A */
+	uint32_t epsn;	  /* B's expected PSN, as modelled */
+	unsigned log_mtu; /* for a Read's PSN count */
+	unsigned retx;	  /* A -> B request frames that are not their PSN's first transmission,
+			      or a Read request from a later response of a Read sent before */
+	uint32_t rd_first, rd_n; /* the PSNs of the last Read request first sent */
+	unsigned ooo, dup;	 /* delivered to B ahead of / behind epsn */
+	unsigned seq_naks;	 /* B's sequence NAKs delivered to A */
 	/* the frames each NIC sent to the other's QP, in order */
 	struct tx tx[2][MAX_TX];
 	unsigned ntx[2];
@@ -525,7 +549,10 @@ struct rdloss {
 	unsigned cap_len[4], cap_n[4];
 	uint8_t cap_op[4];
 	/* A's first Read request, Write and Send as first sent (for crafted duplicates) */
-	bool have_req, have_write, have_send;
+	bool have_req, have_write, have_send, have_first;
+	uint8_t first_frame[1200]; /* B's first READ_RESPONSE_FIRST */
+	size_t first_len;
+	unsigned resp_seen; /* B's read responses that went through the hook */
 	uint8_t req_frame[256], write_frame[512], send_frame[512];
 	size_t req_len, write_len, send_len;
 };
@@ -546,6 +573,19 @@ static enum ndk_sim_fault on_rd_fault(void *arg, unsigned from, unsigned to, con
 		return NDK_SIM_FRAME_DELIVER;
 	bool drop = false;
 	if (from == 0 && f.dest_qp == l->b_qpn) {
+		if (f.opcode == ROCE_OP_READ_REQUEST) {
+			/* a Read asked for again from a later response: a new PSN on the stream, but
+			   the request is sent again (A's counter counts it) */
+			uint32_t dl = f.fields.reth_dma_len;
+			uint32_t n = (dl + (1u << l->log_mtu) - 1) >> l->log_mtu;
+			if (f.transmission == 1 && l->rd_n &&
+			    ((f.psn - l->rd_first) & 0xFFFFFF) < l->rd_n)
+				l->retx++;
+			else if (f.transmission == 1) {
+				l->rd_first = f.psn;
+				l->rd_n = n ? n : 1;
+			}
+		}
 		if (f.transmission > 1)
 			l->retx++;
 		if (f.opcode == ROCE_OP_READ_REQUEST) {
@@ -589,6 +629,14 @@ static enum ndk_sim_fault on_rd_fault(void *arg, unsigned from, unsigned to, con
 		}
 	}
 	if (from == 1 && f.dest_qp == l->a_qpn) {
+		if (roce_track_is_read_response(f.opcode))
+			l->resp_seen++;
+		if (f.opcode == ROCE_OP_READ_RESPONSE_FIRST && !l->have_first &&
+		    len <= sizeof(l->first_frame)) {
+			memcpy(l->first_frame, frame, len);
+			l->first_len = len;
+			l->have_first = true;
+		}
 		if (roce_track_is_read_response(f.opcode) && f.message == 1 && f.packet >= 1 &&
 		    f.packet <= 3)
 			drop = bit_of(l->resp_mask[f.packet], f.transmission);
@@ -639,6 +687,8 @@ static void on_rd_frame(void *ctx, enum nicsim_frame_event what, unsigned nic, u
 	t->dest_qp = f.dest_qp;
 	t->psn = f.psn;
 	t->syndrome = f.aeth_syndrome;
+	t->reth_va = f.reth_va;
+	t->reth_dma_len = f.reth_dma_len;
 }
 
 static void rd_open(struct pair *p, uint32_t a_psn)
@@ -704,8 +754,11 @@ static void rd_reconcile(struct side *a, struct side *b, unsigned implied)
  * frames the masks name are dropped. Every request completes SUCCESS once and in order, every
  * byte of the sink is the source's (the bytes around it untouched), the Write's bytes and the
  * Send's are right and B received the Send once; B sent at most one sequence NAK; A's first
- * retransmission (if want_retx) is of the Read's first PSN, and so is B's first response sent
- * again (want_retx: the PSN A's first retransmission must have, 0xFFFFFFFF: none); the port counters reconcile with the hook (implied: the implied NAKs A must count).
+ * retransmission starts at want_retx (0xFFFFFFFF: none). When a response was lost, A asks for
+ * the Read again from its first response not placed (want_retx): the request's PSN, its RETH's
+ * VA advanced and its length shortened by the 1024-byte responses before it, and B answers with
+ * a READ_RESPONSE_FIRST (or ONLY) at that PSN that A places where the Read stopped. The port
+ * counters reconcile with the hook (implied: the implied NAKs A must count).
  */
 static void read_loss(void (*setup)(void), uint32_t want_retx, unsigned implied)
 {
@@ -773,15 +826,42 @@ static void read_loss(void (*setup)(void), uint32_t want_retx, unsigned implied)
 	cr_expect_geq(g_rd.dropped, 1, "nothing was dropped");
 	cr_expect_eq(retx, want_retx, "A's retransmission starts at PSN 0x%06x, want 0x%06x", retx,
 		     want_retx);
-	if (want_retx == rd_psn) {
-		/* B answered the Read again from its first PSN: a second READ_RESPONSE_FIRST of it */
+	bool resp_lost = g_rd.resp_mask[1] | g_rd.resp_mask[2] | g_rd.resp_mask[3];
+	uint32_t skip = (want_retx - rd_psn) & 0xFFFFFF;
+	if (want_retx != 0xFFFFFFFF && skip < 3) {
+		/* A asked for the Read again from want_retx: PSN, VA and length advanced past the
+		   responses placed (every re-request of it, the first one at least) */
+		unsigned reqs = 0, bad = 0;
+		for (unsigned i = 0; i < g_rd.ntx[0]; i++) {
+			const struct tx *t = &g_rd.tx[0][i];
+			if (t->opcode != ROCE_OP_READ_REQUEST)
+				continue;
+			uint32_t k = (t->psn - rd_psn) & 0xFFFFFF;
+			reqs++;
+			bad += k >= 3 ||
+			       t->reth_va !=
+				       (uint64_t)(uintptr_t)r_reg.buf.va + ((uint64_t)k << 10) ||
+			       t->reth_dma_len != 2500 - (k << 10);
+			if (reqs == 2)
+				cr_expect_eq(
+					t->psn, want_retx,
+					"A's Read request sent again at PSN 0x%06x, want 0x%06x",
+					t->psn, want_retx);
+		}
+		cr_expect_eq(bad, 0, "%u Read requests with a RETH that does not match their PSN",
+			     bad);
+		cr_expect_geq(reqs, 2, "A sent the Read request %u times", reqs);
+		/* B answered from there: a READ_RESPONSE_FIRST / ONLY at want_retx (for the Read's
+		   first PSN, a second one) */
 		unsigned firsts = 0;
 		for (unsigned i = 0; i < g_rd.ntx[1]; i++)
-			firsts += g_rd.tx[1][i].opcode == ROCE_OP_READ_RESPONSE_FIRST &&
-				  g_rd.tx[1][i].psn == rd_psn;
-		bool resp_lost = g_rd.resp_mask[1] | g_rd.resp_mask[2] | g_rd.resp_mask[3];
-		cr_expect_eq(firsts >= 2, resp_lost, "B sent the Read's first response %u times",
-			     firsts);
+			firsts += (g_rd.tx[1][i].opcode == ROCE_OP_READ_RESPONSE_FIRST ||
+				   g_rd.tx[1][i].opcode == ROCE_OP_READ_RESPONSE_ONLY) &&
+				  g_rd.tx[1][i].psn == want_retx;
+		if (resp_lost)
+			cr_expect_geq(firsts, skip == 0 ? 2 : 1,
+				      "B sent a first response at PSN 0x%06x %u times", want_retx,
+				      firsts);
 	}
 	cr_log_info("loss: %u frames dropped, %u NAKs, retransmission from 0x%06x", g_rd.dropped,
 		    naks, retx);
@@ -838,7 +918,8 @@ Test(loss, a_dropped_read_request)
 }
 
 /* a response lost: the next one (or the Send's ACK, for the last) skips it: an implied NAK, the
-   Read sent again whole, its placement started over */
+   Read asked for again from the lost response on (the first: whole), its placement going on
+   where it stopped */
 Test(loss, a_dropped_read_response_first)
 {
 	read_loss(drop_resp_first, 0xFFFFFE, 1);
@@ -846,12 +927,12 @@ Test(loss, a_dropped_read_response_first)
 
 Test(loss, a_dropped_read_response_middle)
 {
-	read_loss(drop_resp_middle, 0xFFFFFE, 1);
+	read_loss(drop_resp_middle, 0xFFFFFF, 1);
 }
 
 Test(loss, a_dropped_read_response_last)
 {
-	read_loss(drop_resp_last, 0xFFFFFE, 1);
+	read_loss(drop_resp_last, 0x000000, 1);
 }
 
 /* every response lost: the Send's ACK covers the Read, which must not complete without its
@@ -861,11 +942,12 @@ Test(loss, every_read_response_dropped_the_ack_is_an_implied_nak)
 	read_loss(drop_resp_all, 0xFFFFFE, 1);
 }
 
-/* the middle response lost twice: the FIRST of the second transmission is placed (progress),
-   so the second gap draws its own implied NAK */
+/* the middle response lost twice: the first loss is an implied NAK, the Read is asked for again
+   from that response; its answer's first response is lost again and nothing was placed since
+   (one implied NAK per gap): the ACK timer asks for it again, from the same response */
 Test(loss, a_read_response_dropped_twice)
 {
-	read_loss(drop_resp_middle_twice, 0xFFFFFE, 2);
+	read_loss(drop_resp_middle_twice, 0xFFFFFF, 1);
 }
 
 /* the Read request and the sequence NAK it draws lost: the ACK timer resends */
@@ -884,6 +966,108 @@ Test(loss, a_dropped_ack_before_a_read)
 Test(loss, a_dropped_ack_after_a_read)
 {
 	read_loss(drop_send_ack, 0x000001, 0);
+}
+
+/*
+ * A fatal NAK over a Read not placed: A's 3-packet Read (its responses all lost) and then a
+ * Write with a bad remote token. B answers the Read (lost), NAKs the Write "remote access error"
+ * and its QP goes to error. The NAK skips the unplaced Read: it is not an implied NAK (B would
+ * answer a Read sent again with nothing, and the Read would end IO_TIMEOUT after every retry):
+ * the Read completes with the NAK's status, at once, nothing is sent again, the Write and a Send
+ * behind it complete CANCELLED, and B's receive CANCELLED. The bytes of the sink stay untouched.
+ */
+Test(loss, a_fatal_nak_over_an_unplaced_read_fails_it_with_the_naks_status)
+{
+	const uint32_t a_psn = 0xFFFFFD;
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	drop_resp_all();
+	memset(a->buf.va, 0xEE, 16384);
+	struct region r_reg;
+	side_region(&p, b, &r_reg, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	fill(r_reg.buf.va, NDK_PAGE_SIZE, 77);
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	cr_assert_eq(ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	struct ndk_sge sink = sge_of(a, 8192, 2500), w = sge_of(a, 0, 100);
+	uint64_t t0 = ndk_sim_cycle(p.sim);
+	cr_assert_eq(ndk_read(a->qp, CTX(10), &sink, 1, (uint64_t)(uintptr_t)r_reg.buf.va,
+			      ndk_get_remote_token_from_mr(r_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_write(a->qp, CTX(11), &w, 1, 0x10000, 0x00001234u, 0), NDK_STATUS_SUCCESS);
+	cr_assert_eq(ndk_send(a->qp, CTX(12), &w, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_READ, CTX(10), 0);
+	uint64_t took = ndk_sim_cycle(p.sim) - t0;
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_WRITE, CTX(11), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(12), 0);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(1), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	/* well inside one ACK timeout (ack_timeout 3: 32.8 us = 8192 cycles): nothing waited for a
+	   retry */
+	cr_expect_lt(took, 8192, "the Read failed %" PRIu64 " cycles after the post", took);
+	unsigned reqs = 0;
+	for (unsigned i = 0; i < g_rd.ntx[0]; i++)
+		reqs += g_rd.tx[0][i].opcode == ROCE_OP_READ_REQUEST;
+	cr_expect_eq(reqs, 1, "A sent the Read request %u times", reqs);
+	cr_expect_eq(g_rd.retx, 0, "A sent %u packets again", g_rd.retx);
+	for (unsigned i = 0; i < 2500; i++)
+		if (((uint8_t *)a->buf.va)[8192 + i] != 0xEE) {
+			cr_expect_fail("the sink was written at byte %u", i);
+			break;
+		}
+	struct ndk_port_counters ca = port_counters(a);
+	cr_expect_eq(ca.implied_naks, 0, "A implied_naks %" PRIu64, ca.implied_naks);
+	cr_log_info("loss: the Read failed ACCESS_VIOLATION %" PRIu64 " cycles after the post",
+		    took);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
+}
+
+static bool half_the_responses_seen(void *arg)
+{
+	(void)arg;
+	return g_rd.resp_seen >= 4;
+}
+
+/*
+ * A late copy of a Read's READ_RESPONSE_FIRST (a duplicate the network delivered late, or the
+ * answer to an earlier transmission) arrives while the Read is half placed: it is a duplicate
+ * and dropped. (It once started the Read's placement over, so the next real response looked
+ * like a gap: an implied NAK and a Read asked for again with nothing lost.) A: an 8-response
+ * Read (8 KiB); after B's 4th response went through, B's FIRST is put on B's port again. The
+ * Read completes SUCCESS with every byte right, A counts no implied NAK and sends nothing again.
+ */
+Test(loss, a_late_first_response_of_a_half_placed_read_is_a_duplicate)
+{
+	const uint32_t a_psn = 0xFFFFFD;
+	struct pair p;
+	rd_open(&p, a_psn);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	memset(a->buf.va, 0xEE, 16384);
+	struct region r_reg;
+	side_region(&p, b, &r_reg, 2, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	fill(r_reg.buf.va, 2 * NDK_PAGE_SIZE, 91);
+	struct ndk_sge sink = sge_of(a, 4096, 8192);
+	cr_assert_eq(ndk_read(a->qp, CTX(10), &sink, 1, (uint64_t)(uintptr_t)r_reg.buf.va,
+			      ndk_get_remote_token_from_mr(r_reg.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	cr_assert(ndk_sim_run_until(p.sim, half_the_responses_seen, NULL, 100000));
+	cr_assert(g_rd.have_first);
+	cr_assert_eq(nicsim_port_inject(p.sim->world, 1, g_rd.first_frame, g_rd.first_len), 0);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_READ, CTX(10), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+	cr_expect(memcmp((uint8_t *)a->buf.va + 4096, r_reg.buf.va, 8192) == 0,
+		  "the Read's bytes differ");
+	cr_expect_eq(((uint8_t *)a->buf.va)[4095], 0xEE);
+	cr_expect_eq(((uint8_t *)a->buf.va)[4096 + 8192], 0xEE);
+	cr_expect_eq(g_rd.resp_seen, 9, "%u responses went through the hook", g_rd.resp_seen);
+	struct ndk_port_counters ca = port_counters(a);
+	cr_expect_eq(ca.implied_naks, 0, "A implied_naks %" PRIu64, ca.implied_naks);
+	cr_expect_eq(ca.retransmitted_packets, 0, "A retransmitted %" PRIu64,
+		     ca.retransmitted_packets);
+	cr_expect_eq(g_rd.retx, 0, "A sent %u packets again", g_rd.retx);
+	side_region_free(&p, b, &r_reg);
+	rd_close(&p);
 }
 
 /* B's responses captured since cap_reset, by PSN from cap_psn */
@@ -1392,7 +1576,7 @@ Test(loss, packets_2_pow_23_psns_ahead_are_dropped)
  * The ACK timer must take it (it once dropped it as stale, since it names a PSN beyond the last
  * appended WQE: the completer completed the Write from the NAK, the timer later replayed from the
  * Write's PSN, whose entry was gone, and the Send failed INVALID_PARAMETER). The Send is sent
- * again from its first PSN right after its last packet, long before the ACK timeout, and every
+ * again from its lost packet right after its last packet, long before the ACK timeout, and every
  * request completes SUCCESS once, in order, the bytes right.
  */
 Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
@@ -1451,9 +1635,10 @@ Test(loss, a_nak_inside_a_message_still_being_sent_is_taken)
 			next = (next + 1) & 0xFFFFFF;
 		} else if (!retx_at) {
 			retx_at = t->cycle;
-			cr_expect_eq(t->psn, send_psn,
+			/* from the lost packet on (the Send's second) */
+			cr_expect_eq(t->psn, (send_psn + 1) & 0xFFFFFF,
 				     "the retransmission starts at PSN 0x%06x, want 0x%06x", t->psn,
-				     send_psn);
+				     (send_psn + 1) & 0xFFFFFF);
 		}
 	}
 	cr_assert_neq(nak_at, 0, "B sent no sequence NAK");

@@ -10,7 +10,8 @@
 struct stream {
 	unsigned from, to;
 	uint32_t qp;
-	bool ack; /* the ACKs / NAKs of a connection count apart from its Read responses */
+	unsigned kind; /* STREAM_REQUESTS, _ACKS or _READ_RESPONSES: the three count apart (a
+			  NIC's requests and its Read responses to one QP are in two PSN spaces) */
 	unsigned messages;
 	uint32_t first_psn; /* of the message it is in */
 	bool used;
@@ -89,12 +90,14 @@ bool roce_track_is_first(uint8_t op)
 	}
 }
 
+enum { STREAM_REQUESTS, STREAM_ACKS, STREAM_READ_RESPONSES };
+
 static struct stream *find_stream(struct roce_track *t, unsigned from, unsigned to, uint32_t qp,
-				  bool ack, uint32_t *index)
+				  unsigned kind, uint32_t *index)
 {
 	for (size_t i = 0; i < t->nstreams; i++) {
 		struct stream *s = &t->streams[i];
-		if (s->from == from && s->to == to && s->qp == qp && s->ack == ack) {
+		if (s->from == from && s->to == to && s->qp == qp && s->kind == kind) {
 			*index = (uint32_t)i;
 			return s;
 		}
@@ -112,7 +115,7 @@ static struct stream *find_stream(struct roce_track *t, unsigned from, unsigned 
 	s->from = from;
 	s->to = to;
 	s->qp = qp;
-	s->ack = ack;
+	s->kind = kind;
 	*index = (uint32_t)t->nstreams++;
 	return s;
 }
@@ -176,8 +179,10 @@ bool roce_track_frame(struct roce_track *t, unsigned from_nic, unsigned to_nic,
 	f->dest_qp = f->fields.dest_qp;
 	f->psn = f->fields.psn;
 	f->ackreq = f->fields.ackreq;
-	struct stream *s = find_stream(t, from_nic, to_nic, f->dest_qp,
-				       f->opcode == ROCE_OP_ACKNOWLEDGE, &index);
+	unsigned kind = f->opcode == ROCE_OP_ACKNOWLEDGE       ? STREAM_ACKS :
+			roce_track_is_read_response(f->opcode) ? STREAM_READ_RESPONSES :
+								 STREAM_REQUESTS;
+	struct stream *s = find_stream(t, from_nic, to_nic, f->dest_qp, kind, &index);
 	if (!s)
 		return false;
 	struct psn_count *c = count_psn(t, index + 1, f->psn);

@@ -5,13 +5,17 @@
  * stands in its message, and whether this is the first transmission of its PSN or a later one.
  *
  * A stream is one direction of one connection: (sending NIC, receiving NIC, destination QP),
- * its ACKs and NAKs a stream apart.
+ * its ACKs and NAKs a stream apart, and its Read responses a stream apart too (a NIC's requests
+ * to a QP and its responses to that QP's Reads are numbered in two PSN spaces: counted as one
+ * stream, a request whose PSN a response had used looked like a retransmission).
  * Each frame seen (in the order the hook or a capture shows them) is one transmission of its
  * PSN on its stream: the first time that PSN goes out is transmission 1, a retransmission of it
  * 2, and so on. The place in the message comes from the opcode: FIRST (or ONLY) starts a
  * message; MIDDLE and LAST continue the last message started on the stream, so packet k of a
  * message is PSN first_psn + k - 1 (24-bit arithmetic). A Read response stream is counted
- * like a request stream (READ_RESPONSE_FIRST starts a message).
+ * like a request stream (READ_RESPONSE_FIRST starts a message; the answer to a Read asked for
+ * again from a later response starts with a FIRST at a PSN its first answer had as a MIDDLE:
+ * a retransmission of that PSN, keeping the place the first transmission found).
  *
  * A frame that is not RoCEv2 as roce_ref checks it (bad checksum, not UDP 4791, ...) is
  * reported with roce = false and changes no stream.

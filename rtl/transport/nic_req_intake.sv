@@ -156,7 +156,10 @@ module nic_req_intake #(
   logic [31:0]    status_q, status_d;       // SUCCESS while the WQE is fine
   logic [1:0]     sge_q, sge_d;             // SGE being checked / gathered
   logic [31:0]    sum_q, sum_d;             // sum of the SGE lengths
-  logic [31:0]    msg_off_q, msg_off_d;     // message bytes already packetised
+  logic [31:0]    msg_off_q, msg_off_d;     // message bytes already packetised (or, resumed,
+                                            // acknowledged before the replay's first packet)
+  logic [31:0]    skip_q, skip_d;           // a resumed Send / Write: payload bytes of the SGEs
+                                            // still to step over before the first piece
   logic [12:0]    pkt_left_q, pkt_left_d;   // payload bytes of the current packet still to gather
   logic [23:0]    psn_q, psn_d;             // PSN of the current packet
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
@@ -264,18 +267,24 @@ module nic_req_intake #(
       plan_pkt.dqpn      = peer_qpn_i;
       plan_pkt.sqpn      = nic_pkg::QPN_BASE + 24'(qpn_q);
       plan_pkt.psn       = psn_q;
-      plan_pkt.reth.va   = wr.remote_va;
+      // (a Read resumed from a later response: msg_off_q bytes of it are placed already)
+      plan_pkt.reth.va   = wr.remote_va + (is_read ? 64'(msg_off_q) : 64'd0);
       plan_pkt.reth.rkey = wr.remote_token;
-      plan_pkt.reth.dma_len = msg_len;
+      plan_pkt.reth.dma_len = msg_len - (is_read ? msg_off_q : 32'd0);
       plan_pkt.ieth_rkey = ws.inv_token;
       plan_pkt.pay_len   = pkt_len;
     end
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
-  logic [23:0] rd_npkts;
+  logic [23:0] rd_npkts, rd_npkts_sent;
   assign rd_npkts = nic_roce_pkg::read_npkts(msg_len, log_mtu_i);
+  // ... of the request going out (fewer for a resumed one: those after msg_off_q)
+  assign rd_npkts_sent = nic_roce_pkg::read_npkts(msg_len - msg_off_q, log_mtu_i);
   assign rp_first = rp_last_q - rd_npkts + 24'd1;
+  // the packets of the walk's first WQE before the replay's PSN (acknowledged already)
+  logic [23:0] rp_skip_pkts;
+  assign rp_skip_pkts = psn_q - rp_first;
 
   // the intake QP's Reads not completed, its read limit
   logic [RW:0] in_rd_out;
@@ -335,6 +344,7 @@ module nic_req_intake #(
     sge_d        = sge_q;
     sum_d        = sum_q;
     msg_off_d    = msg_off_q;
+    skip_d       = skip_q;
     pkt_left_d   = pkt_left_q;
     psn_d        = psn_q;
     sge_off_d    = sge_off_q;
@@ -396,6 +406,7 @@ module nic_req_intake #(
             sge_d     = '0;
             sum_d     = '0;
             msg_off_d = '0;
+            skip_d    = '0;
             state_d   = S_SPACE;
           end
         end
@@ -472,6 +483,7 @@ module nic_req_intake #(
             sge_d     = '0;
             sum_d     = '0;
             msg_off_d = '0;
+            skip_d    = '0;
             state_d   = S_RP_CHECK;
             if (resume_q) begin
               // the WQE set aside is back: a new WQE again
@@ -486,8 +498,13 @@ module nic_req_intake #(
       S_RP_CHECK: begin
         // the slot may not change before the WQE completes; one that did fails here, before
         // anything of it is sent again. The walk's first WQE may hold the replay's PSN anywhere
-        // (a go-back-N from a NAK's or the oldest unacknowledged PSN): it is sent again whole,
-        // from its first PSN (the responder drops what it has as duplicates).
+        // (a go-back-N from a NAK's or the oldest unacknowledged PSN, an implied NAK of a Read's
+        // first response not placed): everything before that PSN is acknowledged (of a Read:
+        // placed), so the WQE goes on from that packet: a Send or Write from its MIDDLE / LAST
+        // packet at that PSN (msg_off_q: the MTUs before it; no RETH, as the IBA wants it only
+        // on a Write's first packet; the responder is inside the message there), a Read asked
+        // for again from that response on (its PSN, the RETH's VA advanced and its length
+        // shortened by the MTUs before it; IBA 9.7.4.1.4, as Linux rxe's req_retry).
         if (rec_type != rp_type_q
             || !(rp_first == psn_q
                  || (rp_head_q && nic_roce_pkg::psn_le(rp_first, psn_q)
@@ -498,6 +515,11 @@ module nic_req_intake #(
           psn_d     = rp_first;
           rp_head_d = 1'b0;
           state_d   = S_SPACE;
+          if (rp_head_q && psn_q != rp_first) begin
+            psn_d     = psn_q;
+            msg_off_d = 32'(rp_skip_pkts) << log_mtu_i;
+            skip_d    = is_read ? 32'd0 : 32'(rp_skip_pkts) << log_mtu_i;
+          end
         end
       end
       S_SPACE: begin
@@ -585,10 +607,20 @@ module nic_req_intake #(
         end
       end
       S_PIECE: begin
-        if (pkt_left_q == '0) begin
+        if (skip_q != '0) begin
+          // a resumed Send / Write: step over the SGE bytes of the packets acknowledged already
+          if (cur_sge.length - sge_off_q <= skip_q) begin
+            skip_d    = skip_q - (cur_sge.length - sge_off_q);
+            sge_d     = sge_q + 2'd1;
+            sge_off_d = '0;
+          end else begin
+            sge_off_d = sge_off_q + skip_q;
+            skip_d    = '0;
+          end
+        end else if (pkt_left_q == '0) begin
           // the packet is out
           msg_off_d = msg_off_q + 32'(pkt_len);
-          psn_d     = psn_q + (is_read ? rd_npkts : 24'd1);
+          psn_d     = psn_q + (is_read ? rd_npkts_sent : 24'd1);
           state_d   = pkt_last ? S_RECORD : S_PKT;
         end else if (sge_off_q == cur_sge.length) begin
           sge_d     = sge_q + 2'd1;
@@ -631,7 +663,7 @@ module nic_req_intake #(
           if (pkt_left_q == piece_q) begin
             // the packet's last piece: the packet is out (S_PIECE's first case, a cycle sooner)
             msg_off_d = msg_off_q + 32'(pkt_len);
-            psn_d     = psn_q + (is_read ? rd_npkts : 24'd1);
+            psn_d     = psn_q + (is_read ? rd_npkts_sent : 24'd1);
             state_d   = pkt_last ? S_RECORD : S_PKT;
           end
         end
@@ -785,6 +817,7 @@ module nic_req_intake #(
     sge_q        <= sge_d;
     sum_q        <= sum_d;
     msg_off_q    <= msg_off_d;
+    skip_q       <= skip_d;
     pkt_left_q   <= pkt_left_d;
     psn_q        <= psn_d;
     sge_off_q    <= sge_off_d;

@@ -572,13 +572,19 @@ module nic_rsp_dispatch #(
   // PSN). A response beyond rr_next, or an ACK / NAK that acknowledges rr_next, skipped it: an
   // implied NAK (IBA 9.7.5.1.4): nothing beyond rr_next is acknowledged to the requester, which
   // is told a PSN-sequence NAK of rr_next instead (once until a response is placed: rr_nak) and
-  // replays the Read whole (its placement starts over at its FIRST). A response behind rr_next
-  // is a duplicate of one placed already: dropped.
+  // asks for the Read again from rr_next (its answer's FIRST at rr_next continues the
+  // placement). A response behind rr_next is a duplicate of one placed already, a FIRST at the
+  // half-placed Read's first PSN too (a duplicated or late frame: once a response is placed the
+  // requester never asks for the Read from its first PSN again): dropped.
   logic [23:0] rr_next, ack_upto_w;
   logic        rr_skip_ack;              // the ACK / NAK in hand acknowledges rr_next
   assign rr_next     = rr_in_q[qpn_q] ? wkey_q[23:0] : rctx_i.psn;
   assign ack_upto_w  = (pkt_q.aeth.syndrome[7:5] == 3'b000) ? pkt_q.psn : pkt_q.psn - 24'd1;
   assign rr_skip_ack = rctx_avail_i && nic_roce_pkg::psn_le(rr_next, ack_upto_w);
+  // a NAK that ends the connection (syndrome 011x_xxxx, not the PSN sequence error 0x60)
+  logic        rr_fatal_nak;
+  assign rr_fatal_nak = pkt_q.aeth.syndrome[7:5] == 3'b011
+                        && pkt_q.aeth.syndrome != nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
 
   // ---- next state ---------------------------------------------------------------------------
   // where a packet ends: its payload all taken (placed), nothing is left to drop
@@ -686,7 +692,15 @@ module nic_rsp_dispatch #(
           // NAK of rr_next instead, once)
           ev_ack_rx_o = local_qpn;
           ack_valid_o = local_qpn && !rr_skip_ack;
-          if (local_qpn && rr_skip_ack) begin
+          if (local_qpn && rr_skip_ack && rr_fatal_nak) begin
+            // a fatal NAK (invalid request, remote access or operational error) of a later
+            // request: the peer's QP is in error and will answer nothing again, so asking for the
+            // Read again could only end IO_TIMEOUT after every retry. The requester is given the
+            // NAK itself at rr_next: the Read, whose data did not come, completes with the NAK's
+            // status and the QP goes to error (the requests after it complete CANCELLED)
+            ack_valid_o    = 1'b1;
+            ack_psn_o      = rr_next;
+          end else if (local_qpn && rr_skip_ack) begin
             ack_valid_o    = !rr_nak_q[qpn_q];
             ack_psn_o      = rr_next;
             ack_syndrome_o = nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
@@ -1019,14 +1033,17 @@ module nic_rsp_dispatch #(
         poff_d  = '0;
         if (!rctx_avail_i) begin
           state_d = R_DRAIN;                 // no Read of ours outstanding: a stray, ignored
-        end else if (pkt_q.psn == rctx_i.psn) begin
-          // its first response; of a half-placed Read: the Read was sent again (an implied NAK
-          // or a timeout), its placement starts over (the bytes are the same)
+        end else if (!rr_in_q[qpn_q] && pkt_q.psn == rctx_i.psn) begin
+          // its first response
           state_d = R_PIECE;
         end else if (rr_in_q[qpn_q] && pkt_q.psn == wkey_q[23:0]) begin
-          // a FIRST / ONLY where the Read's next MIDDLE / LAST belongs: out of opcode sequence
-          ack_syn_d = nic_roce_pkg::AETH_NAK_INVALID_REQUEST;
-          state_d   = R_ACK;
+          // a FIRST / ONLY where the Read's next response belongs: the answer to the Read asked
+          // for again from there (the requester resumes a half-placed Read at its first
+          // response not placed): its placement goes on where it stopped
+          wva_d   = wva_q;
+          moff_d  = moff_q;
+          poff_d  = poff_q;
+          state_d = R_PIECE;
         end else if (nic_roce_pkg::psn_le(pkt_q.psn, rr_next - 24'd1)) begin
           state_d = R_DRAIN;                 // a duplicate of a response placed already
         end else begin
