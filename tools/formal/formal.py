@@ -39,6 +39,9 @@ JOBS = {
     "wqe_fetch": ("nic_wqe_fetch_formal",
                   ["rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_wqe_fetch.sv",
                    "tests/formal/nic_wqe_fetch_formal.sv"], 5, 4, 8),
+    "ack_timer": ("nic_req_ack_timer_formal",
+                  ["rtl/lib/nic_rr_pick.sv", "rtl/transport/nic_req_ack_timer.sv",
+                   "tests/formal/nic_req_ack_timer_formal.sv"], 3, 2, 15),
 }
 
 

@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CQ = "rtl/core/nic_cq_engine.sv"
 WF = "rtl/core/nic_wqe_fetch.sv"
 PSN = "rtl/pkg/nic_roce_pkg.sv"
+AT = "rtl/transport/nic_req_ack_timer.sv"
 
 # name: (job, file, text, replacement, the property that must catch it)
 BUGS = {
@@ -74,6 +75,22 @@ BUGS = {
     "psn_le_half_window_off_by_one": (
         "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;",
         "psn_le = (b - a) <= 24'h800000;", "a_psn_reference / a_psn_total"),
+    "ack_timer_retry_not_restored_on_progress": (
+        "ack_timer", AT, "      left_q[ack_q_i]  <= rcnt_q[ack_q_i];\n", "",
+        "budget left = retry_count - spent (progress restores it)"),
+    "ack_timer_not_restarted_on_progress": (
+        "ack_timer", AT, "      due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;\n", "",
+        "an armed timer expires P + 1 ticks after its last restart"),
+    "ack_timer_armed_with_code_0": (
+        "ack_timer", AT, "if (append_i && append_pend_i && tmo_q[append_qpn_i] != 5'd0) begin",
+        "if (append_i && append_pend_i) begin", "code 0: never armed, no timeout"),
+    "ack_timer_one_retry_too_many": (
+        "ack_timer", AT, "      left_q[cmd_qpn_i]  <= cmd_retry_count_i;",
+        "      left_q[cmd_qpn_i]  <= cmd_retry_count_i + 3'd1;",
+        "never more than retry_count retries without progress"),
+    "ack_timer_sequence_nak_spends_no_retry": (
+        "ack_timer", AT, "      left_q[ack_q_i]     <= seq_left - 3'd1;", "      left_q[ack_q_i]     <= seq_left;",
+        "f_seq_nak_spends_or_fails (a sequence NAK spends a retry)"),
 }
 
 
