@@ -42,6 +42,9 @@ JOBS = {
     "ack_timer": ("nic_req_ack_timer_formal",
                   ["rtl/lib/nic_rr_pick.sv", "rtl/transport/nic_req_ack_timer.sv",
                    "tests/formal/nic_req_ack_timer_formal.sv"], 3, 2, 15),
+    "psn_check": ("nic_rsp_psn_check_formal",
+                  ["rtl/transport/nic_rsp_psn_check.sv", "tests/formal/nic_rsp_psn_check_formal.sv"],
+                  3, 2, 6),
 }
 
 

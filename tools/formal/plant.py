@@ -21,6 +21,7 @@ CQ = "rtl/core/nic_cq_engine.sv"
 WF = "rtl/core/nic_wqe_fetch.sv"
 PSN = "rtl/pkg/nic_roce_pkg.sv"
 AT = "rtl/transport/nic_req_ack_timer.sv"
+PC = "rtl/transport/nic_rsp_psn_check.sv"
 
 # name: (job, file, text, replacement, the property that must catch it)
 BUGS = {
@@ -91,6 +92,21 @@ BUGS = {
     "ack_timer_sequence_nak_spends_no_retry": (
         "ack_timer", AT, "      left_q[ack_q_i]     <= seq_left - 3'd1;", "      left_q[ack_q_i]     <= seq_left;",
         "f_seq_nak_spends_or_fails (a sequence NAK spends a retry)"),
+    "psn_nak_for_every_packet_ahead": (
+        "psn_check", PC, "assign nak_o   = ahead_o && !nak_q[qpn_i];", "assign nak_o   = ahead_o;",
+        "f_one_nak_per_gap (one sequence NAK per gap)"),
+    "psn_nak_sent_not_recorded": (
+        "psn_check", PC, "      nak_d[qpn_i] = 1'b1;", "      nak_d[qpn_i] = 1'b0;",
+        "f_nak_state_is_gap / f_one_nak_per_gap"),
+    "psn_nak_state_survives_connect": (
+        "psn_check", PC, "      nak_d[cmd_qpn_i] = 1'b0;\n", "",
+        "f_nak_state_is_gap (QP_CONNECT starts without a gap)"),
+    "psn_duplicate_without_wrap": (
+        "psn_check", PC, "assign dup_o   = psn_i != q_epsn && nic_roce_pkg::psn_le(psn_i, q_epsn - 24'd1);",
+        "assign dup_o   = psn_i < q_epsn;", "f_dup_reference (duplicate vs new with 24-bit wrap)"),
+    "psn_expected_moves_back": (
+        "psn_check", PC, "      epsn_q[qpn_i] <= q_epsn + adv_i;", "      epsn_q[qpn_i] <= q_epsn - adv_i;",
+        "f_epsn_moves_forward (the expected PSN never moves back)"),
 }
 
 
