@@ -1,7 +1,6 @@
 `default_nettype none
 // nic_rsp_psn_check: the responder's expected PSN per QP, the classification of a request
-// packet's PSN against it, and the NAK-sent state (docs/transport.md "Retransmission"; IBA
-// 9.7.5.1.1 / 9.7.5.2.2).
+// packet's PSN against it, and the NAK-sent state (docs/transport.md "Retransmission").
 //
 // For the dispatcher's QP (qpn_i) and its packet's PSN (psn_i), in the same cycle: the
 // expected PSN (epsn_o) and whether the packet is a duplicate (dup_o: within the 2^23 PSNs

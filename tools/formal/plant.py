@@ -131,7 +131,7 @@ def main():
                 f.write(src.replace(text, repl))
             t0 = time.time()
             p = subprocess.run([sys.executable, os.path.join(ROOT, "tools/formal/formal.py"), "--only", job,
-                                "--solver", args.solver, "--override", f"{path}={copy}",
+                                "--solver", args.solver, "--stop-on-fail", "--override", f"{path}={copy}",
                                 "--build", os.path.join(ROOT, "build", "formal", "plant", name)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             lines = [ln.strip() for ln in p.stdout.splitlines() if ln.startswith("    ")]
