@@ -608,7 +608,7 @@ help:
 	@echo '  outhash  hash every NIC output of every cycle over the suite, benchmarks and examples'
 	@echo '           (tools/outhash.sh; OUTHASH=file, default build/outhash/outhash.txt)'
 	@echo '  formal   prove the RTL'"'"'s `ifdef FORMAL properties (induction, covers; tools/formal/formal.py)'
-	@echo '           and check that each planted bug is caught (tools/formal/plant.py); ~4 min'
+	@echo '           and check that each planted bug is caught (tools/formal/plant.py); ~1 min of CPU'
 	@echo '  coverage line and toggle coverage of the Criterion suite at both widths (build/coverage,'
 	@echo '           tools/coverage.sh; report build/coverage/report.txt); heavy, not in CI'
 	@echo '  fuzz-check  replay the saved fuzzer inputs (tests/fuzz/corpus) at both widths, then fuzz'

@@ -5,8 +5,10 @@
  * the cache follows the ring across wraps and never serves a receive of a QP's earlier
  * incarnation.
  */
+#include "backend_sim.h" /* the world behind an ndk_sim: raw MMIO */
 #include "cosim_pair.h"
 #include "ndk_internal.h"
+#include "nic_hw.h"
 #include "nicsim.h"
 
 #define CTX(n)		((void *)(uintptr_t)(0x4000 + (n)))
@@ -192,4 +194,32 @@ Test(rq_prefetch, a_recreated_qp_drops_a_prefetch_still_in_flight_for_its_old_in
 {
 	/* the old QP's close lands while its receive's read is still on its way (20 us) */
 	recreate_case(0, 20000);
+}
+
+/* An RQ doorbell that moves the producer index back, behind receives the NIC has already
+ * prefetched (a doorbell of 3 that no driver writes on an empty ring, then the driver's own
+ * doorbell of 1 for the receive it posts), is bad input: the NIC drops that doorbell and moves
+ * the QP to ERROR, as it does for a bad SQ doorbell (docs/bad-input.md). The receive posted
+ * completes CANCELLED, a Send to the QP is dropped instead of being taken, and nothing aborts
+ * or hangs. Found by the fuzzer: the next Send tripped nic_rsp_dispatch.a_pf_within_posted (the
+ * cache held more receives than the doorbell said were posted). */
+Test(rq_prefetch, an_rq_doorbell_moving_the_index_back_puts_the_qp_in_error)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world w = { .sim = p.sim };
+	fill(a->buf.va, 32, 9);
+
+	nicsim_mmio_write32(p.sim->world, 1, b->qp->db + NIC_DB_RQ_PI, 3);
+	ndk_sim_step(p.sim, SETTLE_CYCLES); /* the prefetch reads ring slots 0..2 */
+	struct ndk_sge r = sge_of(b, 0, 64);
+	expect_status(&w, ndk_receive(b->qp, CTX(1), &r, 1), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_CANCELLED, NDK_OP_RECEIVE, CTX(1), 0);
+
+	/* the Send reaches a QP in ERROR: dropped (the requester's ACK timer would fail it much
+	   later), never placed into a receive */
+	send_inline(&p, a, 0, 32, CTX(2));
+	expect_no_cpl(&p, a->cq, SETTLE_CYCLES * 10);
+	pair_close(&p);
 }

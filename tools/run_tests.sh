@@ -289,7 +289,7 @@ if (($# == 0)); then
 fi
 
 # The formal proofs of the RTL's `ifdef FORMAL properties and the planted bugs each must catch
-# (make formal, tools/formal/; ~4 minutes of one core). Not with criterion options;
+# (make formal, tools/formal/; ~55 s of CPU, ~2.5 minutes of wall time). Not with criterion options;
 # NDK_TEST_FORMAL=0 leaves them out.
 if (($# == 0)); then
 	if [[ ${NDK_TEST_FORMAL:-1} == 0 ]]; then

@@ -320,4 +320,150 @@ module nic_req_ack_timer #(
   end
 `endif
 
+`ifdef FORMAL
+  // ---- formal properties (docs/verification.md) -------------------------------------------------
+  // The retry / timeout state machine. Proven for all inputs by induction on
+  // tests/formal/nic_req_ack_timer_formal.sv (2 QPs: tools/formal/formal.py); the simulation
+  // compiles them too (Verilator +define+FORMAL), so every cycle of the suite checks them on the
+  // full-size requester. Per QP, the states are: not connected; connected and idle (not armed);
+  // armed (the timer runs); a replay pending (pend_q); failed (a NAK or no retry left: the QP
+  // goes to ERROR, nothing of it is armed or replayed until it is connected again).
+  //
+  // The proof's own bookkeeping (shadows: written from the events the IBA names, never from the
+  // tables they check): per QP, connected since QP_CONNECT, the retries spent since the last
+  // progress (f_spent_q), and the microsecond at which the timer must expire: P + 1 ticks after
+  // its last (re)start, P = ceil(4.096 us x 2^ack_timeout) (f_due_q; the same expression as the
+  // RTL's, so the solver sees it is one: an arithmetic form such as start + P + 1 == due did
+  // not finish within 10 minutes in Yices).
+  logic [NumQps-1:0] f_conn_q, f_conn_d;
+  logic [2:0]        f_spent_q [NumQps];
+  logic [35:0]       f_due_q [NumQps];
+  logic [2:0]        f_spent_ack;        // the ACK's QP's spent retries after its own progress
+  logic [2:0]        f_spent_scan;       // the scanned QP's
+  logic [2:0]        f_rcnt_ack, f_rcnt_scan;
+  assign f_spent_ack   = ack_progress ? 3'd0 : f_spent_q[ack_q_i];
+  assign f_spent_scan  = f_spent_q[scan_q];
+  assign f_rcnt_ack    = rcnt_q[ack_q_i];
+  assign f_rcnt_scan   = rcnt_q[scan_q];
+
+  always_comb begin
+    f_conn_d = f_conn_q;
+    if (cmd_connect_i) begin
+      f_conn_d[cmd_qpn_i] = 1'b1;
+    end
+  end
+
+  // The shadows' next values: a retry is spent by a timeout or a sequence NAK that orders a
+  // replay, all are restored by progress (an ACK of a PSN not acknowledged before); the timer
+  // (re)starts when a WQE goes out while it is not armed, and at every progress, timeout and
+  // sequence NAK.
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      f_conn_q <= '0;
+    end else begin
+      f_conn_q <= f_conn_d;
+    end
+    if (append_i && append_pend_i && !armed_q[append_qpn_i]) begin
+      f_due_q[append_qpn_i] <= now_us_q + ack_period_us(tmo_q[append_qpn_i]) + 36'd1;
+    end
+    if (tmo_go) begin
+      f_spent_q[scan_q] <= f_spent_scan + 3'd1;
+      f_due_q[scan_q]   <= now_us_q + ack_period_us(tmo_q[scan_q]) + 36'd1;
+    end
+    if (ack_progress) begin
+      f_spent_q[ack_q_i] <= 3'd0;
+      f_due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+    end
+    if (seq_go) begin
+      f_spent_q[ack_q_i] <= f_spent_ack + 3'd1;
+      f_due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+    end
+    if (cmd_connect_i) begin
+      f_spent_q[cmd_qpn_i] <= 3'd0;
+    end
+  end
+
+  // Per QP (unnamed: Yosys 0.23 gives a procedural assertion in a generate loop the same name
+  // in every iteration; a failing one is reported by its source line).
+  for (genvar q = 0; q < NumQps; q++) begin : gen_f_qp
+    logic [2:0]  f_spent, f_left, f_rcnt;
+    logic [4:0]  f_tmo;
+    logic [35:0] f_due, f_due_spec;
+    assign f_spent = f_spent_q[q];
+    assign f_left  = left_q[q];
+    assign f_rcnt  = rcnt_q[q];
+    assign f_tmo   = tmo_q[q];
+    assign f_due   = due_q[q];
+    assign f_due_spec = f_due_q[q];
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        // Code 0 means no timer: a QP with ack_timeout 0 is never armed.
+        assert (!armed_q[q] || f_tmo != 5'd0);
+        // Only a connected QP has a timer or a replay (a QP_CONNECT starts both afresh).
+        assert (!(armed_q[q] || pend_q[q]) || f_conn_q[q]);
+        if (f_conn_q[q]) begin
+          // Never more retries than retry_count without progress (none left: the next timeout
+          // or sequence NAK fails instead); the budget left is exactly retry_count - spent.
+          assert (f_spent <= f_rcnt);
+          assert (f_left == f_rcnt - f_spent);
+          // An armed timer expires P + 1 ticks after its last (re)start: it was restarted at
+          // every event that restarts it (a WQE out while not armed, progress, a timeout or
+          // sequence NAK that orders a replay), with the period of the QP's own code.
+          if (armed_q[q]) begin
+            assert (f_due == f_due_spec);
+          end
+        end
+        cover (f_conn_q[q] && armed_q[q] && pend_q[q]);
+        cover (f_conn_q[q] && f_spent != 3'd0 && f_spent == f_rcnt);
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // What the neighbours guarantee (assumed by the proof, checked by the simulation): the
+      // intake takes only a replay that is offered (a_start_offered below); nic_qp_ctx makes a
+      // QP RTS only through a QP_CONNECT, which this module has seen.
+      f_start_is_offered: assume (!start_i || go_found);
+      f_rts_is_connected: assume ((qp_rts & ~f_conn_q) == '0);
+      // A timeout only of an armed timer of a connected QP whose code is not 0 (when: the
+      // per-QP invariant above, due = P + 1 ticks after the last restart).
+      if (tmo_hit) begin
+        f_no_early_timeout: assert (f_conn_q[scan_q] && tmo_q[scan_q] != 5'd0);
+      end
+      // A retry is ordered only with one left; none left, the timeout or sequence NAK fails the
+      // oldest request not acknowledged (IO_TIMEOUT) instead of replaying.
+      if (seq_in && f_conn_q[ack_q_i]) begin
+        f_seq_nak_spends_or_fails: assert (f_spent_ack < f_rcnt_ack ? (seq_go && ev_retry_o)
+                                           : (fail_o && fail_qpn_o == ack_q_i
+                                              && fail_psn_o == ack_upto_i + 24'd1));
+      end
+      if (tmo_hit && !seq_fail) begin
+        f_timeout_spends_or_fails: assert (f_spent_scan < f_rcnt_scan ? (tmo_go && ev_retry_o)
+                                           : (fail_o && fail_qpn_o == scan_q
+                                              && fail_psn_o == acked_q[scan_q] + 24'd1));
+      end
+      if (fail_o) begin
+        f_fail_only_when_spent: assert (f_conn_q[fail_qpn_o]
+                                         && (seq_fail ? f_spent_ack == f_rcnt_ack
+                                                      : f_spent_scan == f_rcnt_scan));
+      end
+      // Progress restores the budget and restarts the timer (checked a cycle later through the
+      // invariants above: left = retry_count - spent, due = start + P + 1).
+      c_armed: cover (armed_q != '0);
+      c_timeout_retry: cover (tmo_go);
+      c_timeout_fail: cover (tmo_fail_now);
+      c_seq_nak_retry: cover (seq_go);
+      c_seq_nak_fail: cover (seq_fail);
+      c_progress_restores: cover (ack_progress && f_conn_q[ack_q_i] && f_spent_q[ack_q_i] != 3'd0);
+      c_progress_while_pending: cover (ack_progress && pend_q[ack_q_i]);
+      c_replay_started: cover (start_i);
+      c_nak_disarms: cover (ack_take_i && ack_nak_i && armed_q[ack_q_i]);
+      c_all_acked: cover (ack_all && armed_q[ack_q_i]);
+      c_failed_idle: cover (f_conn_q[0] && !armed_q[0] && !pend_q[0] && f_spent_q[0] == rcnt_q[0]
+                            && rcnt_q[0] != 3'd0);
+    end
+  end
+`endif
+
 endmodule

@@ -36,7 +36,8 @@
 // connected with inbound read limit (IRD) 0: NAK "invalid request"; an R_Key / range / right violation: NAK "remote access error"; a Send
 // longer than its receive: NAK "invalid request" and the receive completes DATA_OVERRUN. The
 // last three move the QP to ERROR (qp_err_o). A QP in ERROR completes every posted receive
-// CANCELLED, in order, without reading it.
+// CANCELLED, in order, without reading it. An RQ doorbell that moves the producer index back
+// behind receives already prefetched is dropped and moves its QP to ERROR too (nic_rsp_rq).
 //
 // Per QP it keeps the receive ring (from QP_CREATE), the RQ producer index (from RQ doorbells),
 // expected PSN, MSN, receive-queue consumer index, whether a message is in progress, and the
@@ -248,6 +249,8 @@ module nic_responder #(
   logic [63:0]           e_xl_va;
   logic [15:0]           e_xl_pd;
   logic                  e_tx_valid, e_in_pkt, e_qp_err;
+  logic                  rq_db_err;           // an RQ doorbell behind the prefetched receives
+  logic [QW-1:0]         rq_db_err_qpn;
   nic_roce_pkg::tx_pkt_t e_pkt;
   logic [7:0]            e_qp_err_qpn;
   // the arbiters'
@@ -394,6 +397,9 @@ module nic_responder #(
     .rq_db_valid_i    (rq_db_valid_i),
     .rq_db_qpn_i      (rq_db_qpn_i),
     .rq_db_pi_i       (rq_db_pi_i),
+    .db_err_o         (rq_db_err),
+    .db_err_qpn_o     (rq_db_err_qpn),
+    .db_err_take_i    (!d_qp_err && !e_qp_err),
     .disp_qpn_i       (d_qpn),
     .ci_o             (rq_ci),
     .pi_o             (rq_pi),
@@ -537,8 +543,9 @@ module nic_responder #(
   // ---- the transmit port: the engine's packets, and between them the dispatcher's ACK / NAK
   assign tx_valid_o   = e_tx_valid || d_tx_valid;
   assign tx_pkt_o     = e_tx_valid ? e_pkt : d_tx_pkt;
-  assign qp_err_o     = d_qp_err || e_qp_err;
-  assign qp_err_qpn_o = e_qp_err ? e_qp_err_qpn : 8'(d_qpn);
+  // (a dropped RQ doorbell waits in nic_rsp_rq while the pipeline reports one of its own)
+  assign qp_err_o     = d_qp_err || e_qp_err || rq_db_err;
+  assign qp_err_qpn_o = e_qp_err ? e_qp_err_qpn : d_qp_err ? 8'(d_qpn) : 8'(rq_db_err_qpn);
 
   assign ctx_qpn_o     = 8'(d_qpn);
   assign wr_req_qpn_o  = 8'(d_qpn);

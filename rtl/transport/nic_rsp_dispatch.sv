@@ -172,14 +172,15 @@ module nic_rsp_dispatch #(
   // expected PSN, MSN: written only at the QP an event names (one write of the dispatcher's,
   // one of a command's); a QP's entry not written
   // since reset reads 0 (its bit in *_set_q is clear), as a reset register would
-  logic [23:0]          epsn_q     [NumQps];
   logic [23:0]          msn_q      [NumQps];
-  logic [NumQps-1:0]    epsn_set_q, msn_set_q;
+  logic [NumQps-1:0]    msn_set_q;
   logic                 epsn_we, msn_we;            // this cycle's write of the dispatcher's QP
-  logic [23:0]          epsn_wd, msn_wd;
+  logic [23:0]          epsn_adv, msn_wd;           // (the expected PSN moves on by epsn_adv)
   logic [NumQps-1:0]    in_msg_q, in_msg_d;        // a message is half received
   logic [NumQps-1:0]    msg_wr_q, msg_wr_d;        // ... and it is a Write (else a Send)
-  logic [NumQps-1:0]    nak_q, nak_d;              // a PSN-sequence NAK is out
+  logic                 psn_dup, psn_ahead;        // the packet's PSN (nic_rsp_psn_check)
+  logic                 psn_nak;                   // ... ahead, and no sequence NAK out yet
+  logic                 psn_ahead_taken, psn_expected_taken;
   logic [NumQps-1:0]    rr_in_q, rr_in_d;          // a Read's responses are half placed
   logic [NumQps-1:0]    rr_nak_q, rr_nak_d;        // an implied NAK is out (one per gap)
 
@@ -318,8 +319,30 @@ module nic_rsp_dispatch #(
   logic [23:0]   q_msn;
   logic [15:0]   q_pd;
   logic [1:0]    q_state;
-  assign q_epsn    = epsn_set_q[qpn_q] ? epsn_q[qpn_q] : 24'd0;
   assign q_msn     = msn_set_q[qpn_q] ? msn_q[qpn_q] : 24'd0;
+
+  // the expected PSN, the packet's PSN against it (duplicate, expected, ahead) and the
+  // NAK-sent state: one sequence NAK per gap (proven: tests/formal/nic_rsp_psn_check_formal.sv)
+  nic_rsp_psn_check #(
+    .NumQps(NumQps)
+  ) u_psn_check (
+    .clk_i           (clk_i),
+    .rst_i           (rst_i),
+    .qpn_i           (qpn_q),
+    .psn_i           (pkt_q.psn),
+    .epsn_o          (q_epsn),
+    .dup_o           (psn_dup),
+    .ahead_o         (psn_ahead),
+    .nak_o           (psn_nak),
+    .ahead_taken_i   (psn_ahead_taken),
+    .expected_taken_i(psn_expected_taken),
+    .advance_i       (epsn_we),
+    .adv_i           (epsn_adv),
+    .connect_i       (cmd_connect),
+    .reset_i         (cmd_reset),
+    .cmd_qpn_i       (cmd_qpn),
+    .connect_psn_i   (connect_args.rq_psn)
+  );
   assign q_pd      = ctx_pd_i;
   assign q_state   = qp_state_i[2*qpn_q +: 2];
 
@@ -611,12 +634,13 @@ module nic_rsp_dispatch #(
     flush_d      = flush_q;
     pl_done_d    = pl_done_q;
     epsn_we      = 1'b0;
-    epsn_wd      = q_epsn + 24'd1;
+    epsn_adv     = 24'd1;
     msn_we       = 1'b0;
     msn_wd       = q_msn + 24'd1;
     in_msg_d     = in_msg_q;
     msg_wr_d     = msg_wr_q;
-    nak_d        = nak_q;
+    psn_ahead_taken    = 1'b0;
+    psn_expected_taken = 1'b0;
     rr_d         = rr_q;
     ph_ok_d      = ph_ok_q;
     rr_in_d      = rr_in_q;
@@ -738,8 +762,8 @@ module nic_rsp_dispatch #(
             rr_nak_d[qpn_q] = 1'b1;
             state_d         = R_DRAIN;
           end
-        end else if (pkt_q.psn != q_epsn) begin
-          if (nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1)) begin
+        end else if (psn_dup || psn_ahead) begin
+          if (psn_dup) begin
             // a duplicate: not executed again; acknowledge what we have (the last PSN and
             // MSN) if it asks, drop it. A duplicate Read is answered again from the saved Read
             // that holds its PSN (R_DUP_CMP), or acknowledged so if none does.
@@ -761,12 +785,12 @@ module nic_rsp_dispatch #(
             ack_psn_d = q_epsn;
             fatal_d   = 1'b0;
             cpl_due_d = 1'b0;
-            state_d   = nak_q[qpn_q] ? R_DRAIN : R_ACK;
-            nak_d[qpn_q] = 1'b1;
+            state_d   = psn_nak ? R_ACK : R_DRAIN;
+            psn_ahead_taken = 1'b1;
           end
         end else if (is_rreq && !in_msg_q[qpn_q] && ctx_ird_i != 8'd0) begin
           // a Read request: checked here, answered by the read-response engine
-          nak_d[qpn_q] = 1'b0;
+          psn_expected_taken = 1'b1;
           dup_d    = 1'b0;
           wva_d    = pkt_q.reth.va;
           wkey_d   = pkt_q.reth.rkey;
@@ -784,7 +808,7 @@ module nic_rsp_dispatch #(
           cpl_due_d = 1'b0;
           state_d   = R_ACK;
         end else begin
-          nak_d[qpn_q] = 1'b0;
+          psn_expected_taken = 1'b1;
           if (is_first) begin
             msg_wr_d[qpn_q] = is_write;
             poff_d          = '0;
@@ -1080,7 +1104,7 @@ module nic_rsp_dispatch #(
           rdq_push = 1'b1;
           // a new Read is saved for its duplicates and moves the PSN and MSN; a duplicate not
           epsn_we                = !dup_q;
-          epsn_wd                = q_epsn + rd_npkts;
+          epsn_adv               = rd_npkts;
           msn_we                 = !dup_q;
           dr_we                  = !dup_q;
           state_d                = pkt_end;
@@ -1122,13 +1146,11 @@ module nic_rsp_dispatch #(
     // QP_CONNECT starts the expected PSN; QP_CREATE / QP_DESTROY forget the QP
     if (cmd_connect) begin
       in_msg_d[cmd_qpn]        = 1'b0;
-      nak_d[cmd_qpn]           = 1'b0;
       rr_in_d[cmd_qpn]         = 1'b0;
       rr_nak_d[cmd_qpn]        = 1'b0;
     end
     if (cmd_reset) begin
       in_msg_d[cmd_qpn]         = 1'b0;
-      nak_d[cmd_qpn]            = 1'b0;
       rr_in_d[cmd_qpn]          = 1'b0;
       rr_nak_d[cmd_qpn]         = 1'b0;
     end
@@ -1140,7 +1162,6 @@ module nic_rsp_dispatch #(
       cpl_gone_q <= 1'b0;
       in_msg_q <= '0;
       msg_wr_q <= '0;
-      nak_q    <= '0;
       rr_in_q  <= '0;
       rr_nak_q <= '0;
       dup_q    <= 1'b0;
@@ -1157,7 +1178,6 @@ module nic_rsp_dispatch #(
       cpl_gone_q <= cpl_gone_d;
       in_msg_q <= in_msg_d;
       msg_wr_q <= msg_wr_d;
-      nak_q    <= nak_d;
       rr_in_q  <= rr_in_d;
       rr_nak_q <= rr_nak_d;
       dup_q    <= dup_d;
@@ -1172,15 +1192,9 @@ module nic_rsp_dispatch #(
     end
   end
 
-  // the per-QP PSN and MSN (RAM-like, see epsn_set_q): the dispatcher's write, then the
-  // command's (commands come last: QP_CONNECT starts the expected PSN and the MSN)
+  // the per-QP MSN (RAM-like, see msn_set_q): the dispatcher's write, then the command's
+  // (commands come last: QP_CONNECT starts the MSN; the expected PSN is u_psn_check's)
   always_ff @(posedge clk_i) begin
-    if (epsn_we) begin
-      epsn_q[qpn_q] <= epsn_wd;
-    end
-    if (cmd_connect) begin
-      epsn_q[cmd_qpn] <= connect_args.rq_psn;
-    end
     if (msn_we) begin
       msn_q[qpn_q] <= msn_wd;
     end
@@ -1190,15 +1204,8 @@ module nic_rsp_dispatch #(
   end
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      epsn_set_q  <= '0;
       msn_set_q   <= '0;
     end else begin
-      if (epsn_we) begin
-        epsn_set_q[qpn_q] <= 1'b1;
-      end
-      if (cmd_connect) begin
-        epsn_set_q[cmd_qpn] <= 1'b1;
-      end
       if (msn_we) begin
         msn_set_q[qpn_q] <= 1'b1;
       end

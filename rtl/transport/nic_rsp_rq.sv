@@ -15,6 +15,12 @@
 // never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
 // cache (only RTS QPs take Sends) and is not fetched for.
 //
+// An RQ doorbell whose producer index is behind receives already prefetched (pi - ci below
+// what is cached or in flight: the index moved backwards, a driver bug) is dropped and
+// reported (db_err_o, one QP at a time, db_err_take_i when taken): the owner moves the QP to
+// ERROR, as nic_wqe_fetch does for a bad SQ doorbell, and its posted receives (up to the last
+// good index) then complete CANCELLED. A doorbell far beyond the ring posts nothing to fetch.
+//
 // Interfaces: the dispatcher's QP (disp_qpn_i): its indices and cached count, the cache read of
 // its WQE at ci (cache_re_i, the WQE the cycle after), a receive consumed (consume_i); the
 // flush of a QP in ERROR (flush_find_i looks for one, flush_i / flush_done_i while it is
@@ -38,6 +44,10 @@ module nic_rsp_rq #(
   input  logic                          rq_db_valid_i,
   input  logic [7:0]                    rq_db_qpn_i,
   input  logic [15:0]                   rq_db_pi_i,
+  // a doorbell dropped (behind the prefetched receives): the QP must go to ERROR
+  output logic                          db_err_o,
+  output logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] db_err_qpn_o,
+  input  logic                          db_err_take_i,
   // the dispatcher's QP
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] disp_qpn_i,
   output logic [15:0]                   ci_o,
@@ -85,6 +95,7 @@ module nic_rsp_rq #(
   logic [NumQps-1:0] rq_ci_set_q;
   logic [15:0]       q_ci;
   logic              rq_db_hit;
+  logic              db_good;            // a doorbell taken (rq_db_hit, not behind: below)
   assign rq_db_hit = rq_db_valid_i && 32'(rq_db_qpn_i) < NumQps
                      && qp_state_i[2*QW'(rq_db_qpn_i) +: 2] != nic_pkg::QP_STATE_RESET;
   assign q_ci       = rq_ci_set_q[disp_qpn_i] ? rq_ci_q[disp_qpn_i] : 16'd0;
@@ -96,7 +107,7 @@ module nic_rsp_rq #(
     // (QP_CREATE goes before a doorbell of the same cycle, of any QP)
     if (cmd_create_i) begin
       rq_pi_q[cmd_qpn_i]   <= '0;
-    end else if (rq_db_hit) begin
+    end else if (db_good) begin
       rq_pi_q[QW'(rq_db_qpn_i)] <= rq_db_pi_i;
     end
     // a receive completed or flushed; QP_CREATE / QP_DESTROY (last) forget the index
@@ -293,6 +304,51 @@ module nic_rsp_rq #(
     end
   end
 
+  // A doorbell behind what the prefetch has cached or requested (the ring index of its next
+  // request, ci + cached + in flight, including a burst planned in this cycle) is dropped: the
+  // cache would hold receives the producer index says are not posted.
+  logic [QW-1:0]  db_q;
+  logic [15:0]    db_ci, db_next;
+  logic [RcW:0]   db_n, db_fl;
+  logic           db_behind;
+  logic [NumQps-1:0] db_bad_q, db_bad_d;     // per QP: a dropped doorbell not reported yet
+  assign db_q      = QW'(rq_db_qpn_i);
+  assign db_ci     = rq_ci_set_q[db_q] ? rq_ci_q[db_q] : 16'd0;
+  assign db_n      = pf_n_set_q[db_q] ? pf_n_q[db_q] : '0;
+  assign db_fl     = pf_fl_set_q[db_q] ? pf_fl_q[db_q] : '0;
+  assign db_next   = db_ci + 16'(db_n) + 16'(db_fl) + ((pf_plan && pf_qpn_q == db_q) ? 16'(pl_cnt) : 16'd0);
+  assign db_behind = (rq_db_pi_i - db_ci) < (db_next - db_ci);
+  assign db_good   = rq_db_hit && !db_behind;
+
+  // the report: the lowest QP with a dropped doorbell
+  always_comb begin
+    db_err_o     = 1'b0;
+    db_err_qpn_o = '0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (db_bad_q[q]) begin
+        db_err_o     = 1'b1;
+        db_err_qpn_o = QW'(q);
+      end
+    end
+    db_bad_d = db_bad_q;
+    if (db_err_o && db_err_take_i) begin
+      db_bad_d[db_err_qpn_o] = 1'b0;
+    end
+    if (rq_db_hit && db_behind && !(cmd_create_i && cmd_qpn_i == db_q)) begin
+      db_bad_d[db_q] = 1'b1;
+    end
+    if (cmd_create_i || cmd_reset_i) begin
+      db_bad_d[cmd_qpn_i] = 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      db_bad_q <= '0;
+    end else begin
+      db_bad_q <= db_bad_d;
+    end
+  end
+
   always_comb begin
     pf_st_d    = pf_st_q;
     pf_lost_d  = (pf_st_q == PF_IDLE) ? 1'b0 : pf_lost_q;
@@ -374,7 +430,7 @@ module nic_rsp_rq #(
       pf_cons = 1'b1;
       pf_want_d[disp_qpn_i] = 1'b1;
     end
-    if (rq_db_hit) begin
+    if (db_good) begin
       pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
     end
     // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets

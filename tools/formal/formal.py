@@ -3,7 +3,7 @@
 """The formal proofs of the RTL's `ifdef FORMAL properties (docs/verification.md).
 
     tools/formal/formal.py [--only JOB ...] [--solver yices|z3] [--override PATH=COPY ...]
-                           [--quiet] [--build DIR]
+                           [--quiet] [--stop-on-fail] [--build DIR]
 
 Each job reads its RTL and proof harness (tests/formal/*_formal.sv) with Yosys 0.23
 (read_verilog -sv -formal -DSYNTHESIS: the `ifdef FORMAL blocks, not the simulation-only
@@ -39,6 +39,12 @@ JOBS = {
     "wqe_fetch": ("nic_wqe_fetch_formal",
                   ["rtl/lib/nic_ram_1r1w.sv", "rtl/core/nic_wqe_fetch.sv",
                    "tests/formal/nic_wqe_fetch_formal.sv"], 5, 4, 8),
+    "ack_timer": ("nic_req_ack_timer_formal",
+                  ["rtl/lib/nic_rr_pick.sv", "rtl/transport/nic_req_ack_timer.sv",
+                   "tests/formal/nic_req_ack_timer_formal.sv"], 3, 2, 15),
+    "psn_check": ("nic_rsp_psn_check_formal",
+                  ["rtl/transport/nic_rsp_psn_check.sv", "tests/formal/nic_rsp_psn_check_formal.sv"],
+                  3, 2, 6),
 }
 
 
@@ -113,7 +119,7 @@ def run_job(name, args, env):
             result["ok"] = False
             result["props"] += [f"{step}: {x}" for x in failed_props(out)] or \
                 [f"{step}: failed, see {wd}/{step}.log"]
-            if step == "bmc":
+            if step == "bmc" or args.stop_on_fail:
                 break   # a counterexample from reset: the induction would only repeat it
     return result
 
@@ -126,6 +132,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "formal"))
     ap.add_argument("--timeout", type=int, default=600, help="seconds per solver run")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--stop-on-fail", action="store_true",
+                    help="no further step after a failed one (the planted bugs: no cover run)")
     args = ap.parse_args()
     args.override = dict(o.split("=", 1) for o in args.override)
     env = dict(os.environ)

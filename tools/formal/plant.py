@@ -20,6 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CQ = "rtl/core/nic_cq_engine.sv"
 WF = "rtl/core/nic_wqe_fetch.sv"
 PSN = "rtl/pkg/nic_roce_pkg.sv"
+AT = "rtl/transport/nic_req_ack_timer.sv"
+PC = "rtl/transport/nic_rsp_psn_check.sv"
 
 # name: (job, file, text, replacement, the property that must catch it)
 BUGS = {
@@ -74,6 +76,37 @@ BUGS = {
     "psn_le_half_window_off_by_one": (
         "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;",
         "psn_le = (b - a) <= 24'h800000;", "a_psn_reference / a_psn_total"),
+    "ack_timer_retry_not_restored_on_progress": (
+        "ack_timer", AT, "      left_q[ack_q_i]  <= rcnt_q[ack_q_i];\n", "",
+        "budget left = retry_count - spent (progress restores it)"),
+    "ack_timer_not_restarted_on_progress": (
+        "ack_timer", AT, "      due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;\n", "",
+        "an armed timer expires P + 1 ticks after its last restart"),
+    "ack_timer_armed_with_code_0": (
+        "ack_timer", AT, "if (append_i && append_pend_i && tmo_q[append_qpn_i] != 5'd0) begin",
+        "if (append_i && append_pend_i) begin", "code 0: never armed, no timeout"),
+    "ack_timer_one_retry_too_many": (
+        "ack_timer", AT, "      left_q[cmd_qpn_i]  <= cmd_retry_count_i;",
+        "      left_q[cmd_qpn_i]  <= cmd_retry_count_i + 3'd1;",
+        "never more than retry_count retries without progress"),
+    "ack_timer_sequence_nak_spends_no_retry": (
+        "ack_timer", AT, "      left_q[ack_q_i]     <= seq_left - 3'd1;", "      left_q[ack_q_i]     <= seq_left;",
+        "f_seq_nak_spends_or_fails (a sequence NAK spends a retry)"),
+    "psn_nak_for_every_packet_ahead": (
+        "psn_check", PC, "assign nak_o   = ahead_o && !nak_q[qpn_i];", "assign nak_o   = ahead_o;",
+        "f_one_nak_per_gap (one sequence NAK per gap)"),
+    "psn_nak_sent_not_recorded": (
+        "psn_check", PC, "      nak_d[qpn_i] = 1'b1;", "      nak_d[qpn_i] = 1'b0;",
+        "f_nak_state_is_gap / f_one_nak_per_gap"),
+    "psn_nak_state_survives_connect": (
+        "psn_check", PC, "      nak_d[cmd_qpn_i] = 1'b0;\n", "",
+        "f_nak_state_is_gap (QP_CONNECT starts without a gap)"),
+    "psn_duplicate_without_wrap": (
+        "psn_check", PC, "assign dup_o   = psn_i != q_epsn && nic_roce_pkg::psn_le(psn_i, q_epsn - 24'd1);",
+        "assign dup_o   = psn_i < q_epsn;", "f_dup_reference (duplicate vs new with 24-bit wrap)"),
+    "psn_expected_moves_back": (
+        "psn_check", PC, "      epsn_q[qpn_i] <= q_epsn + adv_i;", "      epsn_q[qpn_i] <= q_epsn - adv_i;",
+        "f_epsn_moves_forward (the expected PSN never moves back)"),
 }
 
 
@@ -98,7 +131,7 @@ def main():
                 f.write(src.replace(text, repl))
             t0 = time.time()
             p = subprocess.run([sys.executable, os.path.join(ROOT, "tools/formal/formal.py"), "--only", job,
-                                "--solver", args.solver, "--override", f"{path}={copy}",
+                                "--solver", args.solver, "--stop-on-fail", "--override", f"{path}={copy}",
                                 "--build", os.path.join(ROOT, "build", "formal", "plant", name)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             lines = [ln.strip() for ln in p.stdout.splitlines() if ln.startswith("    ")]

@@ -43,11 +43,10 @@ BUGS = {
         "fetch index: when it adds WQEs beyond that read, the QP is no longer pending"),
     "duplicate_write_executed_twice": (
         RD,
-        "        end else if (pkt_q.psn != q_epsn) begin\n"
-        "          if (nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1)) begin",
-        "        end else if (pkt_q.psn != q_epsn\n"
-        "                     && !(is_write && nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1))) begin\n"
-        "          if (nic_roce_pkg::psn_le(pkt_q.psn, q_epsn - 24'd1)) begin",
+        "        end else if (psn_dup || psn_ahead) begin\n"
+        "          if (psn_dup) begin",
+        "        end else if ((psn_dup && !is_write) || psn_ahead) begin\n"
+        "          if (psn_dup) begin",
         "a duplicate RDMA Write request (PSN before the expected one) is executed again instead "
         "of being acknowledged and dropped"),
 }
