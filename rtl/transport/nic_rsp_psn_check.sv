@@ -41,7 +41,6 @@ module nic_rsp_psn_check #(
   logic [NumQps-1:0] epsn_set_q;
   logic [NumQps-1:0] nak_q, nak_d;     // a PSN-sequence NAK is out for the QP's current gap
   logic [23:0]       q_epsn;
-  localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
 
   assign q_epsn  = epsn_set_q[qpn_i] ? epsn_q[qpn_i] : 24'd0;
   assign epsn_o  = q_epsn;
@@ -121,6 +120,7 @@ module nic_rsp_psn_check #(
   end
   // The expected PSN before and after the dispatcher's write (registers: Verilator 5.006 cannot
   // take $past of an array element).
+  localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
   logic        f_adv_q;
   logic [QW-1:0] f_adv_qpn_q;
   logic [23:0] f_adv_old_q, f_adv_n_q;
