@@ -1896,3 +1896,52 @@ Test(loss, an_ack_overtaken_by_a_later_one_holds_no_completion_back)
 	side_region_free(&p, b, &r);
 	loss_close(&p);
 }
+
+/*
+ * A QP that fails while a replay walk holds a WQE set aside. B has no receive, so A's two Sends
+ * draw RNR NAKs (rnr_retry 1: one replay, then the first Send fails). Behind them four Reads fill
+ * the QP's ORD of 4 and a fifth and sixth wait at the intake. The RNR timer's replay finds the
+ * fifth Read waiting for ORD room and sets it aside; the second RNR NAK fails the QP during that
+ * walk, so the walk's next WQE records CANCELLED. The Read set aside must still be read again
+ * and complete CANCELLED before the sixth (it once stayed set aside for ever: the sixth Read
+ * completed first, found by the fuzzer). Every request completes once, in posting order.
+ */
+Test(loss, a_qp_failing_during_a_replay_still_completes_the_wqe_set_aside_in_order)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 1; /* a loopback pair: one NIC's requester and responder (as the fuzzer's) */
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.inbound_read_limit = attr.outbound_read_limit = 4;
+	attr.ack_timeout = 2;
+	attr.retry_count = 2;
+	attr.rnr_retry = 1;
+	struct pair_opts o = { .attr = &attr };
+	struct pair p;
+	pair_open_opts(&p, &c, &o);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct region r;
+	side_region(&p, b, &r, 2, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	uint8_t *dst = a->buf.va;
+	static const uint32_t send_len[2] = { 1607, 924 };
+	for (unsigned i = 0; i < 2; i++) {
+		struct ndk_sge s = sge_of(a, 8192 + i * 2048, send_len[i]);
+		cr_assert_eq(ndk_send(a->qp, CTX(10 + i), &s, 1, 0), NDK_STATUS_SUCCESS);
+	}
+	memset(dst, 0xEE, 8 * 1424);
+	for (unsigned i = 0; i < 6; i++) {
+		struct ndk_sge s = sge_of(a, i * 1424, 1424);
+		cr_assert_eq(ndk_read(a->qp, CTX(20 + i), &s, 1, (uint64_t)(uintptr_t)r.buf.va,
+				      ndk_get_remote_token_from_mr(r.mr), 0),
+			     NDK_STATUS_SUCCESS);
+	}
+	expect_cpl(&p, a, NDK_STATUS_IO_TIMEOUT, NDK_OP_SEND, CTX(10), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(11), 0);
+	for (unsigned i = 0; i < 6; i++)
+		expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_READ, CTX(20 + i), 0);
+	expect_no_cpl(&p, a->cq, 20000);
+	cr_expect(all_bytes(dst, 0xEE, 6 * 1424), "a cancelled Read placed data");
+	side_region_free(&p, b, &r);
+	pair_close(&p);
+}

@@ -678,6 +678,16 @@ module nic_req_intake #(
           rp_fail = 1'b1;
           rp_d    = 1'b0;
           state_d = S_IDLE;
+          if (held_q) begin
+            // a WQE set aside for this walk is still read again (found by the fuzzer: a QP
+            // that failed during the walk left its held Read waiting for ever, and the next
+            // WQE completed before it)
+            resume_d = 1'b1;
+            rp_d     = 1'b1;
+            qpn_d    = held_qpn_q;
+            idx_d    = held_idx_q;
+            state_d  = S_RP_AR;
+          end
         end else begin
           rp_slot_d = rp_slot_q + OW'(1);
           rp_left_d = rp_left_q - (OW+1)'(1);
@@ -733,7 +743,11 @@ module nic_req_intake #(
     end
   end
 
-  assign busy_o = (state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0;
+  // the WQE in hand's QP, and the QP of a WQE set aside for another QP's replay walk: its later
+  // WQEs must not complete around it (found by the fuzzer: a QP that failed while its WQE was
+  // set aside had its later WQEs cancelled by nic_wqe_dispatch before that WQE)
+  assign busy_o = ((state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0)
+                | (held_q ? NumQps'(1) << held_qpn_q : '0);
 
 
   // the sender's queues

@@ -131,6 +131,8 @@ struct fz {
 
 static struct fz *cur; /* for the failure messages */
 
+static void report(struct fz *f);
+
 __attribute__((noreturn, format(printf, 1, 2))) static void fuzz_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -139,6 +141,10 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fuzz_fail(const char
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
+	if (cur && getenv("NDK_FUZZ_VERBOSE")) {
+		report(cur); /* what every request did up to the failure */
+		ndk_sim_destroy(cur->sim); /* closes NDK_SIM_TRACE's and NDK_SIM_PCAP's files */
+	}
 	fflush(stderr);
 	abort();
 }
