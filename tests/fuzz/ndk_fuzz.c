@@ -142,7 +142,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fuzz_fail(const char
 	va_end(ap);
 	fprintf(stderr, "\n");
 	if (cur && getenv("NDK_FUZZ_VERBOSE")) {
-		report(cur); /* what every request did up to the failure */
+		report(cur);		   /* what every request did up to the failure */
 		ndk_sim_destroy(cur->sim); /* closes NDK_SIM_TRACE's and NDK_SIM_PCAP's files */
 	}
 	fflush(stderr);
