@@ -56,7 +56,7 @@ fi
 
 out=${1:-$BUILD/outhash/outhash.txt}
 mkdir -p "$(dirname "$out")"
-raw=$out.raw
+raw=$(realpath -m "$out.raw") # absolute: the programs may run elsewhere
 rm -f "$raw"
 for f in $BUILD/tests/ndk_tests $BUILD/bench/doorbell $BUILD/bench/simspeed $BUILD/bin/ndkperf; do
 	[[ -x $f ]] || { echo "outhash: $f is missing (make build-tests bench)"; exit 1; }
@@ -64,7 +64,7 @@ done
 
 run() { # run <label> <command...>: one program, its worlds labelled
 	echo "outhash: $1: ${*:2}"
-	NDK_SIM_OUTHASH=$PWD/$raw NDK_SIM_OUTHASH_LABEL=$1 setarch -R "${@:2}" >/dev/null 2>&1 ||
+	NDK_SIM_OUTHASH=$raw NDK_SIM_OUTHASH_LABEL=$1 setarch -R "${@:2}" >/dev/null 2>&1 ||
 		echo "outhash: $1 exited non-zero (the hash is still taken)"
 }
 
