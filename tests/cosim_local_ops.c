@@ -279,6 +279,38 @@ Test(errors, an_mr_freed_while_its_page_list_is_read_is_not_registered)
 	world_close(&w);
 }
 
+/*
+ * An application closes an MR while its FastRegister is still in the send queue: against the
+ * API's rule (no request may still use it), but the NIC must not read memory the driver has
+ * freed meanwhile (the world's DMA firewall stops a run that does). ndk_close_mr keeps a page list
+ * its registration may still read until that request has completed or its QP is destroyed. The
+ * close lands 0..160 cycles after the WQE's read is issued: from ~70 to ~140 cycles the WQE has
+ * passed its checks and its page list's read comes after the close (the run stopped at the
+ * firewall there before the fix, at both widths). Each time the registration completes
+ * ACCESS_VIOLATION (its MR's entry is freed) and nothing else is read.
+ */
+Test(errors, an_mr_closed_while_its_fast_register_is_queued_leaves_its_page_list_readable)
+{
+	for (unsigned delay = 0; delay <= 160; delay += 20) {
+		struct world w;
+		world_open(&w, 16, 16);
+		struct region r;
+		region_make(&w, &r, 4, false);
+		struct ndk_sim_stats s0 = stats_of(&w);
+		expect_status(&w, region_register(&w, &r, CTX(1), 0), NDK_STATUS_SUCCESS);
+		for (int i = 0; i < 5000 && stats_of(&w).dma_reads < s0.dma_reads + 1; i++)
+			ndk_sim_step(w.sim, 1);
+		cr_assert_eq(stats_of(&w).dma_reads, s0.dma_reads + 1,
+			     "the WQE read was not issued");
+		ndk_sim_step(w.sim, delay);
+		ndk_close_mr(r.mr);
+		expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_FAST_REGISTER,
+				  CTX(1));
+		ndk_free_buffer(w.ad, &r.buf);
+		world_close(&w);
+	}
+}
+
 Test(errors, an_error_on_one_qp_leaves_another_qp_running)
 {
 	struct world w;

@@ -296,7 +296,11 @@ ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_p
  */
 uint32_t ndk_get_local_token_from_mr(struct ndk_mr *mr);
 uint32_t ndk_get_remote_token_from_mr(struct ndk_mr *mr);
-/* Close an MR: frees its table entry, MTT range and page list. No request may still use it. */
+/*
+ * Close an MR: frees its table entry, MTT range and page list. No request may still use it; if a
+ * FastRegister of it is still queued anyway, that request fails and the page list it may still
+ * read is kept until it completes or its QP is closed (the device never reads freed memory).
+ */
 void ndk_close_mr(struct ndk_mr *mr);
 /*
  * Create a memory window (a table index initialised as a window of the PD).

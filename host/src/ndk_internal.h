@@ -340,6 +340,7 @@ struct ndk_page_list {
 	uint64_t logical;
 	struct ndk_qp *qp; /* the QP of the registration using it; NULL: free */
 	uint64_t index;	   /* that FAST_REG WQE's 64-bit producer index */
+	size_t bytes;	   /* the buffer's size (the MR's page_list_bytes) */
 	struct ndk_page_list *next;
 };
 
@@ -442,6 +443,9 @@ struct ndk_adapter {
 	struct ndk_mr **mrs; /* by table index (an index holds an MR or an MW) */
 	struct ndk_mw **mws;
 	struct ndk_pd *pds;
+	/* page lists of closed MRs that a queued FastRegister may still read (ndk_close_mr): freed
+	   when it has completed or its QP is destroyed */
+	struct ndk_page_list *orphan_page_lists;
 	/* the transport (CAP_TRANSPORT: transport, read, send_inv); the port's address is read at
 	 * probe */
 	bool transport, transport_read, transport_send_inv;

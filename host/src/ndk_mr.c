@@ -79,22 +79,17 @@ static int page_list_add(struct ndk_mr *mr, struct ndk_page_list **out)
 		free(pl);
 		return err;
 	}
+	pl->bytes = mr->page_list_bytes;
 	pl->next = mr->page_lists;
 	mr->page_lists = pl;
 	*out = pl;
 	return 0;
 }
 
-static void page_lists_free(struct ndk_mr *mr)
+static void page_list_free(struct ndk_adapter *adapter, struct ndk_page_list *pl)
 {
-	struct ndk_adapter *adapter = mr->adapter;
-	struct ndk_page_list *pl;
-
-	while ((pl = mr->page_lists)) {
-		mr->page_lists = pl->next;
-		adapter->ops->dma_free(adapter->dev, pl->va, pl->logical, mr->page_list_bytes);
-		free(pl);
-	}
+	adapter->ops->dma_free(adapter->dev, pl->va, pl->logical, pl->bytes);
+	free(pl);
 }
 
 /* Could the device still read this buffer (its registration's WQE not yet completed)? */
@@ -103,6 +98,24 @@ static bool page_list_busy(const struct ndk_page_list *pl)
 	if (!pl->qp)
 		return false;
 	return __atomic_load_n(&pl->qp->sq.completed, __ATOMIC_ACQUIRE) <= pl->index;
+}
+
+/*
+ * Free the orphaned page lists no registration can read any more: those whose FastRegister has
+ * completed, and (qp not NULL) those of a QP being destroyed. With the adapter's lock held.
+ */
+static void orphan_page_lists_reap(struct ndk_adapter *adapter, const struct ndk_qp *qp)
+{
+	struct ndk_page_list **p = &adapter->orphan_page_lists, *pl;
+
+	while ((pl = *p)) {
+		if ((qp && pl->qp == qp) || !page_list_busy(pl)) {
+			*p = pl->next;
+			page_list_free(adapter, pl);
+		} else {
+			p = &pl->next;
+		}
+	}
 }
 
 int ndk_mr_page_list(struct ndk_mr *mr, struct ndk_page_list **out)
@@ -157,7 +170,8 @@ ndk_status ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t adapter_p
 
 out_unlock:
 	pthread_mutex_unlock(&adapter->lock);
-	page_lists_free(mr);
+	mr->page_lists = NULL; /* the one just added: no registration has used it */
+	page_list_free(adapter, pl);
 	return ndk_status_from_errno(err);
 }
 
@@ -175,6 +189,7 @@ uint32_t ndk_get_remote_token_from_mr(struct ndk_mr *mr)
 void ndk_close_mr(struct ndk_mr *mr)
 {
 	struct ndk_adapter *adapter;
+	struct ndk_page_list *pl;
 
 	if (!mr)
 		return;
@@ -184,8 +199,23 @@ void ndk_close_mr(struct ndk_mr *mr)
 	index_free(mr->pd, mr->index);
 	if (mr->max_pages)
 		ndk_range_free(&adapter->mtt, mr->mtt_offset, mr->max_pages);
+	/*
+	 * A page list whose FastRegister is still queued may yet be read by the device (the API
+	 * says no request may use a closed MR, but the device must never read freed memory): it
+	 * stays allocated, an orphan of the adapter, until that request completes or its QP is
+	 * destroyed. The registration itself fails: its MR's entry is freed.
+	 */
+	while ((pl = mr->page_lists)) {
+		mr->page_lists = pl->next;
+		if (page_list_busy(pl)) {
+			pl->next = adapter->orphan_page_lists;
+			adapter->orphan_page_lists = pl;
+		} else {
+			page_list_free(adapter, pl);
+		}
+	}
+	orphan_page_lists_reap(adapter, NULL);
 	pthread_mutex_unlock(&adapter->lock);
-	page_lists_free(mr);
 	free(mr);
 }
 
@@ -195,6 +225,7 @@ void ndk_mr_forget_qp(struct ndk_adapter *adapter, struct ndk_qp *qp)
 	uint32_t i;
 
 	/* a destroyed QP executes nothing more: its registrations' page lists are free */
+	orphan_page_lists_reap(adapter, qp);
 	for (i = 0; i < adapter->num_mrs; i++) {
 		struct ndk_mr *mr = adapter->mrs[i];
 
