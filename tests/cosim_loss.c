@@ -1945,3 +1945,90 @@ Test(loss, a_qp_failing_during_a_replay_still_completes_the_wqe_set_aside_in_ord
 	side_region_free(&p, b, &r);
 	pair_close(&p);
 }
+
+/*
+ * A WQE set aside for ANOTHER QP's replay walk still counts as its own QP's work. A neighbour QP
+ * on the same NIC sends 3 Sends to a peer without receives: RNR NAKs, its RNR timer runs. Then A
+ * reads 64 KiB (answered over thousands of cycles); A's zero-length Send behind it carries
+ * READ_FENCE and waits at the intake, three more wait in the dispatcher. The neighbour's RNR
+ * replay walk sets A's waiting Send aside; A is flushed as soon as the walk's first retransmission
+ * is on the wire. A's Read is cancelled at once, and the Send set aside and the three behind it
+ * must complete CANCELLED in that order (the three once completed first: nic_wqe_dispatch
+ * cancelled them because the held Send did not make A busy; found by the fuzzer).
+ */
+Test(loss, a_wqe_set_aside_for_another_qps_replay_keeps_its_qps_later_wqes_behind_it)
+{
+	struct pair p;
+	loss_open(&p, 14, 7, 0x100000, 0x200000);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct side n0 = { 0 }, n1 = { 0 };
+	const struct pair_opts no = { 0 };
+	side_open(&p, 0, &n0, a->ad, &no, 0);
+	side_open(&p, 1, &n1, b->ad, &no, 1);
+	qps_connect(n0.qp, n1.qp);
+	uint32_t n1_qpn = wire_qpn(n1.qp);
+	struct region r;
+	side_region(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+	for (unsigned i = 0; i < 3; i++) {
+		struct ndk_sge ns = sge_of(&n0, i * 256, 256);
+		cr_assert_eq(ndk_send(n0.qp, CTX(200 + i), &ns, 1, 0), NDK_STATUS_SUCCESS);
+	}
+	/* the neighbour's first Send on the wire, then its RNR NAK: its timer runs (10 us) */
+	for (unsigned t = 0; t < 20000 && g_loss.ntx[0] == 0; t += 8)
+		ndk_sim_step(p.sim, 8);
+	cr_assert_gt(g_loss.ntx[0], 0, "the neighbour sent nothing");
+	ndk_sim_step(p.sim, 1000);
+	struct ndk_sge rd = sge_of(a, 0, 65536);
+	cr_assert_eq(ndk_read(a->qp, CTX(10), &rd, 1, (uint64_t)(uintptr_t)r.buf.va,
+			      ndk_get_remote_token_from_mr(r.mr), 0),
+		     NDK_STATUS_SUCCESS);
+	for (unsigned i = 0; i < 4; i++)
+		cr_assert_eq(ndk_send(a->qp, CTX(11 + i), NULL, 0,
+				      i == 0 ? NDK_OP_FLAG_READ_FENCE : 0),
+			     NDK_STATUS_SUCCESS);
+	/* the neighbour's replay: a second transmission of its first Send's PSN */
+	bool replay = false;
+	for (unsigned t = 0; t < 200000 && !replay; t += 8) {
+		ndk_sim_step(p.sim, 8);
+		uint32_t first = UINT32_MAX;
+		for (unsigned i = 0; i < g_loss.ntx[0] && !replay; i++) {
+			const struct tx *x = &g_loss.tx[0][i];
+			if (x->dest_qp != n1_qpn)
+				continue;
+			if (first == UINT32_MAX)
+				first = x->psn;
+			else if (x->psn == first)
+				replay = true;
+		}
+	}
+	cr_assert(replay, "the neighbour's RNR replay never started");
+	ndk_flush(a->qp);
+	/* every completion of A within 100 000 cycles: the Read (cancelled, or done just before the
+	   flush), then the four Sends CANCELLED, in posting order */
+	struct ndk_result_ex res[8];
+	unsigned n = 0;
+	for (unsigned t = 0; t < 100000 && n < 8; t += 64) {
+		ndk_sim_step(p.sim, 64);
+		n += (unsigned)ndk_get_cq_results_ex(a->cq, res + n, 8 - n);
+	}
+	cr_expect_eq(n, 5, "%u completions of A, want 5", n);
+	cr_expect(n == 0 || res[0].request_context == CTX(10), "first %p, want the Read",
+		  res[0].request_context);
+	for (unsigned i = 0; i < 4 && 1 + i < n; i++) {
+		cr_expect_eq(res[1 + i].request_context, CTX(11 + i), "completion %u: %p, want %p",
+			     1 + i, res[1 + i].request_context, CTX(11 + i));
+		cr_expect_eq(res[1 + i].status, NDK_STATUS_CANCELLED, "completion %u: %s", 1 + i,
+			     ndk_status_name(res[1 + i].status));
+	}
+	ndk_flush(n0.qp);
+	side_region_free(&p, b, &r);
+	ndk_close_qp(n0.qp);
+	ndk_close_qp(n1.qp);
+	ndk_close_cq(n0.cq);
+	ndk_close_cq(n1.cq);
+	ndk_free_buffer(n0.ad, &n0.buf);
+	ndk_free_buffer(n1.ad, &n1.buf);
+	ndk_close_pd(n0.pd);
+	ndk_close_pd(n1.pd);
+	loss_close(&p);
+}
