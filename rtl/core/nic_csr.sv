@@ -308,19 +308,28 @@ module nic_csr #(
   assign arg_we    = wr_take && wr_region == R_ARG;
   assign arg_wdata = (args_q[32*wr_addr[4:2] +: 32] & ~wr_mask) | (s_axil_wdata_i & wr_mask);
 
+  // One constant slice per word, enabled by its decoded address: a write at a computed offset
+  // (args_q[32*wr_addr[4:2] +: 32]) is a shifter of the whole register in Yosys 0.23.
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       args_q <= '0;
-    end else if (arg_we) begin
-      args_q[32*wr_addr[4:2] +: 32] <= arg_wdata;
+    end else begin
+      for (int w = 0; w < 8; w++) begin
+        if (arg_we && wr_addr[4:2] == 3'(w)) begin
+          args_q[32*w +: 32] <= arg_wdata;
+        end
+      end
     end
   end
 
   // BlueFlame words: the addressed word only. In the cycle of the SQ pulse the copy is still the
   // one the doorbell saw: a write taken in that cycle lands after it.
+  // (one constant slice per word, as the ARGs)
   always_ff @(posedge clk_i) begin
-    if (wr_take && wr_region == R_QP_DB && wr_bf) begin
-      bf_data_q[32*wr_db_off[5:2] +: 32] <= s_axil_wdata_i;
+    for (int w = 0; w < 16; w++) begin
+      if (wr_take && wr_region == R_QP_DB && wr_bf && wr_db_off[5:2] == 4'(w)) begin
+        bf_data_q[32*w +: 32] <= s_axil_wdata_i;
+      end
     end
   end
 
