@@ -176,17 +176,21 @@ module nic_mr_table #(
     if (rst_i) begin
       state_q <= {NumMrs{nic_pkg::MR_STATE_FREE}};
     end else begin
-      if (wr_i) begin
-        state_q[2*wr_idx_i +: 2] <= wr_state_i;
-      end
-      if (x1_inv_wr) begin
-        state_q[2*x1_inv_idx +: 2] <= nic_pkg::MR_STATE_INVALID;
-      end
-      if (mr_init) begin
-        state_q[2*cmd_idx +: 2] <= nic_pkg::MR_STATE_INVALID;
-      end
-      if (mr_free) begin
-        state_q[2*cmd_idx +: 2] <= nic_pkg::MR_STATE_FREE;
+      // One constant slice per entry, enabled by the decoded indices: a write at a computed
+      // offset (state_q[2*wr_idx_i +: 2]) is a shifter of the whole vector in Yosys 0.23.
+      for (int e = 0; e < NumMrs; e++) begin
+        if (wr_i && wr_idx_i == MrW'(e)) begin
+          state_q[2*e +: 2] <= wr_state_i;
+        end
+        if (x1_inv_wr && x1_inv_idx == MrW'(e)) begin
+          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
+        end
+        if (mr_init && cmd_idx == MrW'(e)) begin
+          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
+        end
+        if (mr_free && cmd_idx == MrW'(e)) begin
+          state_q[2*e +: 2] <= nic_pkg::MR_STATE_FREE;
+        end
       end
     end
   end
