@@ -440,11 +440,17 @@ module nic_wqe_fetch #(
   end
 
   // Every beat but a WQE's last is kept in its place (the last goes straight into the RAM word).
+  // One constant slice per beat, enabled by the beat counter: a write at a computed offset
+  // (asm_q[DataWidth*bw_q +: DataWidth]) is a shifter of the whole register in Yosys 0.23.
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       asm_q <= '0;
-    end else if (r_valid_i && !wqe_done) begin
-      asm_q[DataWidth*32'(bw_q) +: DataWidth] <= r_data_i;
+    end else begin
+      for (int b = 0; b < BeatsPerWqe - 1; b++) begin
+        if (r_valid_i && !wqe_done && bw_q == BwW'(b)) begin
+          asm_q[DataWidth*b +: DataWidth] <= r_data_i;
+        end
+      end
     end
   end
 
