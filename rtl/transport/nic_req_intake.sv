@@ -823,8 +823,12 @@ module nic_req_intake #(
     if (wqe_load) begin
       wqe_q <= wqe_data_i;
     end
-    if (wqe_beat) begin
-      wqe_q[DataWidth*32'(rp_beat_q) +: DataWidth] <= gb_data_i;
+    // one constant slice per beat (a write at a computed offset is a shifter of the whole
+    // register in Yosys 0.23)
+    for (int b = 0; b < WqeBeats; b++) begin
+      if (wqe_beat && rp_beat_q == 3'(b)) begin
+        wqe_q[DataWidth*b +: DataWidth] <= gb_data_i;
+      end
     end
     idx_q        <= idx_d;
     status_q     <= status_d;
