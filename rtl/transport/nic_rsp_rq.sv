@@ -548,8 +548,12 @@ module nic_rsp_rq #(
     pf_addr_q <= pf_addr_d;
     pf_len_q  <= pf_len_d;
     pf_idx_q  <= pf_idx_d;
-    if (r_beat_i && 32'(pf_beat_q) != RqBeats - 1) begin
-      pf_asm_q[DataWidth*32'(pf_beat_q) +: DataWidth] <= r_data_i;
+    // one constant slice per beat (a write at a computed offset is a shifter of the whole
+    // register in Yosys 0.23)
+    for (int b = 0; b < RqBeats - 1; b++) begin
+      if (r_beat_i && pf_beat_q == RqBeatW'(b)) begin
+        pf_asm_q[DataWidth*b +: DataWidth] <= r_data_i;
+      end
     end
   end
 
