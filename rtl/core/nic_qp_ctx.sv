@@ -197,34 +197,44 @@ module nic_qp_ctx #(
           end
         end
       end
-      if (db_err_hit) begin
-        state_q[2*db_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
-      end
-      if (exec_err_hit) begin
-        state_q[2*exec_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
-      end
-      if (req_err_hit) begin
-        state_q[2*req_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
-      end
-      if (rsp_err_hit) begin
-        state_q[2*rsp_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
-      end
-      if (wr_err_hit) begin
-        state_q[2*wr_err_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
-      end
-      if (connect_taken_o) begin
-        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RTS;
-      end
-      if (qp_flush && state_q[2*cmd_idx +: 2] != nic_pkg::QP_STATE_RESET) begin
-        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_ERROR;
+      // One constant slice per QP, enabled by the decoded indices: a write at a computed offset
+      // (state_q[2*cmd_idx +: 2]) is a shifter of the whole vector per writer in Yosys 0.23.
+      for (int q = 0; q < NumQps; q++) begin
+        if (db_err_hit && db_err_idx == QpW'(q)) begin
+          state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+        end
+        if (exec_err_hit && exec_err_idx == QpW'(q)) begin
+          state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+        end
+        if (req_err_hit && req_err_idx == QpW'(q)) begin
+          state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+        end
+        if (rsp_err_hit && rsp_err_idx == QpW'(q)) begin
+          state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+        end
+        if (wr_err_hit && wr_err_idx == QpW'(q)) begin
+          state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+        end
+        if (cmd_idx == QpW'(q)) begin
+          if (connect_taken_o) begin
+            state_q[2*q +: 2] <= nic_pkg::QP_STATE_RTS;
+          end
+          if (qp_flush && state_q[2*q +: 2] != nic_pkg::QP_STATE_RESET) begin
+            state_q[2*q +: 2] <= nic_pkg::QP_STATE_ERROR;
+          end
+          if (qp_destroy) begin
+            state_q[2*q +: 2] <= nic_pkg::QP_STATE_RESET;
+          end
+          if (qp_create) begin
+            state_q[2*q +: 2] <= create_ok ? nic_pkg::QP_STATE_READY : nic_pkg::QP_STATE_RESET;
+          end
+        end
       end
       if (qp_destroy) begin
-        state_q[2*cmd_idx +: 2] <= nic_pkg::QP_STATE_RESET;
-        active_q[cmd_idx]       <= 1'b0;
+        active_q[cmd_idx] <= 1'b0;
       end
       if (qp_create) begin
-        state_q[2*cmd_idx +: 2] <= create_ok ? nic_pkg::QP_STATE_READY : nic_pkg::QP_STATE_RESET;
-        active_q[cmd_idx]       <= create_ok;
+        active_q[cmd_idx] <= create_ok;
       end
     end
   end
