@@ -169,9 +169,9 @@ module nic_rsp_dispatch #(
   end
 
   // ---- per-QP state -------------------------------------------------------------------------
-  // expected PSN, MSN: written only at the QP an event names (one write of the dispatcher's,
-  // one of a command's); a QP's entry not written
-  // since reset reads 0 (its bit in *_set_q is clear), as a reset register would
+  // expected PSN, MSN: written only at the QP an event names (the MSN by the dispatcher only);
+  // a QP's entry not written since reset or since QP_CONNECT reads 0 (its bit in *_set_q is
+  // clear), as a reset register would
   logic [23:0]          msn_q      [NumQps];
   logic [NumQps-1:0]    msn_set_q;
   logic                 epsn_we, msn_we;            // this cycle's write of the dispatcher's QP
@@ -1192,14 +1192,12 @@ module nic_rsp_dispatch #(
     end
   end
 
-  // the per-QP MSN (RAM-like, see msn_set_q): the dispatcher's write, then the command's
-  // (commands come last: QP_CONNECT starts the MSN; the expected PSN is u_psn_check's)
+  // the per-QP MSN: one writer, the dispatcher (so it is a LUT RAM); QP_CONNECT starts the MSN
+  // at 0 by clearing the QP's msn_set_q bit (reads 0 until written), after the dispatcher's
+  // write: a command wins a same-cycle clash (the expected PSN is u_psn_check's)
   always_ff @(posedge clk_i) begin
     if (msn_we) begin
       msn_q[qpn_q] <= msn_wd;
-    end
-    if (cmd_connect) begin
-      msn_q[cmd_qpn] <= '0;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -1210,7 +1208,7 @@ module nic_rsp_dispatch #(
         msn_set_q[qpn_q] <= 1'b1;
       end
       if (cmd_connect) begin
-        msn_set_q[cmd_qpn] <= 1'b1;
+        msn_set_q[cmd_qpn] <= 1'b0;
       end
     end
   end
