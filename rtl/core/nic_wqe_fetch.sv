@@ -11,7 +11,10 @@
 // Fetch: a round robin over the QPs with pi != fetch picks one QP, and one AXI burst reads all
 // its new WQEs at once, bounded by the ring end (no wrap inside a burst), the 4 KiB page (a ring
 // is 4 KiB aligned and a WQE is 64 bytes, so a page holds 64) and MaxBurstWqes; the read waits
-// until the WQE buffer has that many free slots, which it reserves when the read is issued. Up to MaxReads reads are in flight;
+// until the WQE buffer has that many free slots, which it reserves when the read is issued. The
+// pick, the burst and the read are three pipeline stages, each registered (see "fetch
+// scheduling" below): a doorbell's first read leaves two cycles after its pending bit is set.
+// Up to MaxReads reads are in flight;
 // they all use one ARID, so the data returns in issue order and fills the reserved slots in
 // order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
 // tagged with the ring index and a DMA-error flag (an R beat with an error response).
@@ -31,7 +34,7 @@
 // only one the doorbell adds (pi = fetch + 1, nothing else of the QP waiting to be fetched, the
 // copy's `index` = fetch) and no read of any QP is in flight (so every reserved slot is filled,
 // the buffer's write port is free and the copy lands in FIFO order behind everything fetched
-// before), no read is issued in the same cycle, and the buffer has a free slot. The copy is then
+// before), no read is offered in the same cycle, and the buffer has a free slot. The copy is then
 // written straight into the next slot as if it had been fetched, and fetch moves past it.
 // Otherwise the doorbell is an ordinary one and the WQE is fetched from the ring: a copy that
 // is stale, partial or for another WQE is never executed.
@@ -150,8 +153,9 @@ module nic_wqe_fetch #(
   logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
 
   logic                 issue;              // a WQE read is issued this cycle
-  logic [NW-1:0]        issue_n;            // its WQE count
-  logic [7:0]           pick_qpn;           // its QP
+  logic [NW-1:0]        issue_n;            // its WQE count (the registered request's)
+  logic [7:0]           pick_qpn;           // the picked QP (registered): the request's, the read's
+  logic                 req_v_q;            // a read request is registered (for pick_qpn)
   logic                 db_ok;              // the doorbell is taken
   logic                 bf_hit;             // ... and its BlueFlame copy replaces the fetch
 
@@ -250,11 +254,13 @@ module nic_wqe_fetch #(
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
   // so a doorbell is never refused for a WQE slot that is being freed right now.
-  logic        db_take, db_bad;
+  // Both answers are computed, with and without a read of the same QP issued in this cycle, and
+  // the issue (nic_dma_rd's grant, late in the cycle) only chooses between them.
+  logic        db_take, db_bad, db_bad_idle, db_bad_issue, db_ok_idle, db_issue_same;
   logic [7:0]  db_sel;
   // Differences of free-running indices are taken in 16 bits (modulo 2^16), then compared.
-  logic [15:0] db_exec_now, db_fetch_now, db_outstanding16, db_fetched16;
-  logic [16:0] db_depth, db_outstanding, db_fetched;
+  logic [15:0] db_exec_now, db_fetch_issue, db_outstanding16, db_fetched16, db_fetched16_issue;
+  logic [16:0] db_depth, db_outstanding, db_fetched, db_fetched_issue;
   logic [255:0] active_all;      // one bit per possible QP number (absent QPs: 0)
 
   assign active_all = 256'(qp_active_i);
@@ -264,16 +270,21 @@ module nic_wqe_fetch #(
   assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
                         !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
   assign db_exec_now  = exec_db + 16'(retire_i && retire_qpn_i == db_sel);
-  assign db_fetch_now = fetch_db +
-                        ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
+  assign db_fetch_issue = fetch_db + 16'(issue_n);
+  assign db_issue_same  = req_v_q && pick_qpn == db_sel;   // a read of this QP is offered
   assign ring_db_qpn_o  = db_sel;
   assign db_depth       = 17'd1 << ring_db_log_depth_i;
-  assign db_outstanding16 = sq_db_pi_i - db_exec_now;
-  assign db_fetched16     = db_fetch_now - db_exec_now;
-  assign db_outstanding   = 17'(db_outstanding16);
-  assign db_fetched       = 17'(db_fetched16);
-  assign db_bad         = db_outstanding > db_depth || db_outstanding < db_fetched;
+  assign db_outstanding16   = sq_db_pi_i - db_exec_now;
+  assign db_fetched16       = fetch_db - db_exec_now;
+  assign db_fetched16_issue = db_fetch_issue - db_exec_now;
+  assign db_outstanding     = 17'(db_outstanding16);
+  assign db_fetched         = 17'(db_fetched16);
+  assign db_fetched_issue   = 17'(db_fetched16_issue);
+  assign db_bad_idle    = db_outstanding > db_depth || db_outstanding < db_fetched;
+  assign db_bad_issue   = db_outstanding > db_depth || db_outstanding < db_fetched_issue;
+  assign db_bad         = (issue && db_issue_same) ? db_bad_issue : db_bad_idle;
   assign db_ok          = db_take && !db_bad;
+  assign db_ok_idle     = db_take && !db_bad_idle;     // db_ok when no read is offered
   assign db_err_o       = db_take && db_bad;
   assign db_err_qpn_o   = sq_db_qpn_i;
 
@@ -305,35 +316,90 @@ module nic_wqe_fetch #(
   assign rq_head_n   = rq_n_q[rq_rp_q[RdAW-1:0]];
   assign rq_head_qpn = rq_qpn_q[rq_rp_q[RdAW-1:0]];
 
-  // ---- fetch scheduling: round robin, then one burst for the picked QP ----------------------------
-  logic [7:0]  rr_q, rr_d;          // the QP served last
-  logic        pick_valid;
+  // ---- fetch scheduling: a registered pick, a registered request, then the read ------------------
+  // Three stages, so that no combinational path runs from the pending bits through the pick, the
+  // ring read of nic_qp_ctx and the burst arithmetic into nic_dma_rd's arbiter and back into the
+  // tables here (the worst path of the placed core, docs/timing-area.md):
+  //   pick:    a round robin over the pending QPs loads the pick register (pick_qpn). The pick
+  //            holds its QP until a read of it is issued or the QP stops pending.
+  //   request: the ring (nic_qp_ctx's read port, addressed by the registered pick) and the
+  //            indices give the burst; its WQE count, address and length are registered.
+  //   issue:   the registered request is offered to nic_dma_rd (ar_valid_o) when the buffer has
+  //            room and a read FIFO entry is free (both from registered pointers).
+  // A request is registered in one cycle and offered in the next, so it must still be exactly
+  // what the request stage would compute then: it is dropped (req_v_q low) when anything that
+  // fed it changes in between: a read of the QP issued (fetch moves), a doorbell for the QP
+  // (pi moves; a BlueFlame copy is a doorbell too), a reset of the QP, or the pick moving to
+  // another QP. Only the ring (fixed while the QP is active, docs/architecture.md) and the
+  // read's own indices are read at the request, so nothing else can change it. The pick, and
+  // so the request and the read, is one QP at a time; a doorbell's first read costs two cycles
+  // more than a pick and burst in one cycle did, a read after an issued one of the same QP one.
+  logic [7:0]  rr_q, rr_d;          // the QP picked last (round-robin base)
+  logic        pick_v_q, pick_v_d;  // the pick register holds a QP
+  logic [7:0]  pick_qpn_q, pick_qpn_d;
+  logic        pick_again_q, pick_again_d;  // the pick was kept after its read: it may have more
+  logic        pick_keep;           // the pick stays on its QP
+  logic        cand_valid;          // the round robin's next QP, other than the pick's
+  logic [7:0]  cand_qpn;
+  logic        req_v_d, req_kill;
+  logic [NW-1:0] req_n_q;
+  logic [63:0] req_addr_q;
+  logic [7:0]  req_len_q;
   logic [15:0] sel_pi, sel_fetch, sel_slot, sel_avail;
   logic [51:0] sel_base;
   logic [3:0]  sel_ld;
   logic [16:0] sel_depth, to_end, to_page, avail, burst;
 
-  // The lowest pending QP above the last served one, else the lowest pending QP.
+  assign pick_qpn = pick_qpn_q;
+
+  // The lowest pending QP above the last picked one, else the lowest pending QP; the QP in the
+  // pick register is not a candidate (it is served, or about to be).
   always_comb begin
-    pick_valid = |pending;
-    pick_qpn   = '0;
-    if (pick_valid) begin
-      for (int q = NumQps - 1; q >= 0; q--) begin
-        if (pending[q]) begin
-          pick_qpn = 8'(q);
-        end
+    cand_valid = 1'b0;
+    cand_qpn   = '0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q] && !(pick_v_q && pick_qpn_q == 8'(q))) begin
+        cand_valid = 1'b1;
+        cand_qpn   = 8'(q);
       end
-      for (int q = NumQps - 1; q >= 0; q--) begin
-        if (pending[q] && 8'(q) > rr_q) begin
-          pick_qpn = 8'(q);
-        end
+    end
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q] && !(pick_v_q && pick_qpn_q == 8'(q)) && 8'(q) > rr_q) begin
+        cand_qpn = 8'(q);
       end
     end
   end
 
+  // The pick stays while its QP is pending and not read in this cycle; a pick kept after its
+  // read (a QP with more WQEs than a burst) gives way to any other pending QP, as the round
+  // robin would have at that read.
+  assign pick_keep = pick_v_q && pending[pick_idx] && !issue && !(pick_again_q && cand_valid);
+
+  always_comb begin
+    pick_v_d     = pick_v_q;
+    pick_qpn_d   = pick_qpn_q;
+    pick_again_d = pick_again_q;
+    rr_d         = rr_q;
+    if (!pick_keep) begin
+      if (cand_valid) begin
+        pick_v_d     = 1'b1;
+        pick_qpn_d   = cand_qpn;
+        pick_again_d = 1'b0;
+        rr_d         = cand_qpn;
+      end else if (issue) begin
+        pick_v_d     = 1'b1;       // no other QP waits: the same one again, if it has more
+        pick_again_d = 1'b1;
+      end else begin
+        pick_v_d     = 1'b0;
+        pick_again_d = 1'b0;
+      end
+    end
+  end
+
+  // The request stage: the picked QP's ring and indices.
   assign sel_pi    = pi_pick;
   assign sel_fetch = fetch_pick;
-  assign ring_rd_qpn_o = pick_qpn;
+  assign ring_rd_qpn_o = pick_qpn_q;
   assign sel_base  = ring_rd_base_i;
   assign sel_ld    = ring_rd_log_depth_i;
   assign sel_depth = 17'd1 << sel_ld;
@@ -346,27 +412,51 @@ module nic_wqe_fetch #(
   // When the WQE buffer cannot take all of them the read waits for space instead of fetching
   // a smaller piece: a chain then costs ceil(WQEs / MaxBurstWqes) reads however slowly the
   // executor drains (a FastRegister waits for its page list), and the buffer still never
-  // overflows (MaxBurstWqes <= WqeBufEntries, so the wait always ends).
+  // overflows (MaxBurstWqes <= WqeBufEntries, so the wait always ends). The request is
+  // recomputed in every cycle it waits, so a doorbell that comes meanwhile joins the burst.
   assign burst     = min17(min17(avail, to_end), min17(to_page, 17'(MaxBurstWqes)));
-  assign issue_n   = NW'(burst);
 
-  // No read is issued in a cycle that resets a QP, so a reservation never races the slot kill.
-  assign ar_valid_o = pick_valid && burst != '0 && burst <= buf_free && !rq_full && !qp_reset_i;
-  assign ar_addr_o  = {sel_base, 12'h000} + {42'd0, sel_slot, 6'd0};
-  assign ar_len_o   = 8'(32'(issue_n) * BeatsPerWqe - 1);
+  // What changes the request's inputs in this cycle (see above); the pick moving covers an
+  // issue and the QP leaving the pending set.
+  assign req_kill = !pick_keep || (db_take && db_sel == pick_qpn_q) ||
+                    (qp_reset_i && qp_reset_qpn_i == pick_qpn_q);
+  assign req_v_d  = burst != '0 && !req_kill;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      req_v_q <= 1'b0;
+    end else begin
+      req_v_q <= req_v_d;
+    end
+  end
+
+  // The request's fields: no reset (only read while req_v_q).
+  always_ff @(posedge clk_i) begin
+    req_n_q    <= NW'(burst);
+    req_addr_q <= {sel_base, 12'h000} + {42'd0, sel_slot, 6'd0};
+    req_len_q  <= 8'(32'(NW'(burst)) * BeatsPerWqe - 1);
+  end
+
+  // The issue stage. No read is issued in a cycle that resets a QP, so a reservation never
+  // races the slot kill; the QP's pending bit covers a QP that left its active states.
+  assign issue_n    = req_n_q;
+  assign ar_valid_o = req_v_q && pending[pick_idx] && 17'(req_n_q) <= buf_free && !rq_full &&
+                      !qp_reset_i;
+  assign ar_addr_o  = req_addr_q;
+  assign ar_len_o   = req_len_q;
   assign issue      = ar_valid_o && ar_ready_i;
-
-  assign rr_d = issue ? pick_qpn : rr_q;
 
   // ---- BlueFlame: the doorbell's copy instead of a fetch (see the top) ---------------------------
   nic_pkg::wqe_hdr_t bf_hdr;
   logic              unused_bf_hdr;    // only the index matters here; the dispatcher decodes the rest
   assign bf_hdr        = sq_db_bf_data_i;
   assign unused_bf_hdr = ^{bf_hdr.rsvd_6, bf_hdr.flags, bf_hdr.nsge, bf_hdr.opcode};
-  // db_ok: the QP is live and the index is sane. pi_q = fetch_q: nothing of it waits to be
-  // fetched (so it is not picked this cycle either); rq_empty: every reserved slot is filled,
-  // so rsv = wr and the copy takes the slot the R channel would fill next.
-  assign bf_hit    = db_ok && sq_db_bf_i && !pend_q[db_idx] && !issue && rq_empty &&
+  // db_ok: the QP is live and the index is sane (no read is offered, so none is issued: the
+  // grant of nic_dma_rd does not reach the copy's write). pi_q = fetch_q: nothing of it waits
+  // to be fetched (so it is not picked, nor requested); rq_empty and no read offered: every
+  // reserved slot is filled and none is reserved in this cycle, so rsv = wr and the copy takes
+  // the slot the R channel would fill next (a request that waits is recomputed next cycle).
+  assign bf_hit    = db_ok_idle && sq_db_bf_i && !pend_q[db_idx] && !ar_valid_o && rq_empty &&
                      buf_free != '0 && sq_db_pi_i == fetch_db + 16'd1 &&
                      bf_hdr.index == fetch_db;
 
@@ -527,6 +617,9 @@ module nic_wqe_fetch #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       rr_q        <= 8'(NumQps - 1);
+      pick_v_q    <= 1'b0;
+      pick_qpn_q  <= '0;
+      pick_again_q <= 1'b0;
       rsv_ptr_q   <= '0;
       wr_ptr_q    <= '0;
       rd_ptr_q    <= '0;
@@ -540,6 +633,9 @@ module nic_wqe_fetch #(
       out_stale_q <= 1'b0;
     end else begin
       rr_q        <= rr_d;
+      pick_v_q    <= pick_v_d;
+      pick_qpn_q  <= pick_qpn_d;
+      pick_again_q <= pick_again_d;
       rsv_ptr_q   <= rsv_ptr_d;
       wr_ptr_q    <= wr_ptr_d;
       rd_ptr_q    <= rd_ptr_d;
@@ -618,9 +714,13 @@ module nic_wqe_fetch #(
       end
       // A live QP's ring depth is in range wherever it is used, and the pending bits agree with
       // the indices they summarise, for the QPs used this cycle.
-      if (pick_valid) begin
+      if (pick_v_q && pending[pick_idx]) begin
         a_log_depth_in_range_fetch: assert (32'(sel_ld) <= LogMaxSqDepth);
         a_pending_matches_fetch: assert (sel_pi != sel_fetch);
+      end
+      // A registered request is for the picked QP, still pending (see the fetch scheduling).
+      if (req_v_q) begin
+        a_request_of_pick: assert (pick_v_q && pend_q[pick_idx]);
       end
       if (db_take) begin
         a_log_depth_in_range_db: assert (32'(ring_db_log_depth_i) <= LogMaxSqDepth);
@@ -723,6 +823,14 @@ module nic_wqe_fetch #(
                                           && 16'(issue_n) <= pi_q[pick_idx] - fetch_q[pick_idx]);
         f_issue_reads_next: assert (ar_addr_o[5:0] == 6'd0 && ar_addr_o[11:6]
                                     == 6'(fetch_q[pick_idx] & 16'((17'd1 << sel_ld) - 17'd1)));
+      end
+      // The registered request is what the request stage would compute now (the pipeline's
+      // invariant; f_issue_* follow from it at the issue): its WQEs are doorbelled and next.
+      if (req_v_q) begin
+        f_req_takes_doorbelled: assert (issue_n != '0
+                                        && 16'(issue_n) <= pi_q[pick_idx] - fetch_q[pick_idx]
+                                        && issue_n == NW'(burst));
+        f_req_reads_next: assert (ar_addr_o[11:0] == {sel_slot[5:0], 6'd0});
       end
       if (f_live_q && $past(issue) && !$past(qp_reset_i)) begin
         f_fetch_moves_past_read: assert (fetch_q[$past(pick_idx)] == $past(sel_fetch)
