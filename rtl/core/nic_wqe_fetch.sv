@@ -29,6 +29,14 @@
 // while its QP's kill pointer is ahead is stale. Each slot's QP number is written with the WQE
 // (a small LUT RAM beside the buffer, read at the read pointer).
 //
+// Rewind: the dispatcher does not hold a WQE that must wait for its QP's transport WQEs while
+// WQEs of other QPs wait behind it; it gives it back (rewind_i, not retired) and this module
+// fetches the QP again from its exec index, which is that WQE's, once busy_i says the QP has
+// nothing in the transport. Until then the QP is parked: out of the round robin. What was
+// fetched or is being fetched for it goes stale as at a QP reset (the kill pointer), and the
+// rewind is applied one cycle after it came (rw_v_q), in a cycle that issues no read, writes no
+// BlueFlame copy and resets no QP.
+//
 // BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
 // (sq_db_bf_i, from nic_csr). It replaces the fetch only when it is exactly the next WQE and the
 // only one the doorbell adds (pi = fetch + 1, nothing else of the QP waiting to be fetched, the
@@ -76,6 +84,13 @@ module nic_wqe_fetch #(
   input  logic                   retire_i,
   input  logic [7:0]             retire_qpn_i,
   input  logic [15:0]            retire_idx_i,
+  // the dispatcher gave back the QP's oldest WQE not retired (it must wait for the transport,
+  // and WQEs of other QPs wait behind it): fetch the QP again from there once it is no longer
+  // busy in the transport (busy_i)
+  input  logic                   rewind_i,
+  input  logic [7:0]             rewind_qpn_i,
+  input  logic [NumQps-1:0]      busy_i,
+  output logic                   rewind_busy_o,    // a rewind is not applied yet: none may come
   // DMA read client (nic_dma_rd): a request is taken when valid and ready are high
   output logic                   ar_valid_o,
   input  logic                   ar_ready_i,
@@ -170,6 +185,40 @@ module nic_wqe_fetch #(
   assign exec_db    = exec_z_q[db_idx] ? 16'd0 : exec_mem[db_idx];
   assign exec_ret   = exec_z_q[retire_idx] ? 16'd0 : exec_mem[retire_idx];
 
+  // The rewind, registered; applied (rw_apply) in the first cycle without a QP reset. A rewind of a
+  // QP reset meanwhile is dropped: the reset started it afresh.
+  logic              rw_v_q, rw_v_d, rw_apply;
+  logic [7:0]        rw_qpn_q;
+  logic [QpW-1:0]    rw_idx;
+  logic [15:0]       exec_rw;
+  logic [NumQps-1:0] parked_q, parked_d;   // rewound, waiting for its transport WQEs
+  assign rw_idx   = QpW'(rw_qpn_q);
+  assign exec_rw  = exec_z_q[rw_idx] ? 16'd0 : exec_mem[rw_idx];
+  assign rw_apply = rw_v_q && !qp_reset_i;
+  assign rewind_busy_o = rw_v_q;
+  always_comb begin
+    rw_v_d = (rw_v_q && !rw_apply && !(qp_reset_i && qp_reset_qpn_i == rw_qpn_q)) || rewind_i;
+    parked_d = parked_q & busy_i;
+    if (rw_apply) begin
+      parked_d[rw_idx] = 1'b1;
+    end
+    if (qp_reset_i) begin
+      parked_d[reset_idx] = 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rw_v_q   <= 1'b0;
+      parked_q <= '0;
+    end else begin
+      rw_v_q   <= rw_v_d;
+      parked_q <= parked_d;
+    end
+    if (rewind_i) begin
+      rw_qpn_q <= rewind_qpn_i;
+    end
+  end
+
   // The new pi and fetch of the QPs an issue or a doorbell touches (the same QP when both name it),
   // for their pending bits.
   logic [15:0] issue_fetch_new, issue_pi_new, db_fetch_new;
@@ -185,8 +234,10 @@ module nic_wqe_fetch #(
     if (retire_i) begin
       exec_mem[retire_idx] <= exec_ret + 16'd1;
     end
-    if (issue || bf_hit) begin
-      fetch_mem[bf_hit ? db_idx : pick_idx] <= bf_hit ? sq_db_pi_i : issue_fetch_new;
+    // (a rewind's cycle issues no read and writes no BlueFlame copy)
+    if (issue || bf_hit || rw_apply) begin
+      fetch_mem[rw_apply ? rw_idx : bf_hit ? db_idx : pick_idx]
+        <= rw_apply ? exec_rw : bf_hit ? sq_db_pi_i : issue_fetch_new;
     end
     if (db_ok) begin
       pi_mem[db_idx] <= sq_db_pi_i;
@@ -202,6 +253,9 @@ module nic_wqe_fetch #(
     end
     if (bf_hit) begin
       fetch_z_q[db_idx] <= 1'b0;
+    end
+    if (rw_apply) begin
+      fetch_z_q[rw_idx] <= 1'b0;
     end
     if (db_ok) begin
       pi_z_q[db_idx] <= 1'b0;
@@ -243,13 +297,16 @@ module nic_wqe_fetch #(
       if (db_ok) begin
         pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;
       end
+      if (rw_apply) begin
+        pend_q[rw_idx] <= 1'b1;    // the WQE given back was doorbelled: pi is past it
+      end
       if (qp_reset_i) begin
         pend_q[reset_idx] <= 1'b0;
       end
     end
   end
 
-  assign pending = qp_active_i & pend_q;
+  assign pending = qp_active_i & pend_q & ~parked_q;
 
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
@@ -419,7 +476,8 @@ module nic_wqe_fetch #(
   // What changes the request's inputs in this cycle (see above); the pick moving covers an
   // issue and the QP leaving the pending set.
   assign req_kill = !pick_keep || (db_take && db_sel == pick_qpn_q) ||
-                    (qp_reset_i && qp_reset_qpn_i == pick_qpn_q);
+                    (qp_reset_i && qp_reset_qpn_i == pick_qpn_q) ||
+                    (rw_v_q && rw_qpn_q == pick_qpn_q);
   assign req_v_d  = burst != '0 && !req_kill;
 
   always_ff @(posedge clk_i) begin
@@ -441,7 +499,7 @@ module nic_wqe_fetch #(
   // races the slot kill; the QP's pending bit covers a QP that left its active states.
   assign issue_n    = req_n_q;
   assign ar_valid_o = req_v_q && pending[pick_idx] && 17'(req_n_q) <= buf_free && !rq_full &&
-                      !qp_reset_i;
+                      !qp_reset_i && !rw_v_q;
   assign ar_addr_o  = req_addr_q;
   assign ar_len_o   = req_len_q;
   assign issue      = ar_valid_o && ar_ready_i;
@@ -456,7 +514,7 @@ module nic_wqe_fetch #(
   // to be fetched (so it is not picked, nor requested); rq_empty and no read offered: every
   // reserved slot is filled and none is reserved in this cycle, so rsv = wr and the copy takes
   // the slot the R channel would fill next (a request that waits is recomputed next cycle).
-  assign bf_hit    = db_ok_idle && sq_db_bf_i && !pend_q[db_idx] && !ar_valid_o && rq_empty &&
+  assign bf_hit    = db_ok_idle && sq_db_bf_i && !pend_q[db_idx] && !ar_valid_o && rq_empty && !rw_v_q &&
                      buf_free != '0 && sq_db_pi_i == fetch_db + 16'd1 &&
                      bf_hdr.index == fetch_db;
 
@@ -479,11 +537,15 @@ module nic_wqe_fetch #(
     if (qp_reset_i) begin
       kill_live_d[reset_idx] = 1'b1;
     end
+    if (rw_apply) begin
+      kill_live_d[rw_idx] = 1'b1;
+    end
   end
 
+  // (a rewind is applied only in a cycle without a reset: one write per cycle)
   always_ff @(posedge clk_i) begin
-    if (qp_reset_i) begin
-      kill_ptr_q[reset_idx] <= rsv_ptr_q;
+    if (qp_reset_i || rw_apply) begin
+      kill_ptr_q[qp_reset_i ? reset_idx : rw_idx] <= rsv_ptr_q;
     end
   end
 
@@ -566,11 +628,13 @@ module nic_wqe_fetch #(
   always_comb begin
     out_valid_d = out_valid_q && !wqe_ready_i;
     out_qpn_d   = out_qpn_q;
-    out_stale_d = out_stale_q || (qp_reset_i && qp_reset_qpn_i == out_qpn_q);
+    out_stale_d = out_stale_q || (qp_reset_i && qp_reset_qpn_i == out_qpn_q)
+                  || (rw_v_q && rw_qpn_q == out_qpn_q);
     if (buf_re) begin
       out_valid_d = 1'b1;
       out_qpn_d   = rd_slot_qpn;
-      out_stale_d = kill_now[rd_slot_idx] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
+      out_stale_d = kill_now[rd_slot_idx] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn)
+                    || (rw_v_q && rw_qpn_q == rd_slot_qpn);
     end
   end
 
@@ -594,7 +658,9 @@ module nic_wqe_fetch #(
   assign wqe_idx_o     = buf_rdata[527:512];
   assign wqe_dma_err_o = buf_rdata[528];
   assign wqe_qpn_o     = out_qpn_q;
-  assign wqe_stale_o   = out_stale_q;
+  // (a WQE of a QP being rewound is stale already in the rewind's cycle: the dispatcher may take
+  // it then)
+  assign wqe_stale_o   = out_stale_q || (rw_v_q && rw_qpn_q == out_qpn_q);
 
   // ---- pointer and FIFO updates -----------------------------------------------------------------
   always_comb begin
@@ -811,6 +877,22 @@ module nic_wqe_fetch #(
       if (r_valid_i) begin
         f_beats_only_when_asked: assume (!rq_empty);
       end
+      // The dispatcher gives back only a WQE it took and did not retire (the QP's oldest not
+      // retired: so fetch is ahead of exec), one rewind at a time, and retires nothing of the QP
+      // until it is applied (its WQEs are stale by then).
+      if (rewind_i) begin
+        f_rewind_fetched: assume (32'(rewind_qpn_i) < NumQps && !rw_v_q
+                                  && exec_q[QpW'(rewind_qpn_i)] != fetch_q[QpW'(rewind_qpn_i)]);
+      end
+      if (rw_v_q && retire_i) begin
+        f_no_retire_while_rewinding: assume (retire_qpn_i != rw_qpn_q);
+      end
+      // A rewind moves fetch back to exec: the QP's WQEs from there are fetched again.
+      if (f_live_q && $past(rw_apply)) begin
+        f_rewind_to_exec: assert (fetch_q[$past(rw_idx)] == exec_q[$past(rw_idx)]
+                                  || $past(qp_reset_i));
+      end
+      c_rewind: cover (rw_apply && pend_q[rw_idx] == 1'b0);
       // Not lost: an accepted doorbell's index is the QP's producer index a cycle later (a
       // later doorbell only moves it on; a QP reset starts a new ring).
       if (f_live_q && $past(db_ok) && !$past(qp_reset_i && reset_idx == db_idx)) begin
