@@ -197,7 +197,8 @@ module nic_wqe_fetch #(
   assign rw_apply = rw_v_q && !qp_reset_i;
   assign rewind_busy_o = rw_v_q;
   always_comb begin
-    rw_v_d = (rw_v_q && !rw_apply && !(qp_reset_i && qp_reset_qpn_i == rw_qpn_q)) || rewind_i;
+    rw_v_d = (rw_v_q && !rw_apply && !(qp_reset_i && qp_reset_qpn_i == rw_qpn_q))
+             || (rewind_i && !(qp_reset_i && qp_reset_qpn_i == rewind_qpn_i));
     parked_d = parked_q & busy_i;
     if (rw_apply) begin
       parked_d[rw_idx] = 1'b1;
@@ -878,14 +879,21 @@ module nic_wqe_fetch #(
         f_beats_only_when_asked: assume (!rq_empty);
       end
       // The dispatcher gives back only a WQE it took and did not retire (the QP's oldest not
-      // retired: so fetch is ahead of exec), one rewind at a time, and retires nothing of the QP
-      // until it is applied (its WQEs are stale by then).
+      // retired: so fetch is ahead of exec; it retires nothing in that cycle), one rewind at a
+      // time, and retires nothing of the QP until it is applied (its WQEs are stale by then).
       if (rewind_i) begin
         f_rewind_fetched: assume (32'(rewind_qpn_i) < NumQps && !rw_v_q
-                                  && exec_q[QpW'(rewind_qpn_i)] != fetch_q[QpW'(rewind_qpn_i)]);
+                                  && exec_q[QpW'(rewind_qpn_i)] != fetch_q[QpW'(rewind_qpn_i)]
+                                  && !(retire_i && retire_qpn_i == rewind_qpn_i));
       end
       if (rw_v_q && retire_i) begin
         f_no_retire_while_rewinding: assume (retire_qpn_i != rw_qpn_q);
+      end
+      // A rewind waiting to be applied names a WQE fetched and not retired (nothing moves its
+      // QP's fetch or exec meanwhile: no read, no BlueFlame copy, no retire of it).
+      if (rw_v_q) begin
+        f_rewind_pending_fetched: assert (32'(rw_qpn_q) < NumQps
+                                          && exec_q[rw_idx] != fetch_q[rw_idx]);
       end
       // A rewind moves fetch back to exec: the QP's WQEs from there are fetched again.
       if (f_live_q && $past(rw_apply)) begin

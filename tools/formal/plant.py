@@ -74,6 +74,14 @@ BUGS = {
         "wqe_fetch", WF, "assign pick_keep = pick_v_q && pending[pick_idx] && !issue &&",
         "assign pick_keep = pick_v_q && pending[pick_idx] &&",
         "f_req_reads_next / f_req_takes_doorbelled (a registered request is dropped when its QP's fetch moves)"),
+    "wqe_rewind_lets_a_read_through": (
+        "wqe_fetch", WF, "                      !qp_reset_i && !rw_v_q;",
+        "                      !qp_reset_i;",
+        "f_fetch_moves_past_read / f_rewind_pending_fetched (no read is issued while a rewind waits: it would move the fetch the rewind names)"),
+    "wqe_rewind_not_to_exec": (
+        "wqe_fetch", WF, "<= rw_apply ? exec_rw : bf_hit ? sq_db_pi_i : issue_fetch_new;",
+        "<= rw_apply ? exec_rw + 16'd1 : bf_hit ? sq_db_pi_i : issue_fetch_new;",
+        "f_rewind_to_exec (the WQE given back is fetched again, not skipped)"),
     "wqe_request_kept_past_a_doorbell": (
         "wqe_fetch", WF, "assign req_kill = !pick_keep || (db_take && db_sel == pick_qpn_q) ||",
         "assign req_kill = !pick_keep ||",
