@@ -1379,3 +1379,93 @@ Test(rnr, rnr_retry_7_retries_for_ever)
 	cr_log_info("RNR: rnr_retry 7, %u NAKs, %u transmissions", t.rnr_naks, t.sends_of_psn);
 	unlink(path);
 }
+
+/*
+ * A QP retrying RNR for ever does not hold up the NIC's other QPs. Side 0 posts 20 Sends to a
+ * peer that has posted no receive (rnr_retry 7): the first one draws RNR NAKs, and the later ones
+ * reach the intake while the QP waits for its RNR timer, where they are deferred (set aside by
+ * ring index) rather than held in front of the intake. With `bind`, a Bind of a memory window
+ * sits between Sends 9 and 10: it must complete after the Sends before it, so it waits for them;
+ * the dispatcher gives it back to the fetch rather than hold every other QP's WQEs behind it. A
+ * second connection's Sends and Writes, both ways, complete meanwhile (once a waiting QP's WQE
+ * stayed in front of the intake, or of the dispatcher, for ever, and no other QP of the NIC got
+ * a request out). When the receives come, everything of side 0 completes SUCCESS in order, each
+ * receive once with its Send's bytes.
+ */
+static void rnr_for_ever_beside_another_connection(bool bind)
+{
+	enum { SENDS = 20, LEN = 200, BIND_AFTER = 9 };
+	char path[] = "/tmp/ndknic-rnr-XXXXXX.pcap";
+	struct pair p;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr); /* rnr_retry 7 */
+	attr.local_psn = 0xFFFFF8;	 /* the Sends cross the 24-bit wrap */
+	attr.remote_psn = 0x000100;
+	rnr_pair_open_attr(&p, path, &attr);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct bystander by;
+	bystander_open(&p, &by);
+	struct region r;
+	struct ndk_mw *mw = NULL;
+	if (bind) {
+		side_region(&p, a, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+		cr_assert_eq(ndk_create_mw(a->pd, &mw), NDK_STATUS_SUCCESS);
+	}
+	uint8_t *src = a->buf.va, *dst = b->buf.va;
+	fill(src, SENDS * 256, 31);
+	memset(dst, 0xEE, SENDS * 256);
+	for (int k = 0; k < SENDS; k++) {
+		struct ndk_sge s = sge_of(a, 256 * k, LEN);
+		post_ok(&p, ndk_send(a->qp, CTX(100 + k), &s, 1, 0), "send");
+		if (bind && k == BIND_AFTER)
+			post_ok(&p,
+				ndk_bind(a->qp, CTX(99), r.mr, mw, (uint64_t)(uintptr_t)r.buf.va,
+					 1024, NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+				"bind");
+	}
+	/* the first RNR NAK is back and the later requests have reached the NIC */
+	expect_no_cpl(&p, a->cq, 2 * RNR_WAIT_CYC);
+	bystander_start(&p, &by);
+	bystander_check_close(&p, &by);
+	expect_no_cpl(&p, a->cq, RNR_WAIT_CYC);
+	for (int k = 0; k < SENDS; k++) {
+		struct ndk_sge rs = sge_of(b, 256 * k, 256);
+		post_ok(&p, ndk_receive(b->qp, CTX(200 + k), &rs, 1), "receive");
+	}
+	for (int k = 0; k < SENDS; k++)
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(200 + k), LEN);
+	for (int k = 0; k < SENDS; k++) {
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(100 + k), 0);
+		if (bind && k == BIND_AFTER)
+			expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_BIND, CTX(99), 0);
+	}
+	for (int k = 0; k < SENDS; k++) {
+		cr_expect(memcmp(src + 256 * k, dst + 256 * k, LEN) == 0, "Send %d's bytes differ",
+			  k);
+		cr_expect_eq(dst[256 * k + LEN], 0xEE, "a byte past Send %d was written", k);
+	}
+	expect_no_cpl(&p, a->cq, QUIET_CYCLES);
+	expect_no_cpl(&p, b->cq, QUIET_CYCLES);
+	struct ndk_port_counters pc;
+	cr_assert_eq(ndk_query_port_counters(a->ad, &pc), NDK_STATUS_SUCCESS);
+	/* the Sends were retried all along while the other connection ran */
+	cr_expect_geq(pc.rnr_naks_received, 4, "%" PRIu64 " RNR NAKs", pc.rnr_naks_received);
+	cr_log_info("RNR for ever beside a second connection%s: %" PRIu64 " RNR NAKs received",
+		    bind ? " (a Bind among the Sends)" : "", pc.rnr_naks_received);
+	if (bind) {
+		ndk_close_mw(mw);
+		side_region_free(&p, a, &r);
+	}
+	pair_close(&p);
+	unlink(path);
+}
+
+Test(rnr, a_qp_retrying_rnr_for_ever_does_not_stop_the_other_qps)
+{
+	rnr_for_ever_beside_another_connection(false);
+}
+
+Test(rnr, a_local_wqe_behind_an_rnr_episode_does_not_stop_the_other_qps)
+{
+	rnr_for_ever_beside_another_connection(true);
+}

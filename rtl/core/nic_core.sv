@@ -156,6 +156,9 @@ module nic_core #(
   logic                retire;
   logic [7:0]          retire_qpn;
   logic [15:0]         retire_idx;
+  logic                rewind;        // nic_wqe_dispatch gives a waiting WQE back to the fetch
+  logic [7:0]          rewind_qpn;
+  logic                rewind_busy;
 
   // ---- the transport's reads of the QP contexts (nic_qp_ctx's tp_* ports) ----
   logic [7:0]          qc_in_qpn, qc_scq_qpn, qc_d_qpn, qc_rcq_qpn, qc_pq_qpn, qc_rq_qpn;
@@ -389,6 +392,10 @@ module nic_core #(
     .retire_i             (retire),
     .retire_qpn_i         (retire_qpn),
     .retire_idx_i         (retire_idx),
+    .rewind_i             (rewind),
+    .rewind_qpn_i         (rewind_qpn),
+    .busy_i               (tp_busy),
+    .rewind_busy_o        (rewind_busy),
     .ar_valid_o           (rd_ar_valid[0]),
     .ar_ready_i           (rd_ar_ready[0]),
     .ar_addr_o            (rd_ar_addr[63:0]),
@@ -446,6 +453,9 @@ module nic_core #(
     .retire_o          (retire),
     .retire_qpn_o      (retire_qpn),
     .retire_idx_o      (retire_idx),
+    .rewind_o          (rewind),
+    .rewind_qpn_o      (rewind_qpn),
+    .rewind_busy_i     (rewind_busy),
     .cpl_valid_o       (lx_cpl_valid),
     .cpl_cqn_o         (lx_cpl_cqn),
     .cpl_cqe_o         (lx_cpl_cqe),

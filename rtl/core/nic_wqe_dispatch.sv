@@ -23,6 +23,11 @@
 // Completion order across the two completers: while tp_busy_i[q] (QP q has WQEs in the
 // transport), every later WQE of q that would complete here waits; a transport WQE of q still
 // goes to the transport then, also when q is in ERROR, so that it is cancelled in order there.
+// Such a WQE waits in `cur` only while nothing else is waiting behind it: when a WQE (of any QP)
+// is offered behind it, it is given back to nic_wqe_fetch (rewind_o: not retired, no
+// completion), which fetches q again from it once q has nothing in the transport. So a QP whose
+// transport WQEs take long (an RNR episode retried for ever, a peer that does not answer) holds
+// only its own later WQEs, never the other QPs'.
 // Any status but SUCCESS moves the QP to ERROR (qp_err_o). A successful WQE with
 // FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
 // wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
@@ -61,6 +66,9 @@ module nic_wqe_dispatch #(
   output logic                          retire_o,          // a WQE was executed or cancelled
   output logic [7:0]                    retire_qpn_o,
   output logic [15:0]                   retire_idx_o,
+  output logic                          rewind_o,          // `cur` is given back to the fetch
+  output logic [7:0]                    rewind_qpn_o,
+  input  logic                          rewind_busy_i,     // ... which has not applied the last
   // completions
   output logic                          cpl_valid_o,
   output logic [7:0]                    cpl_cqn_o,
@@ -121,6 +129,7 @@ module nic_wqe_dispatch #(
   nic_pkg::wqe_hdr_t      hdr;
   nic_pkg::wqe_fast_reg_t fr;
   logic                   load, finish;
+  logic                   bounce;           // `cur` waits for the transport with WQEs behind it
 
   assign hdr = cur_wqe_q;
   assign fr  = cur_wqe_q;
@@ -203,6 +212,7 @@ module nic_wqe_dispatch #(
     st_d        = st_q;
     finish      = 1'b0;
     emit        = 1'b0;
+    bounce      = 1'b0;
     pl_start_o  = 1'b0;
     mo_exec_o   = 1'b0;
     mo_commit_o = 1'b0;
@@ -215,7 +225,10 @@ module nic_wqe_dispatch #(
           end else if (to_tp) begin
             finish = tp_ready_i;                 // the transport takes it (and completes it)
           end else if (tp_hold) begin
-            // wait: earlier WQEs of this QP complete in the transport first
+            // earlier WQEs of this QP complete in the transport first: wait, unless another WQE
+            // waits behind: then give it back to the fetch (it comes again once the QP is idle)
+            bounce = wqe_valid_i && !rewind_busy_i;
+            finish = bounce;
           end else if (hdr.opcode == nic_pkg::WQE_OP_FAST_REG &&
                        run_status == nic_pkg::STATUS_SUCCESS) begin
             st_d       = StPageList;
@@ -252,8 +265,9 @@ module nic_wqe_dispatch #(
   assign pl_active_o   = st_q == StPageList;
   assign pl_count_o    = fr.page_count;
 
-  // Taking the next WQE: when there is none in `cur` or `cur` finishes this cycle.
-  assign wqe_ready_o = !cur_valid_q || finish;
+  // Taking the next WQE: when there is none in `cur` or `cur` finishes this cycle (not in a
+  // rewind's cycle: nic_wqe_fetch marks the rewound QP's WQEs stale from the next cycle on).
+  assign wqe_ready_o = !cur_valid_q || (finish && !bounce);
   assign load        = wqe_valid_i && wqe_ready_o;
   assign mo_load_o   = load;
 
@@ -300,9 +314,11 @@ module nic_wqe_dispatch #(
   assign cpl_valid_o  = cpl_valid_q;
   assign cpl_cqn_o    = cpl_cqn_q;
   assign cpl_cqe_o    = cpl_cqe_q;
-  assign qp_err_o     = finish && !discard && !to_tp && status != nic_pkg::STATUS_SUCCESS;
+  assign qp_err_o     = finish && !discard && !bounce && !to_tp && status != nic_pkg::STATUS_SUCCESS;
   assign qp_err_qpn_o = cur_qpn_q;
-  assign retire_o     = finish && !discard;
+  assign retire_o     = finish && !discard && !bounce;
+  assign rewind_o     = bounce;
+  assign rewind_qpn_o = cur_qpn_q;
   assign retire_qpn_o = cur_qpn_q;
   assign retire_idx_o = cur_idx_q;
 

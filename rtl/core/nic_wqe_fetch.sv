@@ -11,7 +11,10 @@
 // Fetch: a round robin over the QPs with pi != fetch picks one QP, and one AXI burst reads all
 // its new WQEs at once, bounded by the ring end (no wrap inside a burst), the 4 KiB page (a ring
 // is 4 KiB aligned and a WQE is 64 bytes, so a page holds 64) and MaxBurstWqes; the read waits
-// until the WQE buffer has that many free slots, which it reserves when the read is issued. Up to MaxReads reads are in flight;
+// until the WQE buffer has that many free slots, which it reserves when the read is issued. The
+// pick, the burst and the read are three pipeline stages, each registered (see "fetch
+// scheduling" below): a doorbell's first read leaves two cycles after its pending bit is set.
+// Up to MaxReads reads are in flight;
 // they all use one ARID, so the data returns in issue order and fills the reserved slots in
 // order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
 // tagged with the ring index and a DMA-error flag (an R beat with an error response).
@@ -26,12 +29,20 @@
 // while its QP's kill pointer is ahead is stale. Each slot's QP number is written with the WQE
 // (a small LUT RAM beside the buffer, read at the read pointer).
 //
+// Rewind: the dispatcher does not hold a WQE that must wait for its QP's transport WQEs while
+// WQEs of other QPs wait behind it; it gives it back (rewind_i, not retired) and this module
+// fetches the QP again from its exec index, which is that WQE's, once busy_i says the QP has
+// nothing in the transport. Until then the QP is parked: out of the round robin. What was
+// fetched or is being fetched for it goes stale as at a QP reset (the kill pointer), and the
+// rewind is applied one cycle after it came (rw_v_q), in a cycle that issues no read, writes no
+// BlueFlame copy and resets no QP.
+//
 // BlueFlame: a doorbell may carry a copy of a WQE the host wrote through the doorbell page
 // (sq_db_bf_i, from nic_csr). It replaces the fetch only when it is exactly the next WQE and the
 // only one the doorbell adds (pi = fetch + 1, nothing else of the QP waiting to be fetched, the
 // copy's `index` = fetch) and no read of any QP is in flight (so every reserved slot is filled,
 // the buffer's write port is free and the copy lands in FIFO order behind everything fetched
-// before), no read is issued in the same cycle, and the buffer has a free slot. The copy is then
+// before), no read is offered in the same cycle, and the buffer has a free slot. The copy is then
 // written straight into the next slot as if it had been fetched, and fetch moves past it.
 // Otherwise the doorbell is an ordinary one and the WQE is fetched from the ring: a copy that
 // is stale, partial or for another WQE is never executed.
@@ -73,6 +84,13 @@ module nic_wqe_fetch #(
   input  logic                   retire_i,
   input  logic [7:0]             retire_qpn_i,
   input  logic [15:0]            retire_idx_i,
+  // the dispatcher gave back the QP's oldest WQE not retired (it must wait for the transport,
+  // and WQEs of other QPs wait behind it): fetch the QP again from there once it is no longer
+  // busy in the transport (busy_i)
+  input  logic                   rewind_i,
+  input  logic [7:0]             rewind_qpn_i,
+  input  logic [NumQps-1:0]      busy_i,
+  output logic                   rewind_busy_o,    // a rewind is not applied yet: none may come
   // DMA read client (nic_dma_rd): a request is taken when valid and ready are high
   output logic                   ar_valid_o,
   input  logic                   ar_ready_i,
@@ -150,8 +168,9 @@ module nic_wqe_fetch #(
   logic [NumQps-1:0]    pending;            // the QP has doorbelled WQEs not yet fetched
 
   logic                 issue;              // a WQE read is issued this cycle
-  logic [NW-1:0]        issue_n;            // its WQE count
-  logic [7:0]           pick_qpn;           // its QP
+  logic [NW-1:0]        issue_n;            // its WQE count (the registered request's)
+  logic [7:0]           pick_qpn;           // the picked QP (registered): the request's, the read's
+  logic                 req_v_q;            // a read request is registered (for pick_qpn)
   logic                 db_ok;              // the doorbell is taken
   logic                 bf_hit;             // ... and its BlueFlame copy replaces the fetch
 
@@ -165,6 +184,41 @@ module nic_wqe_fetch #(
   assign fetch_db   = fetch_z_q[db_idx] ? 16'd0 : fetch_mem[db_idx];
   assign exec_db    = exec_z_q[db_idx] ? 16'd0 : exec_mem[db_idx];
   assign exec_ret   = exec_z_q[retire_idx] ? 16'd0 : exec_mem[retire_idx];
+
+  // The rewind, registered; applied (rw_apply) in the first cycle without a QP reset. A rewind of a
+  // QP reset meanwhile is dropped: the reset started it afresh.
+  logic              rw_v_q, rw_v_d, rw_apply;
+  logic [7:0]        rw_qpn_q;
+  logic [QpW-1:0]    rw_idx;
+  logic [15:0]       exec_rw;
+  logic [NumQps-1:0] parked_q, parked_d;   // rewound, waiting for its transport WQEs
+  assign rw_idx   = QpW'(rw_qpn_q);
+  assign exec_rw  = exec_z_q[rw_idx] ? 16'd0 : exec_mem[rw_idx];
+  assign rw_apply = rw_v_q && !qp_reset_i;
+  assign rewind_busy_o = rw_v_q;
+  always_comb begin
+    rw_v_d = (rw_v_q && !rw_apply && !(qp_reset_i && qp_reset_qpn_i == rw_qpn_q))
+             || (rewind_i && !(qp_reset_i && qp_reset_qpn_i == rewind_qpn_i));
+    parked_d = parked_q & busy_i;
+    if (rw_apply) begin
+      parked_d[rw_idx] = 1'b1;
+    end
+    if (qp_reset_i) begin
+      parked_d[reset_idx] = 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rw_v_q   <= 1'b0;
+      parked_q <= '0;
+    end else begin
+      rw_v_q   <= rw_v_d;
+      parked_q <= parked_d;
+    end
+    if (rewind_i) begin
+      rw_qpn_q <= rewind_qpn_i;
+    end
+  end
 
   // The new pi and fetch of the QPs an issue or a doorbell touches (the same QP when both name it),
   // for their pending bits.
@@ -181,8 +235,10 @@ module nic_wqe_fetch #(
     if (retire_i) begin
       exec_mem[retire_idx] <= exec_ret + 16'd1;
     end
-    if (issue || bf_hit) begin
-      fetch_mem[bf_hit ? db_idx : pick_idx] <= bf_hit ? sq_db_pi_i : issue_fetch_new;
+    // (a rewind's cycle issues no read and writes no BlueFlame copy)
+    if (issue || bf_hit || rw_apply) begin
+      fetch_mem[rw_apply ? rw_idx : bf_hit ? db_idx : pick_idx]
+        <= rw_apply ? exec_rw : bf_hit ? sq_db_pi_i : issue_fetch_new;
     end
     if (db_ok) begin
       pi_mem[db_idx] <= sq_db_pi_i;
@@ -198,6 +254,9 @@ module nic_wqe_fetch #(
     end
     if (bf_hit) begin
       fetch_z_q[db_idx] <= 1'b0;
+    end
+    if (rw_apply) begin
+      fetch_z_q[rw_idx] <= 1'b0;
     end
     if (db_ok) begin
       pi_z_q[db_idx] <= 1'b0;
@@ -239,22 +298,27 @@ module nic_wqe_fetch #(
       if (db_ok) begin
         pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;
       end
+      if (rw_apply) begin
+        pend_q[rw_idx] <= 1'b1;    // the WQE given back was doorbelled: pi is past it
+      end
       if (qp_reset_i) begin
         pend_q[reset_idx] <= 1'b0;
       end
     end
   end
 
-  assign pending = qp_active_i & pend_q;
+  assign pending = qp_active_i & pend_q & ~parked_q;
 
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
   // so a doorbell is never refused for a WQE slot that is being freed right now.
-  logic        db_take, db_bad;
+  // Both answers are computed, with and without a read of the same QP issued in this cycle, and
+  // the issue (nic_dma_rd's grant, late in the cycle) only chooses between them.
+  logic        db_take, db_bad, db_bad_idle, db_bad_issue, db_ok_idle, db_issue_same;
   logic [7:0]  db_sel;
   // Differences of free-running indices are taken in 16 bits (modulo 2^16), then compared.
-  logic [15:0] db_exec_now, db_fetch_now, db_outstanding16, db_fetched16;
-  logic [16:0] db_depth, db_outstanding, db_fetched;
+  logic [15:0] db_exec_now, db_fetch_issue, db_outstanding16, db_fetched16, db_fetched16_issue;
+  logic [16:0] db_depth, db_outstanding, db_fetched, db_fetched_issue;
   logic [255:0] active_all;      // one bit per possible QP number (absent QPs: 0)
 
   assign active_all = 256'(qp_active_i);
@@ -264,16 +328,21 @@ module nic_wqe_fetch #(
   assign db_take      = sq_db_valid_i && active_all[sq_db_qpn_i] &&
                         !(qp_reset_i && qp_reset_qpn_i == sq_db_qpn_i);
   assign db_exec_now  = exec_db + 16'(retire_i && retire_qpn_i == db_sel);
-  assign db_fetch_now = fetch_db +
-                        ((issue && pick_qpn == db_sel) ? 16'(issue_n) : 16'd0);
+  assign db_fetch_issue = fetch_db + 16'(issue_n);
+  assign db_issue_same  = req_v_q && pick_qpn == db_sel;   // a read of this QP is offered
   assign ring_db_qpn_o  = db_sel;
   assign db_depth       = 17'd1 << ring_db_log_depth_i;
-  assign db_outstanding16 = sq_db_pi_i - db_exec_now;
-  assign db_fetched16     = db_fetch_now - db_exec_now;
-  assign db_outstanding   = 17'(db_outstanding16);
-  assign db_fetched       = 17'(db_fetched16);
-  assign db_bad         = db_outstanding > db_depth || db_outstanding < db_fetched;
+  assign db_outstanding16   = sq_db_pi_i - db_exec_now;
+  assign db_fetched16       = fetch_db - db_exec_now;
+  assign db_fetched16_issue = db_fetch_issue - db_exec_now;
+  assign db_outstanding     = 17'(db_outstanding16);
+  assign db_fetched         = 17'(db_fetched16);
+  assign db_fetched_issue   = 17'(db_fetched16_issue);
+  assign db_bad_idle    = db_outstanding > db_depth || db_outstanding < db_fetched;
+  assign db_bad_issue   = db_outstanding > db_depth || db_outstanding < db_fetched_issue;
+  assign db_bad         = (issue && db_issue_same) ? db_bad_issue : db_bad_idle;
   assign db_ok          = db_take && !db_bad;
+  assign db_ok_idle     = db_take && !db_bad_idle;     // db_ok when no read is offered
   assign db_err_o       = db_take && db_bad;
   assign db_err_qpn_o   = sq_db_qpn_i;
 
@@ -305,35 +374,90 @@ module nic_wqe_fetch #(
   assign rq_head_n   = rq_n_q[rq_rp_q[RdAW-1:0]];
   assign rq_head_qpn = rq_qpn_q[rq_rp_q[RdAW-1:0]];
 
-  // ---- fetch scheduling: round robin, then one burst for the picked QP ----------------------------
-  logic [7:0]  rr_q, rr_d;          // the QP served last
-  logic        pick_valid;
+  // ---- fetch scheduling: a registered pick, a registered request, then the read ------------------
+  // Three stages, so that no combinational path runs from the pending bits through the pick, the
+  // ring read of nic_qp_ctx and the burst arithmetic into nic_dma_rd's arbiter and back into the
+  // tables here (the worst path of the placed core, docs/timing-area.md):
+  //   pick:    a round robin over the pending QPs loads the pick register (pick_qpn). The pick
+  //            holds its QP until a read of it is issued or the QP stops pending.
+  //   request: the ring (nic_qp_ctx's read port, addressed by the registered pick) and the
+  //            indices give the burst; its WQE count, address and length are registered.
+  //   issue:   the registered request is offered to nic_dma_rd (ar_valid_o) when the buffer has
+  //            room and a read FIFO entry is free (both from registered pointers).
+  // A request is registered in one cycle and offered in the next, so it must still be exactly
+  // what the request stage would compute then: it is dropped (req_v_q low) when anything that
+  // fed it changes in between: a read of the QP issued (fetch moves), a doorbell for the QP
+  // (pi moves; a BlueFlame copy is a doorbell too), a reset of the QP, or the pick moving to
+  // another QP. Only the ring (fixed while the QP is active, docs/architecture.md) and the
+  // read's own indices are read at the request, so nothing else can change it. The pick, and
+  // so the request and the read, is one QP at a time; a doorbell's first read costs two cycles
+  // more than a pick and burst in one cycle did, a read after an issued one of the same QP one.
+  logic [7:0]  rr_q, rr_d;          // the QP picked last (round-robin base)
+  logic        pick_v_q, pick_v_d;  // the pick register holds a QP
+  logic [7:0]  pick_qpn_q, pick_qpn_d;
+  logic        pick_again_q, pick_again_d;  // the pick was kept after its read: it may have more
+  logic        pick_keep;           // the pick stays on its QP
+  logic        cand_valid;          // the round robin's next QP, other than the pick's
+  logic [7:0]  cand_qpn;
+  logic        req_v_d, req_kill;
+  logic [NW-1:0] req_n_q;
+  logic [63:0] req_addr_q;
+  logic [7:0]  req_len_q;
   logic [15:0] sel_pi, sel_fetch, sel_slot, sel_avail;
   logic [51:0] sel_base;
   logic [3:0]  sel_ld;
   logic [16:0] sel_depth, to_end, to_page, avail, burst;
 
-  // The lowest pending QP above the last served one, else the lowest pending QP.
+  assign pick_qpn = pick_qpn_q;
+
+  // The lowest pending QP above the last picked one, else the lowest pending QP; the QP in the
+  // pick register is not a candidate (it is served, or about to be).
   always_comb begin
-    pick_valid = |pending;
-    pick_qpn   = '0;
-    if (pick_valid) begin
-      for (int q = NumQps - 1; q >= 0; q--) begin
-        if (pending[q]) begin
-          pick_qpn = 8'(q);
-        end
+    cand_valid = 1'b0;
+    cand_qpn   = '0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q] && !(pick_v_q && pick_qpn_q == 8'(q))) begin
+        cand_valid = 1'b1;
+        cand_qpn   = 8'(q);
       end
-      for (int q = NumQps - 1; q >= 0; q--) begin
-        if (pending[q] && 8'(q) > rr_q) begin
-          pick_qpn = 8'(q);
-        end
+    end
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (pending[q] && !(pick_v_q && pick_qpn_q == 8'(q)) && 8'(q) > rr_q) begin
+        cand_qpn = 8'(q);
       end
     end
   end
 
+  // The pick stays while its QP is pending and not read in this cycle; a pick kept after its
+  // read (a QP with more WQEs than a burst) gives way to any other pending QP, as the round
+  // robin would have at that read.
+  assign pick_keep = pick_v_q && pending[pick_idx] && !issue && !(pick_again_q && cand_valid);
+
+  always_comb begin
+    pick_v_d     = pick_v_q;
+    pick_qpn_d   = pick_qpn_q;
+    pick_again_d = pick_again_q;
+    rr_d         = rr_q;
+    if (!pick_keep) begin
+      if (cand_valid) begin
+        pick_v_d     = 1'b1;
+        pick_qpn_d   = cand_qpn;
+        pick_again_d = 1'b0;
+        rr_d         = cand_qpn;
+      end else if (issue) begin
+        pick_v_d     = 1'b1;       // no other QP waits: the same one again, if it has more
+        pick_again_d = 1'b1;
+      end else begin
+        pick_v_d     = 1'b0;
+        pick_again_d = 1'b0;
+      end
+    end
+  end
+
+  // The request stage: the picked QP's ring and indices.
   assign sel_pi    = pi_pick;
   assign sel_fetch = fetch_pick;
-  assign ring_rd_qpn_o = pick_qpn;
+  assign ring_rd_qpn_o = pick_qpn_q;
   assign sel_base  = ring_rd_base_i;
   assign sel_ld    = ring_rd_log_depth_i;
   assign sel_depth = 17'd1 << sel_ld;
@@ -346,27 +470,52 @@ module nic_wqe_fetch #(
   // When the WQE buffer cannot take all of them the read waits for space instead of fetching
   // a smaller piece: a chain then costs ceil(WQEs / MaxBurstWqes) reads however slowly the
   // executor drains (a FastRegister waits for its page list), and the buffer still never
-  // overflows (MaxBurstWqes <= WqeBufEntries, so the wait always ends).
+  // overflows (MaxBurstWqes <= WqeBufEntries, so the wait always ends). The request is
+  // recomputed in every cycle it waits, so a doorbell that comes meanwhile joins the burst.
   assign burst     = min17(min17(avail, to_end), min17(to_page, 17'(MaxBurstWqes)));
-  assign issue_n   = NW'(burst);
 
-  // No read is issued in a cycle that resets a QP, so a reservation never races the slot kill.
-  assign ar_valid_o = pick_valid && burst != '0 && burst <= buf_free && !rq_full && !qp_reset_i;
-  assign ar_addr_o  = {sel_base, 12'h000} + {42'd0, sel_slot, 6'd0};
-  assign ar_len_o   = 8'(32'(issue_n) * BeatsPerWqe - 1);
+  // What changes the request's inputs in this cycle (see above); the pick moving covers an
+  // issue and the QP leaving the pending set.
+  assign req_kill = !pick_keep || (db_take && db_sel == pick_qpn_q) ||
+                    (qp_reset_i && qp_reset_qpn_i == pick_qpn_q) ||
+                    (rw_v_q && rw_qpn_q == pick_qpn_q);
+  assign req_v_d  = burst != '0 && !req_kill;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      req_v_q <= 1'b0;
+    end else begin
+      req_v_q <= req_v_d;
+    end
+  end
+
+  // The request's fields: no reset (only read while req_v_q).
+  always_ff @(posedge clk_i) begin
+    req_n_q    <= NW'(burst);
+    req_addr_q <= {sel_base, 12'h000} + {42'd0, sel_slot, 6'd0};
+    req_len_q  <= 8'(32'(NW'(burst)) * BeatsPerWqe - 1);
+  end
+
+  // The issue stage. No read is issued in a cycle that resets a QP, so a reservation never
+  // races the slot kill; the QP's pending bit covers a QP that left its active states.
+  assign issue_n    = req_n_q;
+  assign ar_valid_o = req_v_q && pending[pick_idx] && 17'(req_n_q) <= buf_free && !rq_full &&
+                      !qp_reset_i && !rw_v_q;
+  assign ar_addr_o  = req_addr_q;
+  assign ar_len_o   = req_len_q;
   assign issue      = ar_valid_o && ar_ready_i;
-
-  assign rr_d = issue ? pick_qpn : rr_q;
 
   // ---- BlueFlame: the doorbell's copy instead of a fetch (see the top) ---------------------------
   nic_pkg::wqe_hdr_t bf_hdr;
   logic              unused_bf_hdr;    // only the index matters here; the dispatcher decodes the rest
   assign bf_hdr        = sq_db_bf_data_i;
   assign unused_bf_hdr = ^{bf_hdr.rsvd_6, bf_hdr.flags, bf_hdr.nsge, bf_hdr.opcode};
-  // db_ok: the QP is live and the index is sane. pi_q = fetch_q: nothing of it waits to be
-  // fetched (so it is not picked this cycle either); rq_empty: every reserved slot is filled,
-  // so rsv = wr and the copy takes the slot the R channel would fill next.
-  assign bf_hit    = db_ok && sq_db_bf_i && !pend_q[db_idx] && !issue && rq_empty &&
+  // db_ok: the QP is live and the index is sane (no read is offered, so none is issued: the
+  // grant of nic_dma_rd does not reach the copy's write). pi_q = fetch_q: nothing of it waits
+  // to be fetched (so it is not picked, nor requested); rq_empty and no read offered: every
+  // reserved slot is filled and none is reserved in this cycle, so rsv = wr and the copy takes
+  // the slot the R channel would fill next (a request that waits is recomputed next cycle).
+  assign bf_hit    = db_ok_idle && sq_db_bf_i && !pend_q[db_idx] && !ar_valid_o && rq_empty && !rw_v_q &&
                      buf_free != '0 && sq_db_pi_i == fetch_db + 16'd1 &&
                      bf_hdr.index == fetch_db;
 
@@ -389,11 +538,15 @@ module nic_wqe_fetch #(
     if (qp_reset_i) begin
       kill_live_d[reset_idx] = 1'b1;
     end
+    if (rw_apply) begin
+      kill_live_d[rw_idx] = 1'b1;
+    end
   end
 
+  // (a rewind is applied only in a cycle without a reset: one write per cycle)
   always_ff @(posedge clk_i) begin
-    if (qp_reset_i) begin
-      kill_ptr_q[reset_idx] <= rsv_ptr_q;
+    if (qp_reset_i || rw_apply) begin
+      kill_ptr_q[qp_reset_i ? reset_idx : rw_idx] <= rsv_ptr_q;
     end
   end
 
@@ -482,11 +635,13 @@ module nic_wqe_fetch #(
   always_comb begin
     out_valid_d = out_valid_q && !wqe_ready_i;
     out_qpn_d   = out_qpn_q;
-    out_stale_d = out_stale_q || (qp_reset_i && qp_reset_qpn_i == out_qpn_q);
+    out_stale_d = out_stale_q || (qp_reset_i && qp_reset_qpn_i == out_qpn_q)
+                  || (rw_v_q && rw_qpn_q == out_qpn_q);
     if (buf_re) begin
       out_valid_d = 1'b1;
       out_qpn_d   = rd_slot_qpn;
-      out_stale_d = kill_now[rd_slot_idx] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn);
+      out_stale_d = kill_now[rd_slot_idx] || (qp_reset_i && qp_reset_qpn_i == rd_slot_qpn)
+                    || (rw_v_q && rw_qpn_q == rd_slot_qpn);
     end
   end
 
@@ -510,7 +665,9 @@ module nic_wqe_fetch #(
   assign wqe_idx_o     = buf_rdata[527:512];
   assign wqe_dma_err_o = buf_rdata[528];
   assign wqe_qpn_o     = out_qpn_q;
-  assign wqe_stale_o   = out_stale_q;
+  // (a WQE of a QP being rewound is stale already in the rewind's cycle: the dispatcher may take
+  // it then)
+  assign wqe_stale_o   = out_stale_q || (rw_v_q && rw_qpn_q == out_qpn_q);
 
   // ---- pointer and FIFO updates -----------------------------------------------------------------
   always_comb begin
@@ -533,6 +690,9 @@ module nic_wqe_fetch #(
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       rr_q        <= 8'(NumQps - 1);
+      pick_v_q    <= 1'b0;
+      pick_qpn_q  <= '0;
+      pick_again_q <= 1'b0;
       rsv_ptr_q   <= '0;
       wr_ptr_q    <= '0;
       rd_ptr_q    <= '0;
@@ -546,6 +706,9 @@ module nic_wqe_fetch #(
       out_stale_q <= 1'b0;
     end else begin
       rr_q        <= rr_d;
+      pick_v_q    <= pick_v_d;
+      pick_qpn_q  <= pick_qpn_d;
+      pick_again_q <= pick_again_d;
       rsv_ptr_q   <= rsv_ptr_d;
       wr_ptr_q    <= wr_ptr_d;
       rd_ptr_q    <= rd_ptr_d;
@@ -624,9 +787,13 @@ module nic_wqe_fetch #(
       end
       // A live QP's ring depth is in range wherever it is used, and the pending bits agree with
       // the indices they summarise, for the QPs used this cycle.
-      if (pick_valid) begin
+      if (pick_v_q && pending[pick_idx]) begin
         a_log_depth_in_range_fetch: assert (32'(sel_ld) <= LogMaxSqDepth);
         a_pending_matches_fetch: assert (sel_pi != sel_fetch);
+      end
+      // A registered request is for the picked QP, still pending (see the fetch scheduling).
+      if (req_v_q) begin
+        a_request_of_pick: assert (pick_v_q && pend_q[pick_idx]);
       end
       if (db_take) begin
         a_log_depth_in_range_db: assert (32'(ring_db_log_depth_i) <= LogMaxSqDepth);
@@ -717,6 +884,29 @@ module nic_wqe_fetch #(
       if (r_valid_i) begin
         f_beats_only_when_asked: assume (!rq_empty);
       end
+      // The dispatcher gives back only a WQE it took and did not retire (the QP's oldest not
+      // retired: so fetch is ahead of exec; it retires nothing in that cycle), one rewind at a
+      // time, and retires nothing of the QP until it is applied (its WQEs are stale by then).
+      if (rewind_i) begin
+        f_rewind_fetched: assume (32'(rewind_qpn_i) < NumQps && !rw_v_q
+                                  && exec_q[QpW'(rewind_qpn_i)] != fetch_q[QpW'(rewind_qpn_i)]
+                                  && !(retire_i && retire_qpn_i == rewind_qpn_i));
+      end
+      if (rw_v_q && retire_i) begin
+        f_no_retire_while_rewinding: assume (retire_qpn_i != rw_qpn_q);
+      end
+      // A rewind waiting to be applied names a WQE fetched and not retired (nothing moves its
+      // QP's fetch or exec meanwhile: no read, no BlueFlame copy, no retire of it).
+      if (rw_v_q) begin
+        f_rewind_pending_fetched: assert (32'(rw_qpn_q) < NumQps
+                                          && exec_q[rw_idx] != fetch_q[rw_idx]);
+      end
+      // A rewind moves fetch back to exec: the QP's WQEs from there are fetched again.
+      if (f_live_q && $past(rw_apply)) begin
+        f_rewind_to_exec: assert (fetch_q[$past(rw_idx)] == exec_q[$past(rw_idx)]
+                                  || $past(qp_reset_i));
+      end
+      c_rewind: cover (rw_apply && pend_q[rw_idx] == 1'b0);
       // Not lost: an accepted doorbell's index is the QP's producer index a cycle later (a
       // later doorbell only moves it on; a QP reset starts a new ring).
       if (f_live_q && $past(db_ok) && !$past(qp_reset_i && reset_idx == db_idx)) begin
@@ -729,6 +919,14 @@ module nic_wqe_fetch #(
                                           && 16'(issue_n) <= pi_q[pick_idx] - fetch_q[pick_idx]);
         f_issue_reads_next: assert (ar_addr_o[5:0] == 6'd0 && ar_addr_o[11:6]
                                     == 6'(fetch_q[pick_idx] & 16'((17'd1 << sel_ld) - 17'd1)));
+      end
+      // The registered request is what the request stage would compute now (the pipeline's
+      // invariant; f_issue_* follow from it at the issue): its WQEs are doorbelled and next.
+      if (req_v_q) begin
+        f_req_takes_doorbelled: assert (issue_n != '0
+                                        && 16'(issue_n) <= pi_q[pick_idx] - fetch_q[pick_idx]
+                                        && issue_n == NW'(burst));
+        f_req_reads_next: assert (ar_addr_o[11:0] == {sel_slot[5:0], 6'd0});
       end
       if (f_live_q && $past(issue) && !$past(qp_reset_i)) begin
         f_fetch_moves_past_read: assert (fetch_q[$past(pick_idx)] == $past(sel_fetch)

@@ -186,6 +186,26 @@ module nic_req_intake #(
   logic [QW-1:0]  held_qpn_q, held_qpn_d;
   logic [15:0]    held_idx_q, held_idx_d;
   logic           start_walk;               // start the replay of QP scan_q now
+  // A new WQE of a QP whose replay is due or whose RNR timer runs (rnr_wait_i) is deferred: the
+  // intake takes it off the stream at once and notes only its ring index, so the WQEs of every
+  // other QP go on. Per QP the deferred WQEs are one run of ring indices, dfr_first .. dfr_end - 1
+  // (they arrive in ring order, and once a QP has a run every later WQE of it joins the run); the
+  // intake reads them again from the SQ ring one by one, in order, before any newer WQE of that
+  // QP, once it is no longer waiting (or has left RTS: they then complete CANCELLED; a QP reset
+  // drops its run, its ring may be gone). Without this, a QP retrying RNR for ever (rnr_retry 7,
+  // a peer that never posts a receive) kept its next WQE in front of the intake, and no other QP
+  // got a new WQE into the transport.
+  logic [NumQps-1:0] dfr_v_q, dfr_v_d;       // the QP has deferred WQEs
+  logic [15:0]    dfr_first_mem [NumQps];   // the oldest deferred ring index
+  logic [15:0]    dfr_end_mem [NumQps];     // one past the newest
+  logic           dfr_first_we, dfr_end_we;
+  logic [QW-1:0]  dfr_first_wa;
+  logic [15:0]    dfr_first_wd;
+  logic [NumQps-1:0] dfr_ready;             // deferred WQEs that can be read again now
+  logic           dfr_any;
+  logic [QW-1:0]  dfr_pick;                 // the lowest such QP
+  logic           dfr_q, dfr_d;             // the resume in progress is of a deferred WQE
+  logic           defer_wqe;                // S_IDLE: the incoming WQE joins its QP's run
   logic           chk_end;                  // every SGE is checked with this cycle's (below)
 
   // the WQE, seen both ways
@@ -362,6 +382,11 @@ module nic_req_intake #(
     held_qpn_d   = held_qpn_q;
     held_idx_d   = held_idx_q;
     start_walk   = 1'b0;
+    dfr_d        = dfr_q;
+    dfr_first_we = 1'b0;
+    dfr_first_wa = wq;
+    dfr_first_wd = wqe_idx_i;
+    defer_wqe    = 1'b0;
     rp_fail      = 1'b0;
     rnr_start    = 1'b0;
     rpe_re       = 1'b0;
@@ -394,10 +419,21 @@ module nic_req_intake #(
           // a QP's RNR timer expired, or its ACK timer or a sequence NAK ordered a go-back-N:
           // send its outstanding WQEs again from that PSN on
           start_walk = 1'b1;
+        end else if (dfr_any) begin
+          // a QP's deferred WQEs, oldest first: read again from the ring (rp_q until S_SPACE)
+          resume_d = 1'b1;
+          dfr_d    = 1'b1;
+          rp_d     = 1'b1;
+          qpn_d    = dfr_pick;
+          idx_d    = dfr_first_mem[dfr_pick];
+          state_d  = S_RP_AR;
         end else begin
-          // a new WQE of a QP waiting for its RNR timer waits too (it holds the intake)
-          wqe_ready_o = !rnr_wait_i[wq];
-          if (wqe_valid_i && !rnr_wait_i[wq]) begin
+          wqe_ready_o = 1'b1;
+          if (wqe_valid_i && (rnr_wait_i[wq] || dfr_v_q[wq])) begin
+            // its QP waits for an RNR timer or a replay, or has deferred WQEs: defer it too
+            defer_wqe    = 1'b1;
+            dfr_first_we = !dfr_v_q[wq];
+          end else if (wqe_valid_i) begin
             wqe_load  = 1'b1;
             qpn_d     = wq;
             idx_d     = wqe_idx_i;
@@ -462,8 +498,12 @@ module nic_req_intake #(
           rp_d    = 1'b0;
           state_d = S_IDLE;
           if (resume_q) begin
-            held_d   = 1'b0;
+            // (a deferred run of a QP reset is dropped by the reset itself, below)
+            if (!dfr_q) begin
+              held_d = 1'b0;
+            end
             resume_d = 1'b0;
+            dfr_d    = 1'b0;
           end else if (held_q) begin
             resume_d = 1'b1;
             rp_d     = 1'b1;
@@ -486,11 +526,24 @@ module nic_req_intake #(
             skip_d    = '0;
             state_d   = S_RP_CHECK;
             if (resume_q) begin
-              // the WQE set aside is back: a new WQE again
-              held_d   = 1'b0;
+              // the WQE set aside (or deferred) is back: a new WQE again
+              if (!dfr_q) begin
+                held_d = 1'b0;
+              end
               resume_d = 1'b0;
+              dfr_d    = 1'b0;
               rp_d    = 1'b0;
               state_d = S_SPACE;
+              if (dfr_q) begin
+                // the run moves on past it; a QP reset meanwhile dropped it (and the WQE)
+                dfr_first_we = 1'b1;
+                dfr_first_wa = qpn_q;
+                dfr_first_wd = idx_q + 16'd1;
+                if (qp_state_i[2*qpn_q +: 2] == nic_pkg::QP_STATE_RESET
+                    || qp_state_i[2*qpn_q +: 2] == nic_pkg::QP_STATE_READY) begin
+                  state_d = S_IDLE;
+                end
+              end
             end
           end
         end
@@ -743,11 +796,55 @@ module nic_req_intake #(
     end
   end
 
-  // the WQE in hand's QP, and the QP of a WQE set aside for another QP's replay walk: its later
-  // WQEs must not complete around it (found by the fuzzer: a QP that failed while its WQE was
-  // set aside had its later WQEs cancelled by nic_wqe_dispatch before that WQE)
+  // the WQE in hand's QP, the QP of a WQE set aside for another QP's replay walk and the QPs with
+  // deferred WQEs: their later WQEs must not complete around them (found by the fuzzer: a QP that
+  // failed while its WQE was set aside had its later WQEs cancelled by nic_wqe_dispatch before
+  // that WQE)
   assign busy_o = ((state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0)
-                | (held_q ? NumQps'(1) << held_qpn_q : '0);
+                | (held_q ? NumQps'(1) << held_qpn_q : '0) | dfr_v_q;
+
+  // ---- deferred WQEs ---------------------------------------------------------------------------
+  // A run can be read again once its QP no longer waits, or has left RTS (its WQEs then complete
+  // CANCELLED in S_SPACE). A QP in RESET or READY (destroyed, or created again) has no run: its
+  // ring may be freed or reused, and nic_wqe_dispatch discards what it fetched of the old one.
+  always_comb begin
+    dfr_ready = '0;
+    dfr_pick  = '0;
+    dfr_v_d   = dfr_v_q;
+    for (int q = 0; q < NumQps; q++) begin
+      dfr_ready[q] = dfr_v_q[q] && ((qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_RTS && !rnr_wait_i[q])
+                                    || qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR);
+    end
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (dfr_ready[q]) begin
+        dfr_pick = QW'(q);
+      end
+    end
+    if (defer_wqe) begin
+      dfr_v_d[wq] = 1'b1;
+    end
+    // the resumed WQE was the run's last
+    if (dfr_first_we && !defer_wqe && dfr_first_wd == dfr_end_mem[dfr_first_wa]) begin
+      dfr_v_d[dfr_first_wa] = 1'b0;
+    end
+    for (int q = 0; q < NumQps; q++) begin
+      if (qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_RESET
+          || qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_READY) begin
+        dfr_v_d[q] = 1'b0;
+      end
+    end
+  end
+  assign dfr_any    = dfr_ready != '0;
+  assign dfr_end_we = defer_wqe;
+
+  always_ff @(posedge clk_i) begin
+    if (dfr_first_we) begin
+      dfr_first_mem[dfr_first_wa] <= dfr_first_wd;
+    end
+    if (dfr_end_we) begin
+      dfr_end_mem[wq] <= wqe_idx_i + 16'd1;
+    end
+  end
 
 
   // the sender's queues
@@ -808,7 +905,11 @@ module nic_req_intake #(
       rp_q         <= 1'b0;
       held_q       <= 1'b0;
       resume_q     <= 1'b0;
+      dfr_q        <= 1'b0;
+      dfr_v_q      <= '0;
     end else begin
+      dfr_q        <= dfr_d;
+      dfr_v_q      <= dfr_v_d;
       state_q      <= state_d;
       held_q       <= held_d;
       resume_q     <= resume_d;

@@ -107,6 +107,11 @@ module tb_wqe_fetch #(
     .retire_i            (retire_i),
     .retire_qpn_i        (retire_qpn_i),
     .retire_idx_i        (retire_idx_i),
+    // rewinds are not driven here (the formal proof and the core's suite cover them)
+    .rewind_i            (1'b0),
+    .rewind_qpn_i        (8'd0),
+    .busy_i              ('0),
+    .rewind_busy_o       (),
     .ar_valid_o          (ar_valid_o),
     .ar_ready_i          (ar_ready_i),
     .ar_addr_o           (ar_addr_o),

@@ -29,6 +29,9 @@ module nic_wqe_fetch_formal (
   input logic         retire_i,
   input logic [7:0]   retire_qpn_i,
   input logic [15:0]  retire_idx_i,
+  input logic         rewind_i,               // the dispatcher gives a WQE back
+  input logic [7:0]   rewind_qpn_i,
+  input logic [1:0]   busy_i,                 // QPs with WQEs in the transport
   input logic         ar_ready_i,
   input logic         r_valid_i,
   input logic [255:0] r_data_i,
@@ -43,6 +46,7 @@ module nic_wqe_fetch_formal (
   logic [511:0] wqe_data;
   logic [15:0]  wqe_idx;
   logic         r_last;
+  logic         rewind_busy;
 
   // nic_qp_ctx's ring table and active bits, as far as this engine sees them
   logic [1:0]        logd_q [NumQps];
@@ -96,6 +100,10 @@ module nic_wqe_fetch_formal (
     .retire_i            (retire_i),
     .retire_qpn_i        (retire_qpn_i),
     .retire_idx_i        (retire_idx_i),
+    .rewind_i            (rewind_i),
+    .rewind_qpn_i        (rewind_qpn_i),
+    .busy_i              (busy_i),
+    .rewind_busy_o       (rewind_busy),
     .ar_valid_o          (ar_valid),
     .ar_ready_i          (ar_ready_i),
     .ar_addr_o           (ar_addr),

@@ -69,7 +69,23 @@ BUGS = {
         "f_fetch_moves_past_read (no doorbell repeated)"),
     "wqe_fetch_beyond_doorbell": (
         "wqe_fetch", WF, "assign avail     = 17'(sel_avail);", "assign avail     = 17'(sel_avail) + 17'd1;",
-        "f_issue_takes_doorbelled (nothing fetched that was not doorbelled)"),
+        "f_req_takes_doorbelled / f_issue_takes_doorbelled (nothing fetched that was not doorbelled)"),
+    "wqe_request_kept_past_its_read": (
+        "wqe_fetch", WF, "assign pick_keep = pick_v_q && pending[pick_idx] && !issue &&",
+        "assign pick_keep = pick_v_q && pending[pick_idx] &&",
+        "f_req_reads_next / f_req_takes_doorbelled (a registered request is dropped when its QP's fetch moves)"),
+    "wqe_rewind_lets_a_read_through": (
+        "wqe_fetch", WF, "                      !qp_reset_i && !rw_v_q;",
+        "                      !qp_reset_i;",
+        "f_fetch_moves_past_read / f_rewind_pending_fetched (no read is issued while a rewind waits: it would move the fetch the rewind names)"),
+    "wqe_rewind_not_to_exec": (
+        "wqe_fetch", WF, "<= rw_apply ? exec_rw : bf_hit ? sq_db_pi_i : issue_fetch_new;",
+        "<= rw_apply ? exec_rw + 16'd1 : bf_hit ? sq_db_pi_i : issue_fetch_new;",
+        "f_rewind_to_exec (the WQE given back is fetched again, not skipped)"),
+    "wqe_request_kept_past_a_doorbell": (
+        "wqe_fetch", WF, "assign req_kill = !pick_keep || (db_take && db_sel == pick_qpn_q) ||",
+        "assign req_kill = !pick_keep ||",
+        "f_req_takes_doorbelled (a registered request is dropped when its QP's pi moves)"),
     "psn_le_without_wrap": (
         "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;", "psn_le = a <= b;",
         "a_psn_reference / a_psn_wrap"),
