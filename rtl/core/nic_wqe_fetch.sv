@@ -199,12 +199,11 @@ module nic_wqe_fetch #(
   always_comb begin
     rw_v_d = (rw_v_q && !rw_apply && !(qp_reset_i && qp_reset_qpn_i == rw_qpn_q))
              || (rewind_i && !(qp_reset_i && qp_reset_qpn_i == rewind_qpn_i));
-    parked_d = parked_q & busy_i;
-    if (rw_apply) begin
-      parked_d[rw_idx] = 1'b1;
-    end
-    if (qp_reset_i) begin
-      parked_d[reset_idx] = 1'b0;
+    for (int q = 0; q < NumQps; q++) begin     // constant indices (see the bits below)
+      parked_d[q] = (parked_q[q] && busy_i[q]) || (rw_apply && rw_idx == QpW'(q));
+      if (qp_reset_i && reset_idx == QpW'(q)) begin
+        parked_d[q] = 1'b0;
+      end
     end
   end
   always_ff @(posedge clk_i) begin
@@ -226,6 +225,10 @@ module nic_wqe_fetch #(
   assign issue_fetch_new = fetch_pick + 16'(issue_n);
   assign issue_pi_new    = (db_ok && db_idx == pick_idx) ? sq_db_pi_i : pi_pick;
   assign db_fetch_new    = (issue && db_idx == pick_idx) ? issue_fetch_new : fetch_db;
+  // ... and their pending bits (a doorbell's wins when both name one QP: it saw the issue)
+  logic pend_issue_new, pend_db_new;
+  assign pend_issue_new = issue_pi_new != issue_fetch_new;
+  assign pend_db_new    = !bf_hit && sq_db_pi_i != db_fetch_new;
 
 
   // Events in the order of precedence: a QP reset (QP_CREATE / QP_DESTROY: a fresh ring) comes
@@ -245,26 +248,27 @@ module nic_wqe_fetch #(
     end
   end
 
+  // Per QP with a constant index: an event's bit write at a computed index (`z_q[idx] <= ...`)
+  // is a decoder and a mux chain per event in Yosys 0.23, in series; here each bit sees its
+  // events side by side (the same precedence: the reset last).
   always_ff @(posedge clk_i) begin
-    if (retire_i) begin
-      exec_z_q[retire_idx] <= 1'b0;
-    end
-    if (issue) begin
-      fetch_z_q[pick_idx] <= 1'b0;
-    end
-    if (bf_hit) begin
-      fetch_z_q[db_idx] <= 1'b0;
-    end
-    if (rw_apply) begin
-      fetch_z_q[rw_idx] <= 1'b0;
-    end
-    if (db_ok) begin
-      pi_z_q[db_idx] <= 1'b0;
-    end
-    if (qp_reset_i) begin
-      pi_z_q[reset_idx]    <= 1'b1;
-      fetch_z_q[reset_idx] <= 1'b1;
-      exec_z_q[reset_idx]  <= 1'b1;
+    for (int q = 0; q < NumQps; q++) begin
+      if (qp_reset_i && reset_idx == QpW'(q)) begin
+        pi_z_q[q]    <= 1'b1;
+        fetch_z_q[q] <= 1'b1;
+        exec_z_q[q]  <= 1'b1;
+      end else begin
+        if (retire_i && retire_idx == QpW'(q)) begin
+          exec_z_q[q] <= 1'b0;
+        end
+        if ((issue && pick_idx == QpW'(q)) || (bf_hit && db_idx == QpW'(q))
+            || (rw_apply && rw_idx == QpW'(q))) begin
+          fetch_z_q[q] <= 1'b0;
+        end
+        if (db_ok && db_idx == QpW'(q)) begin
+          pi_z_q[q] <= 1'b0;
+        end
+      end
     end
   end
 
@@ -292,17 +296,16 @@ module nic_wqe_fetch #(
     if (rst_i) begin
       pend_q <= '0;
     end else begin
-      if (issue) begin
-        pend_q[pick_idx] <= issue_pi_new != issue_fetch_new;
-      end
-      if (db_ok) begin
-        pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;
-      end
-      if (rw_apply) begin
-        pend_q[rw_idx] <= 1'b1;    // the WQE given back was doorbelled: pi is past it
-      end
-      if (qp_reset_i) begin
-        pend_q[reset_idx] <= 1'b0;
+      for (int q = 0; q < NumQps; q++) begin      // constant indices, as the bits above
+        if (qp_reset_i && reset_idx == QpW'(q)) begin
+          pend_q[q] <= 1'b0;
+        end else if (rw_apply && rw_idx == QpW'(q)) begin
+          pend_q[q] <= 1'b1;    // the WQE given back was doorbelled: pi is past it
+        end else if (db_ok && db_idx == QpW'(q)) begin
+          pend_q[q] <= pend_db_new;
+        end else if (issue && pick_idx == QpW'(q)) begin
+          pend_q[q] <= pend_issue_new;
+        end
       end
     end
   end
@@ -534,12 +537,9 @@ module nic_wqe_fetch #(
     for (int q = 0; q < NumQps; q++) begin
       kill_now[q] = kill_live_q[q] && kill_ptr_q[q] != rd_ptr_q;
     end
-    kill_live_d = kill_now;
-    if (qp_reset_i) begin
-      kill_live_d[reset_idx] = 1'b1;
-    end
-    if (rw_apply) begin
-      kill_live_d[rw_idx] = 1'b1;
+    for (int q = 0; q < NumQps; q++) begin     // constant indices (see the bits above)
+      kill_live_d[q] = kill_now[q] || (qp_reset_i && reset_idx == QpW'(q))
+                       || (rw_apply && rw_idx == QpW'(q));
     end
   end
 

@@ -56,8 +56,8 @@ BUGS = {
         "cq_engine", CQ, "acc_cqe.owner = {7'd0, ~acc_pi[acc_logd]};",
         "acc_cqe.owner = {7'd0, ~acc_pi[0]};", "f_write_phase (owner bit of pi's pass)"),
     "wqe_doorbell_lost_in_coalescing_window": (
-        "wqe_fetch", WF, "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;",
-        "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != fetch_db;",
+        "wqe_fetch", WF, "assign pend_db_new    = !bf_hit && sq_db_pi_i != db_fetch_new;",
+        "assign pend_db_new    = !bf_hit && sq_db_pi_i != fetch_db;",
         "a doorbelled WQE stays pending (no doorbell lost)"),
     "wqe_coalesced_doorbell_dropped": (
         "wqe_fetch", WF, "    if (db_ok) begin\n      pi_mem[db_idx] <= sq_db_pi_i;",
