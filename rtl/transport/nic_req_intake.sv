@@ -17,7 +17,10 @@
 // rnr_go_i / scan_i / scan_psn_i) the intake walks the QP's outstanding entries from the head
 // and sends every one from the given PSN on again with its original PSNs, re-reading each WQE by
 // DMA from its slot of the SQ ring (the first one whole, also when the PSN lies inside it); a
-// WQE that is not the one recorded (type, PSN count) fails (rp_fail_o) and the walk ends.
+// WQE that is not the one recorded (type, PSN count) fails (rp_fail_o) and the walk ends. A
+// WQE's read is queued in the sender's piece queue as a marker (piece_mark_o) right behind the
+// previous WQE's payload pieces, and the intake takes its beats when the sender has reached the
+// marker (mark_head_i): the read overlaps the previous WQE's payload.
 //
 // Owns: the WQE in hand and the packetising state, and the next PSN per QP (QP_CONNECT sets
 // it). Every other per-QP value is read from its owner at the QP in hand (qpn_o).
@@ -102,6 +105,7 @@ module nic_req_intake #(
   input  logic [DataWidth-1:0]          gb_data_i,
   input  logic                          gb_last_i,
   output logic                          rp_take_o,
+  input  logic                          mark_head_i,      // the sender's next piece is a WQE's
   // the sender's queues (nic_req_sender)
   output logic                          pkt_push_o,
   output logic                          ev_retx_o,        // ... and it is a replay's (sent again)
@@ -112,8 +116,8 @@ module nic_req_intake #(
   output logic                          piece_push_o,
   output logic [$clog2(DataWidth/8)-1:0] piece_lane_o,
   output logic [12:0]                   piece_len_o,
-  input  logic                          pc_full_i,
-  input  logic                          pc_empty_i
+  output logic                          piece_mark_o,     // the piece is a replay's WQE read
+  input  logic                          pc_full_i
 );
 
   localparam int W8 = DataWidth / 8;
@@ -352,7 +356,7 @@ module nic_req_intake #(
 
   logic intake_append;          // S_RECORD appends this cycle
   logic rd_issue;               // a Read's request is queued for nic_roce_tx this cycle
-  logic rpe_re, pq_push, pc_push;
+  logic rpe_re, pq_push, pc_push, pc_mark;
 
   always_comb begin
     state_d      = state_q;
@@ -412,6 +416,7 @@ module nic_req_intake #(
     rp_take_o    = 1'b0;
     pq_push      = 1'b0;
     pc_push      = 1'b0;
+    pc_mark      = 1'b0;
 
     unique case (state_q)
       S_IDLE: begin
@@ -480,12 +485,18 @@ module nic_req_intake #(
         end
       end
       S_RP_AR: begin
-        // the WQE's data must not meet payload data on the read client: no piece in flight
-        ar_valid_o = pc_empty_i && gb_room_i;
-        if (pc_empty_i && gb_room_i && ar_ready_i) begin
+        // The WQE's beats come back in the read data buffer behind the payload of the pieces
+        // queued before them: its read is queued as a marked piece, so that the sender stops
+        // in front of them and the intake takes them (S_RP_DATA). The read so overlaps the
+        // previous WQE's payload instead of waiting for it to drain: a go-back-N of k WQEs
+        // used to cost k DMA round trips more than its payload.
+        ar_valid_o = !pc_full_i && gb_room_i;
+        if (!pc_full_i && gb_room_i && ar_ready_i) begin
+          pc_push   = 1'b1;
+          pc_mark   = 1'b1;
           rp_beat_d = '0;
           state_d   = S_RP_DATA;
-        end else if (!(pc_empty_i && gb_room_i)
+        end else if (!(!pc_full_i && gb_room_i)
                      && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS
                      && !(resume_q && qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RESET)) begin
           // the QP left RTS (flushed, destroyed) while the walk waited for the read client:
@@ -514,8 +525,9 @@ module nic_req_intake #(
         end
       end
       S_RP_DATA: begin
-        rp_take_o = gb_valid_i;
-        if (gb_valid_i) begin
+        // the beats at the buffer's head are the WQE's once the sender reached its marker
+        rp_take_o = gb_valid_i && mark_head_i;
+        if (gb_valid_i && mark_head_i) begin
           wqe_beat  = 1'b1;
           rp_beat_d = rp_beat_q + 3'd1;
           if (gb_last_i) begin
@@ -858,6 +870,7 @@ module nic_req_intake #(
   assign piece_push_o = pc_push;
   assign piece_lane_o = phys_q[LW-1:0];
   assign piece_len_o  = piece_q;
+  assign piece_mark_o = pc_mark;
 
   assign qpn_o            = qpn_q;
   // psn_q is the QP's next PSN from the state after S_SPACE on (S_SPACE loads it)
@@ -968,7 +981,7 @@ module nic_req_intake #(
         a_replay_psns_as_recorded: assert (psn_q - 24'd1 == rp_last_q);
       end
       // the WQE re-read is one slot: WqeBeats beats, the last one marked
-      if (state_q == S_RP_DATA && gb_valid_i) begin
+      if (state_q == S_RP_DATA && gb_valid_i && mark_head_i) begin
         a_replay_wqe_beats: assert (32'(rp_beat_q) < WqeBeats
                                     && gb_last_i == (32'(rp_beat_q) == WqeBeats - 1));
       end

@@ -6,6 +6,8 @@
 // streams its payload (tx_pl_*): the inline bytes, or the beats of its pieces from the read data
 // buffer (gb_*: nic_gather_buf, which every read of the requester reserved room in; the beats
 // come in request order, so in piece order), shifted so that the packet's bytes are contiguous.
+// A marked piece (piece_mark_i) is not payload but a replay's WQE read of the intake: the sender
+// waits in front of it until the intake has taken its beats and pops it (mark_pop_i).
 //
 // A beat whose DMA read failed (gb_err_i: the AXI read response was SLVERR / DECERR, e.g. a PCIe
 // completion error or timeout) never goes out as data: from it to the end of its packet the
@@ -31,8 +33,12 @@ module nic_req_sender #(
   input  logic                          piece_push_i,
   input  logic [$clog2(DataWidth/8)-1:0] piece_lane_i,
   input  logic [12:0]                   piece_len_i,
+  input  logic                          piece_mark_i,   // not payload: a replay's WQE read
   output logic                          pc_full_o,
-  output logic                          pc_empty_o,
+  // the head piece is a WQE read's: its beats are the intake's (it pops the marker with the
+  // last of them); the sender waits in front of it
+  output logic                          mark_head_o,
+  input  logic                          mark_pop_i,
   // the read data buffer (beat with its r_last)
   input  logic                          gb_valid_i,
   input  logic [DataWidth-1:0]          gb_data_i,
@@ -71,14 +77,19 @@ module nic_req_sender #(
   logic                  pq_isinl_mem [PktDepth];
   logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte
   logic [12:0]           pc_len_mem  [PieceDepth];
+  logic                  pc_mark_mem [PieceDepth];   // a marker: a WQE read, not payload
   logic [PkW:0]          pq_wp_q, pq_wp_d, pq_rp_q, pq_rp_d;
   logic [PcW:0]          pc_wp_q, pc_wp_d, pc_rp_q, pc_rp_d;
   logic                  pq_pop, pc_pop;
   logic                  pq_full, pq_empty, pc_full, pc_empty;
+  logic                  pc_head_mark;   // the head piece is a marker
+  logic                  pc_avail;       // the head piece is payload (this packet's)
   assign pq_full  = (pq_wp_q - pq_rp_q) == (PkW+1)'(PktDepth);
   assign pq_empty = pq_wp_q == pq_rp_q;
   assign pc_full  = (pc_wp_q - pc_rp_q) == (PcW+1)'(PieceDepth);
   assign pc_empty = pc_wp_q == pc_rp_q;
+  assign pc_head_mark = !pc_empty && pc_mark_mem[pc_rp_q[PcW-1:0]];
+  assign pc_avail     = !pc_empty && !pc_head_mark;
 
   always_ff @(posedge clk_i) begin
     if (pkt_push_i) begin
@@ -89,6 +100,7 @@ module nic_req_sender #(
     if (piece_push_i) begin
       pc_lane_mem[pc_wp_q[PcW-1:0]] <= piece_lane_i;
       pc_len_mem[pc_wp_q[PcW-1:0]]  <= piece_len_i;
+      pc_mark_mem[pc_wp_q[PcW-1:0]] <= piece_mark_i;
     end
   end
 
@@ -160,14 +172,14 @@ module nic_req_sender #(
     tx_pl_data_o   = chunk_data;
     tx_pl_nbytes_o = chunk_n;
     if (ostate_q == O_DATA) begin
-      tx_pl_valid_o = gb_valid_i && !pc_empty;
+      tx_pl_valid_o = gb_valid_i && pc_avail;
     end else if (ostate_q == O_INLINE) begin
       tx_pl_valid_o  = 1'b1;
       tx_pl_data_o   = o_inl_shifted[DataWidth-1:0];
       tx_pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
     end
   end
-  assign o_beat = ostate_q == O_DATA && !pc_empty && gb_valid_i && tx_pl_ready_i;
+  assign o_beat = ostate_q == O_DATA && pc_avail && gb_valid_i && tx_pl_ready_i;
 
   always_comb begin
     ostate_d  = ostate_q;
@@ -222,7 +234,7 @@ module nic_req_sender #(
     pq_wp_d = pq_wp_q + (PkW+1)'(pkt_push_i);
     pq_rp_d = pq_rp_q + (PkW+1)'(pq_pop);
     pc_wp_d = pc_wp_q + (PcW+1)'(piece_push_i);
-    pc_rp_d = pc_rp_q + (PcW+1)'(pc_pop);
+    pc_rp_d = pc_rp_q + (PcW+1)'(pc_pop || mark_pop_i);
   end
 
   always_ff @(posedge clk_i) begin
@@ -257,7 +269,7 @@ module nic_req_sender #(
 
   assign pq_full_o  = pq_full;
   assign pc_full_o  = pc_full;
-  assign pc_empty_o = pc_empty;
+  assign mark_head_o = pc_head_mark;
   assign gb_take_o  = o_beat;
   assign tx_pl_poison_o = o_bad;
   assign fail_o     = o_beat && gb_err_i && !o_poison_q;
@@ -276,6 +288,10 @@ module nic_req_sender #(
       a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
       a_piece_ends_on_rlast: assert (gb_last_i == (o_cur_left == 13'(chunk_n)));
       a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || gb_last_i);
+    end
+    if (!rst_i && mark_pop_i) begin
+      // the intake pops only a marker at the head, never a payload piece
+      a_mark_pop_at_a_marker: assert (pc_head_mark);
     end
   end
 `endif

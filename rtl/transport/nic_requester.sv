@@ -217,7 +217,7 @@ module nic_requester #(
   logic [23:0]             ack_upto;
   logic [31:0]             ack_nak_status;
   logic                    pop, pop_read;
-  logic                    pkt_push, is_inl, pq_full, piece_push, pc_full, pc_empty;
+  logic                    pkt_push, is_inl, pq_full, piece_push, piece_mark, pc_full, mark_head;
   nic_roce_pkg::tx_pkt_t   plan_pkt;
   logic [383:0]            inl;
   logic [$clog2(W8)-1:0]   piece_lane;
@@ -296,6 +296,7 @@ module nic_requester #(
     .gb_data_i       (gb_rdata[DataWidth-1:0]),
     .gb_last_i       (gb_rdata[DataWidth]),
     .rp_take_o       (rp_take),
+    .mark_head_i     (mark_head),
     .pkt_push_o      (pkt_push),
     .ev_retx_o       (ev_retransmitted_o),
     .pkt_o           (plan_pkt),
@@ -305,8 +306,8 @@ module nic_requester #(
     .piece_push_o    (piece_push),
     .piece_lane_o    (piece_lane),
     .piece_len_o     (piece_len),
-    .pc_full_i       (pc_full),
-    .pc_empty_i      (pc_empty)
+    .piece_mark_o    (piece_mark),
+    .pc_full_i       (pc_full)
   );
 
   // The read data buffer: every DMA read of the requester (payload pieces, a replay's WQE)
@@ -329,7 +330,7 @@ module nic_requester #(
     .wdata_i    ({r_resp_i != 2'b00, r_last_i, r_data_i}),
     .valid_o    (gb_valid),
     .data_o     (gb_rdata),
-    .take_i     (rp_take || send_take)   // one at a time: a replay's WQE is read with no piece queued
+    .take_i     (rp_take || send_take)   // one at a time: the intake's beats are a marker's
   );
 
   nic_req_sender #(
@@ -345,8 +346,10 @@ module nic_requester #(
     .piece_push_i  (piece_push),
     .piece_lane_i  (piece_lane),
     .piece_len_i   (piece_len),
+    .piece_mark_i  (piece_mark),
     .pc_full_o     (pc_full),
-    .pc_empty_o    (pc_empty),
+    .mark_head_o   (mark_head),
+    .mark_pop_i    (rp_take && gb_rdata[DataWidth]),
     .gb_valid_i    (gb_valid),
     .gb_data_i     (gb_rdata[DataWidth-1:0]),
     .gb_last_i     (gb_rdata[DataWidth]),
