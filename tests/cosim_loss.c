@@ -1733,6 +1733,101 @@ Test(loss, a_timeout_replay_while_the_ring_is_full_and_a_wqe_waits)
 }
 
 /*
+ * Without an ACK timer (ack_timeout 0) a lost answer leaves a request outstanding for ever, as the
+ * IBA's code 0 says; it must not stop the NIC's other QPs. Every answer B sends to A's QP is
+ * dropped and A posts 70 one-packet Writes: 64 fill its outstanding ring, the 65th waits at the
+ * intake for room that never comes. A neighbouring connection on the same NICs then sends 8
+ * Sends: they complete, in order, every byte right, while A's Writes stay outstanding (the
+ * waiting WQE is deferred by ring index once it has waited with other work offered, and A's
+ * later Writes join it; it once waited in front of the intake for ever, and no other QP of the
+ * NIC got a request out). B holds the first 64 Writes' bytes and none of the other 6 (they never
+ * left A). A flush of A then completes all 70 CANCELLED, in posting order, the deferred ones
+ * after the outstanding ones.
+ */
+Test(loss, a_qp_waiting_for_ring_room_without_an_ack_timer_does_not_stop_the_other_qps)
+{
+	const unsigned n = 70, ring = 64, len = 512;
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	struct ndk_connect_attr attr;
+	ndk_connect_attr_default(&attr);
+	attr.ack_timeout = 0; /* no timer: nothing outstanding is ever sent again */
+	attr.local_psn = 0xFFFFE0;
+	attr.remote_psn = 0x000040;
+	struct pair_opts o = { .attr = &attr, .sq_depth = 128, .cq_depth = 256 };
+	struct pair p;
+	pair_open_opts(&p, &c, &o);
+	memset(&g_loss, 0, sizeof(g_loss));
+	g_loss.track = roce_track_new();
+	cr_assert_not_null(g_loss.track);
+	ndk_sim_set_fault_hook(p.sim, on_fault, &g_loss);
+	nicsim_set_frame_handler(p.sim->world, on_frame, &g_loss);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	g_loss.drop_all_qp = wire_qpn(a->qp);
+
+	/* the neighbour: its own QPs, PDs and CQs on the same two NICs */
+	struct side n0 = { 0 }, n1 = { 0 };
+	const struct pair_opts no = { 0 };
+	side_open(&p, 0, &n0, a->ad, &no, 0);
+	side_open(&p, 1, &n1, b->ad, &no, 1);
+	qps_connect(n0.qp, n1.qp);
+
+	struct region r;
+	side_region(&p, b, &r, 16, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint8_t *src = a->buf.va, *mem = r.buf.va;
+	fill(src, n * len, 83);
+	memset(mem, 0x5A, 16 * NDK_PAGE_SIZE);
+	for (unsigned i = 0; i < n; i++) {
+		struct ndk_sge w = sge_of(a, i * len, len);
+		cr_assert_eq(ndk_write(a->qp, CTX(100 + i), &w, 1,
+				       (uint64_t)(uintptr_t)mem + (uint64_t)i * len,
+				       ndk_get_remote_token_from_mr(r.mr), 0),
+			     NDK_STATUS_SUCCESS);
+	}
+	/* the ring's 64 Writes are out and their answers lost; the 65th waits for room */
+	expect_no_cpl(&p, a->cq, 40000);
+	cr_expect(memcmp(src, mem, ring * len) == 0, "the first %u Writes' bytes differ", ring);
+	cr_expect(all_bytes(mem + ring * len, 0x5A, 16 * NDK_PAGE_SIZE - ring * len),
+		  "a Write beyond A's outstanding ring reached B");
+
+	uint8_t *nsrc = n0.buf.va, *ndst = n1.buf.va;
+	fill(nsrc, 8 * 512, 19);
+	memset(ndst, 0xEE, 8 * 512);
+	for (unsigned i = 0; i < 8; i++) {
+		struct ndk_sge nr = sge_of(&n1, i * 512, 512);
+		cr_assert_eq(ndk_receive(n1.qp, CTX(300 + i), &nr, 1), NDK_STATUS_SUCCESS);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		struct ndk_sge ns = sge_of(&n0, i * 512, 512);
+		cr_assert_eq(ndk_send(n0.qp, CTX(200 + i), &ns, 1, 0), NDK_STATUS_SUCCESS);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		expect_cpl(&p, &n0, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(200 + i), 0);
+		expect_cpl(&p, &n1, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(300 + i), 512);
+	}
+	cr_expect(memcmp(nsrc, ndst, 8 * 512) == 0, "the neighbour's bytes differ");
+	expect_no_cpl(&p, a->cq, 20000);
+	cr_expect(all_bytes(mem + ring * len, 0x5A, 16 * NDK_PAGE_SIZE - ring * len),
+		  "a Write beyond A's outstanding ring reached B");
+
+	ndk_flush(a->qp);
+	for (unsigned i = 0; i < n; i++)
+		expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_WRITE, CTX(100 + i), 0);
+	expect_no_cpl(&p, a->cq, 5000);
+
+	side_region_free(&p, b, &r);
+	for (int i = 0; i < 2; i++) {
+		struct side *s = i ? &n1 : &n0;
+		ndk_close_qp(s->qp);
+		ndk_close_cq(s->cq);
+		ndk_free_buffer(s->ad, &s->buf);
+		ndk_close_pd(s->pd);
+	}
+	loss_close(&p);
+}
+
+/*
  * A sequence NAK orders a go-back-N, and an ACK that covers the NAK's PSN comes before the replay
  * starts: A's Writes W1 (PSN 0xFFFFFE) and W2 (0xFFFFFF), then a 60-packet Send from 0x000000.
  * W2's packet is held back behind the Send's first, so B NAKs 0xFFFFFF, then takes W2 and

@@ -29,7 +29,10 @@ module nic_req_intake #(
   parameter int NumQps    = 16,   // queue pairs, <= 256
   parameter int OutDepth  = 64,   // outstanding WQEs per QP (nic_req_out_ring)
   parameter int MaxReads  = 32,   // outstanding Reads per QP (nic_req_read_ring; as nic_core)
-  parameter int EntW      = 90    // bits of an outstanding entry
+  parameter int EntW      = 90,   // bits of an outstanding entry
+  // cycles a new WQE waits for room (ring, ORD, READ_FENCE) while other work is offered before
+  // it is deferred: well above a lossless round trip, so that flow control alone never defers
+  parameter int SpaceWait = 1024
 ) (
   input  logic                          clk_i,
   input  logic                          rst_i,
@@ -78,6 +81,9 @@ module nic_req_intake #(
   input  logic [$clog2(OutDepth)-1:0]   scan_head_i,
   input  logic [$clog2(OutDepth):0]     scan_count_i,
   output logic                          rnr_start_o,
+  // an outstanding entry of QP pop_qpn_i completed (room in its ring, a Read done)
+  input  logic                          pop_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] pop_qpn_i,
   // a replayed WQE failed: its entry completes with status_o (as a NAK of psn_o)
   output logic                          rp_fail_o,
   output logic [23:0]                   rp_fail_psn_o,
@@ -210,6 +216,16 @@ module nic_req_intake #(
   logic [QW-1:0]  dfr_pick;                 // the lowest such QP
   logic           dfr_q, dfr_d;             // the resume in progress is of a deferred WQE
   logic           defer_wqe;                // S_IDLE: the incoming WQE joins its QP's run
+  // A new WQE that waits in S_SPACE for its QP's acknowledgements (the outstanding ring full,
+  // ORD reached, a READ_FENCE) is deferred too once it has waited SpaceWait cycles while another
+  // WQE (or a deferred run) is offered: without an ACK timer (ack_timeout 0) and with a frame
+  // lost, that wait has no end, and it held every other QP's WQEs. Its QP's run is then read
+  // again only after one of its entries completes (dfr_space_q).
+  logic [$clog2(SpaceWait)-1:0] space_wait_q, space_wait_d;
+  logic           defer_self;               // S_SPACE: the WQE in hand heads its QP's run
+  logic [NumQps-1:0] dfr_space_q, dfr_space_d;  // the run waits for an entry to complete
+  logic [QW-1:0]  dfr_end_wa;
+  logic [15:0]    dfr_end_wd;
   logic           chk_end;                  // every SGE is checked with this cycle's (below)
 
   // the WQE, seen both ways
@@ -391,6 +407,7 @@ module nic_req_intake #(
     dfr_first_wa = wq;
     dfr_first_wd = wqe_idx_i;
     defer_wqe    = 1'b0;
+    defer_self   = 1'b0;
     rp_fail      = 1'b0;
     rnr_start    = 1'b0;
     rpe_re       = 1'b0;
@@ -622,6 +639,15 @@ module nic_req_intake #(
           held_qpn_d = qpn_q;
           held_idx_d = idx_q;
           start_walk = 1'b1;
+        end else if (!rp_q && qp_state_i[2*qpn_q +: 2] == nic_pkg::QP_STATE_RTS
+                     && space_wait_q == '1 && (wqe_valid_i || dfr_any)) begin
+          // waited long enough with other work offered: the WQE goes back to the head of its
+          // QP's run (it stays in the SQ ring), read again once an entry of its QP completes
+          defer_self   = 1'b1;
+          dfr_first_we = 1'b1;
+          dfr_first_wa = qpn_q;
+          dfr_first_wd = idx_q;
+          state_d      = S_IDLE;
         end
       end
       S_CHECK: begin
@@ -824,7 +850,8 @@ module nic_req_intake #(
     dfr_pick  = '0;
     dfr_v_d   = dfr_v_q;
     for (int q = 0; q < NumQps; q++) begin
-      dfr_ready[q] = dfr_v_q[q] && ((qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_RTS && !rnr_wait_i[q])
+      dfr_ready[q] = dfr_v_q[q] && ((qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_RTS && !rnr_wait_i[q]
+                                     && !dfr_space_q[q])
                                     || qp_state_i[2*q +: 2] == nic_pkg::QP_STATE_ERROR);
     end
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -835,8 +862,11 @@ module nic_req_intake #(
     if (defer_wqe) begin
       dfr_v_d[wq] = 1'b1;
     end
+    if (defer_self) begin
+      dfr_v_d[qpn_q] = 1'b1;
+    end
     // the resumed WQE was the run's last
-    if (dfr_first_we && !defer_wqe && dfr_first_wd == dfr_end_mem[dfr_first_wa]) begin
+    if (dfr_first_we && !defer_wqe && !defer_self && dfr_first_wd == dfr_end_mem[dfr_first_wa]) begin
       dfr_v_d[dfr_first_wa] = 1'b0;
     end
     for (int q = 0; q < NumQps; q++) begin
@@ -847,14 +877,35 @@ module nic_req_intake #(
     end
   end
   assign dfr_any    = dfr_ready != '0;
-  assign dfr_end_we = defer_wqe;
+  // a run's end moves with each WQE deferred at S_IDLE; a WQE deferred from S_SPACE with no run
+  // behind it starts one of its own
+  assign dfr_end_we = defer_wqe || (defer_self && !dfr_v_q[qpn_q]);
+  assign dfr_end_wa = defer_wqe ? wq : qpn_q;
+  assign dfr_end_wd = defer_wqe ? wqe_idx_i + 16'd1 : idx_q + 16'd1;
+
+  // the runs deferred for room: free again when an entry of their QP completes, or the QP leaves
+  // RTS (its WQEs then complete CANCELLED, or its run is dropped)
+  always_comb begin
+    dfr_space_d = dfr_space_q;
+    for (int q = 0; q < NumQps; q++) begin
+      if ((pop_i && pop_qpn_i == QW'(q)) || qp_state_i[2*q +: 2] != nic_pkg::QP_STATE_RTS) begin
+        dfr_space_d[q] = 1'b0;
+      end
+    end
+    if (defer_self) begin
+      dfr_space_d[qpn_q] = 1'b1;
+    end
+  end
+  assign space_wait_d = (state_q == S_SPACE && state_d == S_SPACE && space_wait_q != '1)
+                      ? space_wait_q + 1'b1
+                      : (state_q == S_SPACE && state_d == S_SPACE) ? space_wait_q : '0;
 
   always_ff @(posedge clk_i) begin
     if (dfr_first_we) begin
       dfr_first_mem[dfr_first_wa] <= dfr_first_wd;
     end
     if (dfr_end_we) begin
-      dfr_end_mem[wq] <= wqe_idx_i + 16'd1;
+      dfr_end_mem[dfr_end_wa] <= dfr_end_wd;
     end
   end
 
@@ -920,9 +971,13 @@ module nic_req_intake #(
       resume_q     <= 1'b0;
       dfr_q        <= 1'b0;
       dfr_v_q      <= '0;
+      dfr_space_q  <= '0;
+      space_wait_q <= '0;
     end else begin
       dfr_q        <= dfr_d;
       dfr_v_q      <= dfr_v_d;
+      dfr_space_q  <= dfr_space_d;
+      space_wait_q <= space_wait_d;
       state_q      <= state_d;
       held_q       <= held_d;
       resume_q     <= resume_d;

@@ -273,6 +273,8 @@ module nic_requester #(
     .scan_head_i     (scan_head),
     .scan_count_i    (scan_count),
     .rnr_start_o     (rp_start),
+    .pop_i           (pop),
+    .pop_qpn_i       (cq),
     .rp_fail_o       (rp_fail),
     .rp_fail_psn_o   (rp_fail_psn),
     .rp_fail_status_o(rp_fail_status),
