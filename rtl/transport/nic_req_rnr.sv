@@ -10,7 +10,8 @@
 // NAK of it is a NAK that fails the Send with IO_TIMEOUT); a PSN-sequence NAK of the PSN of the QP's
 // open RNR episode (a packet the responder dropped behind the RNR NAK: up to the PSN before, the
 // replay covers it). An RNR NAK arms the QP's timer (its code, counted in us_tick_i pulses);
-// the episode stays open until an ACK covers its PSN.
+// the episode stays open until an ACK covers its PSN; such an ACK while the timer runs moves the
+// replay's PSN past what it covers.
 //
 // The timers are looked at one QP a cycle (scan_o): rnr_go_o says that QP's timer expired; the
 // scan stays on it until the intake starts its replay (rnr_start_i). The microsecond clock and
@@ -154,6 +155,14 @@ module nic_req_rnr #(
     end
     if (ack_take && ack_kind == 3'b001) begin
       rnr_psn_q[ack_q] <= ack_psn_i;
+    end else if (ack_take && ack_ack && rnr_wait_q[ack_q]
+                 && nic_roce_pkg::psn_le(rnr_psn_q[ack_q], ack_psn_i)) begin
+      // an ACK covers the PSN the timer's replay would start at (another replay of it, a
+      // go-back-N after an ACK timeout, got through meanwhile): the replay starts after what
+      // the ACK covers, as a pending go-back-N does (nic_req_ack_timer). From the old PSN the
+      // walk found its first WQE already popped by the completer and failed the next one
+      // INVALID_PARAMETER (found by the requester's module bench).
+      rnr_psn_q[ack_q] <= ack_psn_i + 24'd1;
     end
     if (ack_take && ack_rnr) begin
       // saturates: with rnr_retry 7 the retries go on for ever
