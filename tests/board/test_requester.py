@@ -444,10 +444,12 @@ async def run(dut, seed, cfg):
     cur_pkt = None                     # the packet whose payload is streaming
     cur_pl = bytearray()
     cur_poison = False
+    cur_pseen = False
+    cur_ctx = None
     err_reads = 0
     poisoned = 0
     state_next = {}                    # QP state changes for the next cycle
-    last_qp_err = None
+    last_bad_q = None
     cpl_seen_offer = None              # the cycle the current completion was first offered
     idle_since = [0] * NQ
     wire_last_due = 0
@@ -822,28 +824,51 @@ async def run(dut, seed, cfg):
             if has:
                 idle_since[q] = cyc
         # ---- a packet goes out
+        def finish_packet():
+            nonlocal cur_pkt, cur_pl
+            pk = cur_pkt
+            q, w, x, pay = cur_ctx
+            cur_pkt = None
+            b.check(len(cur_pl) == pk["pay_len"], f"payload of {len(cur_pl)} bytes, packet says {pk['pay_len']}")
+            if not cur_poison:
+                b.check(bytes(cur_pl) == pay, lambda: f"QP {q} WQE {w.idx} PSN {x:#x}: payload differs at byte "
+                        f"{next(i for i in range(len(pay)) if i >= len(cur_pl) or cur_pl[i] != pay[i])}")
+            if qps[q].state in (2, 3):
+                peer_rx(q, pk, cur_poison)
+            cur_pl = bytearray()
+
+        def chunk():
+            nonlocal cur_poison, cur_pl
+            q, w, x, pay = cur_ctx
+            if int(dut.pl_poison_o.value) and not cur_poison:
+                cur_poison = True
+            cur_pl += int(dut.pl_data_o.value).to_bytes(W8, "little")[:int(dut.pl_nbytes_o.value)]
+            if len(cur_pl) >= cur_pkt["pay_len"]:
+                finish_packet()
+
+        def poison_seen():
+            # the payload's DMA read failed: the sender fails the packet's WQE (INTERNAL_ERROR) as
+            # it offers the first poisoned chunk
+            nonlocal poisoned, cur_pseen
+            q, w, x, pay = cur_ctx
+            if not cur_pseen:
+                cur_pseen = True
+                poisoned += 1
+                b.check(err_reads > 0, f"QP {q} PSN {x:#x}: a poisoned packet without a failed read")
+                qps[q].fail = (x, S_INTERNAL)
+                b.snapshot(q)
+
         pkt_fire = int(dut.pkt_valid_o.value) and int(dut.pkt_ready_i.value)
         pl_fire = int(dut.pl_valid_o.value) and int(dut.pl_ready_i.value)
-        newpkt = None
+        pl_used = False
+        if cur_pkt is not None and int(dut.pl_valid_o.value) and int(dut.pl_poison_o.value):
+            poison_seen()
+        if cur_pkt is not None and pl_fire:
+            chunk()
+            pl_used = True
         if pkt_fire:
             b.check(cur_pkt is None, "a packet offered before the previous one's payload ended")
             pk = unpack(int(dut.pkt_o.value), PKT_FIELDS)
-            newpkt = pk
-        if pl_fire:
-            b.check(cur_pkt is not None or newpkt is not None and newpkt["pay_len"] > 0,
-                    "payload without a packet")
-        if newpkt is not None:
-            cur_pkt, cur_pl, cur_poison = newpkt, bytearray(), False
-        if pl_fire:
-            nb = int(dut.pl_nbytes_o.value)
-            d = int(dut.pl_data_o.value)
-            if int(dut.pl_poison_o.value):
-                cur_poison = True
-            cur_pl += d.to_bytes(W8, "little")[:nb]
-        if cur_pkt is not None and len(cur_pl) >= cur_pkt["pay_len"]:
-            pk = cur_pkt
-            cur_pkt = None
-            b.check(len(cur_pl) == pk["pay_len"], f"payload of {len(cur_pl)} bytes, packet says {pk['pay_len']}")
             q = pk["sqpn"] - 0x100
             b.check(0 <= q < NQ, f"packet from QP number {pk['sqpn']:#x}")
             p = qps[q]
@@ -898,23 +923,20 @@ async def run(dut, seed, cfg):
             got = {k: pk[k] for k in e}
             b.check(got == e, lambda: f"QP {q} WQE {w.idx} ({w.op}) PSN {x:#x}: packet "
                     f"{ {k: hex(v) for k, v in got.items() if v != e[k]} }, want { {k: hex(v) for k, v in e.items() if got[k] != v} }")
-            if cur_poison:
-                poisoned += 1
-                b.check(err_reads > 0, f"QP {q} PSN {x:#x}: a poisoned packet without a failed read")
-                p.fail = (x, S_INTERNAL)
-                b.snapshot(q)
-            else:
-                b.check(bytes(cur_pl) == pay, lambda: f"QP {q} WQE {w.idx} PSN {x:#x}: payload differs at byte "
-                        f"{next(i for i in range(len(pay)) if i >= len(cur_pl) or cur_pl[i] != pay[i])}")
             st["retransmitted"] += psn_le(x, p.sent_max)
             w.seen = True
             p.tx_expect = ((w.last + 1) if w.op == "read" else (x + 1)) & M24
             end = (p.tx_expect - 1) & M24
             if psn_lt(p.sent_max, end):
                 p.sent_max = end
-            if p.state in (2, 3):
-                peer_rx(q, pk, cur_poison)
-            cur_pl = bytearray()
+            cur_pkt, cur_pl, cur_poison, cur_ctx, cur_pseen = pk, bytearray(), False, (q, w, x, pay), False
+            if pk["pay_len"] == 0:
+                finish_packet()
+            elif int(dut.pl_valid_o.value) and int(dut.pl_poison_o.value):
+                poison_seen()
+        if pl_fire and not pl_used:
+            b.check(cur_pkt is not None, "payload without a packet")
+            chunk()
         # ---- an ACK timeout
         if int(dut.ev_ack_timeout_o.value):
             q = int(dut.u_req.u_ack_timer.scan_q.value)
@@ -977,16 +999,26 @@ async def run(dut, seed, cfg):
                     p.fail = None
                     b.snapshot(q)
                 bad = c["status"] not in (S_OK, S_CANCEL)
+                if os.environ.get("REQ_DEBUG"):
+                    dut._log.info("cycle %d completion QP %d WQE %d %s", cyc, q, w.idx, SNAME.get(c["status"]))
                 b.check(int(dut.qp_err_o.value) == bad and (not bad or int(dut.qp_err_qpn_o.value) == q),
                         f"QP {q}: qp_err_o {int(dut.qp_err_o.value)} with a {SNAME.get(c['status'])} completion")
                 if bad:
                     state_next[q] = 2
+                    last_bad_q = q
                 w.done = True
                 p.cpl_ptr += 1
                 st["completions " + SNAME.get(c["status"], hex(c["status"]))] += 1
                 cpl_seen_offer = None
         else:
-            b.check(not int(dut.qp_err_o.value), "qp_err_o without a completion")
+            if int(dut.qp_err_o.value):
+                # qp_err_o moves its QP to ERROR (nic_qp_ctx): only a failed completion may raise it.
+                # Raised again for a QP already failing changes nothing; for another QP it fails a
+                # healthy QP.
+                eq = int(dut.qp_err_qpn_o.value)
+                b.check(eq == last_bad_q, lambda: f"qp_err_o for QP {eq} without a completion (the last failed "
+                        f"completion was QP {last_bad_q}'s): a healthy QP would go to ERROR")
+                st["qp_err_o again for a failing QP"] += 1
         # silent successes at the head with nothing after them
         # ---- the model takes this cycle's acknowledgement
         if ack_now is not None:
