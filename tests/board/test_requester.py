@@ -214,12 +214,14 @@ class Bench:
         p.ack_timeout = cfg.get("ack_timeout", 3)
         p.retry_count = cfg.get("retry_count", 7)
         p.rnr_retry = cfg.get("rnr_retry", rng.choice([3, 7]))
-        p.sq_psn = (M24 - rng.randrange(0, 12)) & M24 if rng.random() < 0.9 else rng.randrange(1 << 24)
+        near = cfg.get("near_wrap", 0.9)
+        p.sq_psn = (M24 - rng.randrange(0, 6 if near == 1 else 12)) & M24 if rng.random() < near else rng.randrange(1 << 24)
         p.next_psn = p.sq_psn             # the next PSN a new WQE takes
         p.tx_expect = p.sq_psn            # the PSN of the next packet if the stream goes on
         p.acked = (p.sq_psn - 1) & M24    # the PSN acknowledged so far
         p.sent_max = (p.sq_psn - 1) & M24  # the newest PSN that went out
-        p.orders = []                     # replays ordered: their PSNs
+        p.orders = []                     # go-back-N replays ordered: their PSNs
+        p.started = []                    # replays started (the PSN each starts from)
         p.fail = None                     # a pending failure: (psn, status)
         p.retries = p.retry_count
         p.restart_tick = self.ticks
@@ -626,6 +628,7 @@ async def run(dut, seed, cfg):
             p.rnr_open = True
             if nak_fatal:
                 p.fail = (x, S_TIMEOUT)
+                p.orders = []                 # a NAK that fails a request drops the pending replay
                 st["RNR retries exhausted"] += 1
             else:
                 p.rnr_cnt = 7 if done == 7 else done + 1
@@ -644,6 +647,7 @@ async def run(dut, seed, cfg):
                 st["sequence NAKs ignored"] += 1
         else:
             p.fail = (x, S_AV if syn == AETH_ACCESS else S_REMOTE)
+            p.orders = []
         b.snapshot(q)
 
     for b.cyc in range(cycles + 40000):
@@ -653,6 +657,8 @@ async def run(dut, seed, cfg):
         # ---- QP state changes (nic_qp_ctx / nic_sq_engine: a command's, a failed completion's)
         for q, s in state_next.items():
             qps[q].state = s
+            if s != 3:
+                qps[q].orders = []            # a QP out of RTS keeps no replay pending
             if s == 2 and qps[q].error_since is None:
                 qps[q].error_since = cyc
             b.snapshot(q)
@@ -823,6 +829,28 @@ async def run(dut, seed, cfg):
                 b.check(busy >> q & 1, lambda: f"QP {q}: busy_o low with WQE {p.posted[p.cpl_ptr].idx} here (taken at {p.posted[p.cpl_ptr].acc_cycle}, intake state {int(dut.u_req.u_intake.state_q.value)} qpn {int(dut.u_req.u_intake.qpn_q.value)})")
             if has:
                 idle_since[q] = cyc
+        # ---- a replay starts (nic_requester: the intake takes the replay offered to it, an
+        # expired RNR timer's or a go-back-N's): it must have been ordered
+        if int(dut.u_req.rp_start.value):
+            q = int(dut.u_req.scan.value)
+            sp = int(dut.u_req.scan_psn.value)
+            p = qps[q]
+            if int(dut.u_req.rnr_go.value):
+                b.check(p.rnr_wait is not None and p.rnr_wait[0] == sp,
+                        lambda: f"QP {q}: RNR replay from PSN {sp:#x}, want {p.rnr_wait and hex(p.rnr_wait[0])} "
+                                f"(no RNR retry is left or none was asked)")
+                b.check(b.ticks - p.rnr_wait[1] >= p.rnr_wait[2],
+                        f"QP {q}: RNR retry {b.ticks - p.rnr_wait[1]} ticks after the NAK, want >= {p.rnr_wait[2]}")
+                p.rnr_wait = None
+                st["RNR retries"] += 1
+            else:
+                top = (p.acked + 1) & M24
+                b.check(any(psn_le(o, sp) and psn_le(sp, top if psn_lt(o, top) else o) for o in p.orders),
+                        lambda: f"QP {q}: go-back-N replay from PSN {sp:#x}, ordered: "
+                                f"{[hex(o) for o in p.orders]} (acked {p.acked:#x})")
+                p.orders = []                  # one replay pending per QP: this one
+                st["go-back-N replays"] += 1
+            p.started.append(sp)
         # ---- a packet goes out
         def finish_packet():
             nonlocal cur_pkt, cur_pl
@@ -902,23 +930,21 @@ async def run(dut, seed, cfg):
                     w = b.holding(q, x)
                     b.check(w is not None, f"QP {q}: packet at PSN {x:#x} of no WQE")
             else:
-                ok = [o for o in p.orders
-                      if psn_le(o, x) and psn_le(x, o if psn_le((p.acked + 1) & M24, o) else (p.acked + 1) & M24)]
-                if p.rnr_wait is not None and x == p.rnr_wait[0]:
-                    b.check(b.ticks - p.rnr_wait[1] >= p.rnr_wait[2],
-                            f"QP {q}: RNR retry at PSN {x:#x} {b.ticks - p.rnr_wait[1]} ticks after the NAK, "
-                            f"want >= {p.rnr_wait[2]}")
-                    ok.append(x)
-                    p.rnr_wait = None
-                    st["RNR retries"] += 1
-                b.check(ok, lambda: f"QP {q}: packet at PSN {x:#x} (opcode {pk['opcode']:#x}), want {p.tx_expect:#x} "
-                        f"(the stream) or a replay ordered at {[hex(o) for o in p.orders]} (acked {p.acked:#x})")
+                # a replay's first packet: at the PSN it started from, or past WQEs acknowledged
+                # since (the walk steps over them)
+                firsts = {w.first for w in p.posted if w.first is not None}
+                hit = [i for i, sp in enumerate(p.started)
+                       if x == sp or (psn_lt(sp, x) and psn_le((x - 1) & M24, p.acked) and x in firsts)]
+                b.check(hit, lambda: f"QP {q}: packet at PSN {x:#x} (opcode {pk['opcode']:#x}), want {p.tx_expect:#x} "
+                        f"(the stream) or a replay started at {[hex(o) for o in p.started]} (acked {p.acked:#x})")
+                del p.started[:hit[0] + 1]
                 w = b.holding(q, x)
                 b.check(w is not None, f"QP {q}: replay at PSN {x:#x} of no WQE")
-                if ok[0] in p.orders:
-                    p.orders.remove(ok[0])      # one order, one replay (a started replay goes on after a failure)
                 st["replays"] += 1
+                st["replays past the PSN wrap"] += x < p.sq_psn and p.sq_psn > 0xff0000
                 st["replays from inside a message"] += x != w.first
+            past_wrap = x < p.sq_psn and p.sq_psn > 0xff0000
+            st["packets past the PSN wrap"] += past_wrap
             e, pay = b.expected_packet(w, x)
             got = {k: pk[k] for k in e}
             b.check(got == e, lambda: f"QP {q} WQE {w.idx} ({w.op}) PSN {x:#x}: packet "
@@ -1050,6 +1076,20 @@ async def run(dut, seed, cfg):
     return st
 
 
+# what each scripted sequence must have reached (else the test fails: the script lost its point)
+MUST = {
+    "ack_each": ["packets past the PSN wrap", "Reads placed"],
+    "coalesced": ["coalesced ACKs", "packets past the PSN wrap"],
+    "nak_mid_message": ["sequence NAKs taken", "replays from inside a message", "replays past the PSN wrap"],
+    "rnr_then_success": ["RNR retries", "sequence NAKs ignored", "packets past the PSN wrap"],
+    "rnr_past_retry": ["RNR retries exhausted", "completions IO_TIMEOUT", "completions CANCELLED",
+                       "packets past the PSN wrap"],
+    "acks_lost": ["ACK timeouts", "retries exhausted (timeout)", "completions IO_TIMEOUT", "duplicates at the peer",
+                  "replays past the PSN wrap"],
+    "stale_acks": ["duplicate / stale acknowledgements", "sequence NAKs ignored", "packets past the PSN wrap"],
+    "read_responses_lost": ["implied NAKs", "replays from inside a message", "packets past the PSN wrap"],
+}
+
 SCRIPTS = {
     # every packet acknowledged on its own
     "ack_each": {"ack_mode": "each", "p_drop": 0.0, "p_ack_loss": 0.0, "p_rnr": 0.0, "p_fatal": 0.0,
@@ -1093,7 +1133,9 @@ async def scripted_sequences(dut):
     for i, (name, cfg) in enumerate(SCRIPTS.items()):
         if only and name != only:
             continue
-        st = await run(dut, 100 + i, dict(cfg, name=name))
+        st = await run(dut, 100 + i, dict(cfg, name=name, near_wrap=1, post_p=cfg.get("post_p", 0.035)))
+        missed = [k for k in MUST[name] if st[k] == 0]
+        assert not missed, f"scripted sequence {name} never reached {missed}"
         total.update(st)
     dut._log.info("scripted: %s", dict(sorted(total.items())))
 
@@ -1103,8 +1145,14 @@ async def random_traffic_against_reference_model(dut):
     """Seeded random WQEs, translations, DMA latency, back-pressure, losses, RNR and fatal NAKs."""
     cocotb.start_soon(Clock(dut.clk_i, 4, units="ns").start())
     total = collections.Counter()
-    seeds = [int(s) for s in os.environ.get("REQ_SEEDS", "1,2,3,4").split(",")]
+    seeds = [int(s) for s in os.environ.get("REQ_SEEDS", "1,2,3,4,5,6").split(",")]
     for seed in seeds:
-        st = await run(dut, seed, {"name": "random", "p_dup_ack": 0.05, "p_drop": 0.01, "p_ack_loss": 0.02})
+        st = await run(dut, seed, {"name": "random", "p_dup_ack": 0.05, "p_drop": 0.01, "p_ack_loss": 0.02, "p_bad": 0.008, "p_dma_err": 0.008,
+                                   "cycles": 4000})
         total.update(st)
     dut._log.info("random: %s", dict(sorted(total.items())))
+    missed = [k for k in ("replays", "RNR retries", "ACK timeouts", "implied NAKs", "sequence NAKs taken",
+                          "completions ACCESS_VIOLATION", "completions INVALID_PARAMETER",
+                          "completions INTERNAL_ERROR", "completions CANCELLED", "silent successes",
+                          "read contexts checked", "WQE re-reads", "packets past the PSN wrap") if total[k] == 0]
+    assert not missed, f"the random traffic never reached {missed}"
