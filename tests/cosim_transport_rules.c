@@ -331,6 +331,72 @@ Test(silent, silent_send_and_write_complete_only_on_error)
 }
 
 /*
+ * A failed request of one QP and a silent success of another: the requester's completer offers
+ * the failure's CQE, and right after it takes it may pop the other QP's silent success (no CQE).
+ * That pop must not report the failure again: it once raised qp_err_o with the failed CQE still
+ * in its register and the silent success's QP as the QP, which moved that healthy QP to ERROR
+ * (its later requests CANCELLED). Found by the requester's module bench (docs/verification.md).
+ * QP B (the pair's) sends 7 silent Writes and a signalled one per round; a fresh QP A of the same
+ * NIC fails a Write (bad remote token: NAK remote access) at 16 offsets against B's round, so
+ * that A's failure lands among B's acknowledgements. Every round B's signalled Write completes
+ * SUCCESS and A's ACCESS_VIOLATION.
+ */
+Test(silent, a_failure_on_one_qp_leaves_another_qps_silent_successes_alone)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct region r;
+	side_region(&p, b, &r, 1, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+	uint64_t rva = (uint64_t)(uintptr_t)r.buf.va;
+	uint32_t rtok = ndk_get_remote_token_from_mr(r.mr);
+	fill(a->buf.va, 4096, 9);
+	struct ndk_sge g = sge_of(a, 0, 64);
+	for (int k = 0; k < 16; k++) {
+		struct ndk_cq *fcq[2];
+		struct ndk_qp *fqp[2];
+		for (int i = 0; i < 2; i++) {
+			struct side *s = &p.s[i];
+			cr_assert_eq(ndk_create_cq(s->ad, 16, NULL, NULL, &fcq[i]),
+				     NDK_STATUS_SUCCESS);
+			struct ndk_qp_attr at = { .receive_cq = fcq[i],
+						  .initiator_cq = fcq[i],
+						  .qp_context = QP_CONTEXT,
+						  .receive_queue_depth = 4,
+						  .initiator_queue_depth = 4,
+						  .max_receive_request_sge = 1,
+						  .max_initiator_request_sge = 1 };
+			cr_assert_eq(ndk_create_qp(s->pd, &at, &fqp[i]), NDK_STATUS_SUCCESS);
+		}
+		qps_connect(fqp[0], fqp[1]);
+		for (int m = 0; m < 8; m++)
+			post_ok(&p,
+				ndk_write(a->qp, CTX(100 + m), &g, 1, rva + 64 * (uint64_t)m, rtok,
+					  m < 7 ? NDK_OP_FLAG_SILENT_SUCCESS : 0),
+				"B's write");
+		ndk_sim_step(p.sim, 40 + 11 * (uint64_t)k);
+		post_ok(&p, ndk_write(fqp[0], CTX(200 + k), &g, 1, rva, rtok ^ 0x100u, 0),
+			"A's write with a bad remote token");
+		struct ndk_result_ex res;
+		poll_cq(&p, fcq[0], &res, CPL_CYCLES);
+		cr_expect_eq(res.status, NDK_STATUS_ACCESS_VIOLATION, "round %d: A's write %s", k,
+			     ndk_status_name(res.status));
+		poll_side(&p, a, &res, CPL_CYCLES);
+		cr_assert_eq(res.status, NDK_STATUS_SUCCESS,
+			     "round %d: B's signalled write %s (B's QP was moved to ERROR)", k,
+			     ndk_status_name(res.status));
+		cr_expect_eq(res.request_context, CTX(107));
+		expect_no_cpl(&p, a->cq, 200);
+		for (int i = 0; i < 2; i++) {
+			ndk_close_qp(fqp[i]);
+			ndk_close_cq(fcq[i]);
+		}
+	}
+	side_region_free(&p, b, &r);
+	pair_close(&p);
+}
+
+/*
  * Slot accounting: a 16-deep send queue carries 20 times its depth of silent Sends and Writes,
  * each group of depth - 1 silent requests followed by one that completes; the driver frees the
  * silent requests' slots when that completion is dequeued (ndk.h: "a silently successful

@@ -199,7 +199,9 @@ module nic_req_completer #(
   assign cpl_cqe_o   = cqe_q;
   assign pop_o       = c_pop;
   assign pop_read_o  = c_pop && e_type == nic_pkg::NDK_OP_TYPE_READ && e_pend;
-  assign qp_err_o    = c_pop && cqe_q.status != nic_pkg::STATUS_SUCCESS
+  // only the pop of an offered CQE (C_CPL): a silent success pops in C_DECIDE, where cqe_q still
+  // holds the CQE offered before it, maybe another QP's failure (which moved this QP to ERROR)
+  assign qp_err_o    = c_pop && cstate_q == C_CPL && cqe_q.status != nic_pkg::STATUS_SUCCESS
                        && cqe_q.status != nic_pkg::STATUS_CANCELLED;
 
   // the QPs in ERROR

@@ -77,6 +77,13 @@ BENCHES = {
     "wqe_fetch_w256": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv",
                                                    "rtl/core/nic_wqe_fetch.sv", "tests/board/tb_wqe_fetch.sv"),
                        {"DataWidth": 256}, "test_wqe_fetch"),
+    # Module bench of the RC requester (nic_requester, nic_req_*) against a reference model of the
+    # transport's rules, with the bench as its neighbours and its peer (docs/verification.md).
+    "requester": ("tb_requester", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/pkg/nic_roce_pkg.sv", "rtl/pkg/nic_dma_pkg.sv",
+                                              "rtl/lib/*.sv", "rtl/transport/nic_req_*.sv",
+                                              "rtl/transport/nic_requester.sv", "rtl/transport/nic_tp_qp_ctx.sv",
+                                              "tests/board/tb_requester.sv"),
+                  {}, "test_requester"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
