@@ -870,8 +870,11 @@ async def run(dut, seed, cfg):
                 dut._log.info("cycle %d replay starts: QP %d from %#x (%s), acked %#x", cyc, q, sp,
                               "RNR" if int(dut.u_req.rnr_go.value) else "go-back-N", p.acked)
             if int(dut.u_req.rnr_go.value):
-                b.check(p.rnr_wait is not None and p.rnr_wait[0] == sp,
-                        lambda: f"QP {q}: RNR replay from PSN {sp:#x}, want {p.rnr_wait and hex(p.rnr_wait[0])} "
+                # from the NAK's PSN, or past it when an ACK has covered it since (another replay
+                # of it got through while the timer ran)
+                want = p.rnr_wait and (p.rnr_wait[0] if not psn_le(p.rnr_wait[0], p.acked) else (p.acked + 1) & M24)
+                b.check(p.rnr_wait is not None and want == sp,
+                        lambda: f"QP {q}: RNR replay from PSN {sp:#x}, want {p.rnr_wait and hex(want)} "
                                 f"(no RNR retry is left or none was asked)")
                 b.check(b.ticks - p.rnr_wait[1] >= p.rnr_wait[2],
                         f"QP {q}: RNR retry {b.ticks - p.rnr_wait[1]} ticks after the NAK, want >= {p.rnr_wait[2]}")
@@ -1141,8 +1144,8 @@ SCRIPTS = {
                   "p_dma_err": 0.0, "p_bad": 0.0, "p_resp_loss": 0.0, "cycles": 1500},
     # request packets lost in the middle of messages: sequence NAKs, go-back-N from the middle
     "nak_mid_message": {"p_drop": 0.08, "p_ack_loss": 0.0, "p_rnr": 0.0, "p_fatal": 0.0, "p_dma_err": 0.0,
-                        "p_bad": 0.0, "log_mtu": 8, "maxlen": 1200, "ops": ["send", "write", "write", "read"],
-                        "cycles": 2000},
+                        "p_bad": 0.0, "log_mtu": 8, "maxlen": 2400, "ops": ["send", "write", "write", "read"],
+                        "cycles": 4000},
     # every Send's first packet RNR NAKed once, then taken
     "rnr_then_success": {"rnr_times": 1, "p_rnr": 0.0, "rnr_retry": 3, "p_drop": 0.0, "p_ack_loss": 0.0,
                          "p_fatal": 0.0, "p_dma_err": 0.0, "p_bad": 0.0, "ops": ["send", "write", "read"],
@@ -1187,10 +1190,9 @@ async def random_traffic_against_reference_model(dut):
     """Seeded random WQEs, translations, DMA latency, back-pressure, losses, RNR and fatal NAKs."""
     cocotb.start_soon(Clock(dut.clk_i, 4, units="ns").start())
     total = collections.Counter()
-    # Seed 5 is left out: it fails on an open finding (docs/verification.md, the requester's
-    # bench: an RNR replay from a PSN a go-back-N replay got acknowledged meanwhile fails the next
-    # WQE INVALID_PARAMETER); REQ_SEEDS=5 reproduces it.
-    seeds = [int(s) for s in os.environ.get("REQ_SEEDS", "1,2,3,4,6,7,8,9").split(",")]
+    # (seed 5 found an RNR replay started from a PSN a go-back-N replay had got acknowledged
+    # meanwhile: nic_req_rnr now moves the replay past such an ACK)
+    seeds = [int(s) for s in os.environ.get("REQ_SEEDS", "1,2,3,4,5,6,7,8").split(",")]
     for seed in seeds:
         st = await run(dut, seed, {"name": "random", "p_dup_ack": 0.05, "p_drop": 0.01, "p_ack_loss": 0.02, "p_bad": 0.008, "p_dma_err": 0.008, "recycle": True,
                                    "cycles": 4000})
