@@ -47,7 +47,6 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-W8 = 8                        # bytes a beat (DataWidth 64)
 NUM_QPS, MAX_READS = 4, 8
 M24 = 0xFFFFFF
 QPN_BASE = 0x100
@@ -129,6 +128,7 @@ class QpModel:
 
 async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     rng = random.Random(seed)
+    W8 = len(dut.pl_data_i) // 8                # bytes a beat: DataWidth 64 or 256
     tag = name or f"seed {seed}"
     st = collections.Counter()
     for sig in ("cmd_valid_i", "cmd_op_i", "cmd_index_i", "cmd_args_i", "qp_state_i", "rq_db_valid_i",
@@ -397,6 +397,14 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         if r < 0.015:
             return q, wild_packet(qp, rng.choice([1 << 23, (1 << 23) - 1, (1 << 23) + 1,
                                                    rng.randint(1 << 23, M24)]))
+        if r < 0.045:
+            # the requester asks again for a Read from one of its responses (RETH advanced)
+            olds = [m for m in peer.msgs[-12:] if m.kind == "read" and m.n > 1
+                    and ((psn_add(m.psn, m.n - 1) - qp.epsn) & M24) >= 1 << 23]
+            if olds:
+                m = rng.choice(olds)
+                st["read asked again from its middle"] += 1
+                return q, m.packet(rng.randint(1, m.n - 1))
         if r < 0.09:
             back = rng.randint(1, 30)
             peer.tx_psn = psn_add(qp.epsn, -back)
