@@ -655,7 +655,8 @@ async def random_traffic(dut):
     """Seeded random traffic on four QPs across the PSN wrap, loss, duplicates, back-pressure."""
     await start(dut)
     total = collections.Counter()
-    for seed in SEEDS:
+    # (at 256 bits a cycle carries more traffic: four seeds reach more than six at 64)
+    for seed in SEEDS if len(dut.pl_data_i) == 64 else SEEDS[:4]:
         total.update(await run_seed(dut, seed))
     dut._log.info("all seeds: " + ", ".join(f"{k} {v}" for k, v in sorted(total.items())))
     for corner in ("dup", "ahead", "seq nak", "rnr", "dup read answered", "dup read answered partial",
