@@ -118,6 +118,7 @@ class QpModel:
         self.q, self.epsn, self.msn, self.mtu, self.ird = q, psn, 0, mtu, ird
         self.region, self.depth, self.cqn = region, depth, cqn
         self.nak_sent = False
+        self.dead = False             # a fatal NAK was sent: the QP goes to ERROR
         self.in_msg = None            # None, or ("send", wqe, offset) / ("write", va)
         self.saved = []               # accepted Reads: (psn, va, len), oldest first
         self.posted = []              # receive WQEs posted (ring order): (index, sges)
@@ -183,6 +184,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     cpl_taken = [0] * NUM_QPS
     bump = [rg.va for rg in REGIONS]            # fresh placement VAs per region
     ev_exp = collections.Counter()
+    err_expected = []                           # QPs the model sent to ERROR, not yet reported
+    qp_states = [3] * NUM_QPS
 
     def alloc(qp, n):
         ri = REGIONS.index(qp.region)
@@ -271,19 +274,44 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         qp.nak_sent = False
         if qp.epsn >= 0xFFFFF0:
             st["executed at 0xFFFFF0.."] += 1
+        first = op in (OP["SEND_FIRST"], OP["SEND_ONLY"], OP["WRITE_FIRST"], OP["WRITE_ONLY"])
+        last = op in (OP["SEND_LAST"], OP["SEND_ONLY"], OP["WRITE_LAST"], OP["WRITE_ONLY"])
+        send = op <= OP["SEND_ONLY"]
+        data = p["payload"]
+
+        def fatal(syn, why, cpl_status=None):
+            """NAK of this PSN, the QP to ERROR; its receive completes cpl_status (if any), then
+            every other receive doorbelled completes CANCELLED once the QP is in ERROR."""
+            st[f"fatal: {why}"] += 1
+            expect_tx(qp, src, opcode=OP["ACK"], psn=psn, syn=syn, msn=qp.msn, aeth=True)
+            if cpl_status is not None:
+                exp_cpl[qp.q].append(dict(cqn=qp.cqn, bytes=0, index=qp.posted[qp.ci][0], flags=1,
+                                          status=cpl_status))
+                qp.ci += 1
+            for i in range(qp.ci, qp.pi_rung):
+                exp_cpl[qp.q].append(dict(cqn=qp.cqn, bytes=0, index=qp.posted[i][0], flags=1,
+                                          status=0xC0000120))
+            qp.ci = qp.pi_rung
+            qp.dead = True
+            err_expected.append(qp.q)
+
+        def region_ok(va, length):
+            rg = qp.region
+            return length == 0 or (p["rkey"] == rg.key and rg.va <= va and va + length <= rg.va + rg.length)
+
+        if op == OP["READ_REQUEST"] and qp.in_msg is not None:
+            return fatal(0x61, "a Read inside a message")
+        if op != OP["READ_REQUEST"] and first != (qp.in_msg is None):
+            return fatal(0x61, "opcode out of sequence")
+        if op in (OP["READ_REQUEST"], OP["WRITE_FIRST"], OP["WRITE_ONLY"]) and not region_ok(p["va"], p["dma_len"]):
+            return fatal(0x62, "remote access error")
         if op == OP["READ_REQUEST"]:
-            assert qp.in_msg is None
             qp.msn = (qp.msn + 1) & M24
             qp.saved.append((psn, p["va"], p["dma_len"]))
             responses(qp, src, psn, p["va"], p["dma_len"], qp.msn)
             qp.epsn = psn_add(qp.epsn, npkts(p["dma_len"], qp.mtu))
             st["reads"] += 1
             return
-        first = op in (OP["SEND_FIRST"], OP["SEND_ONLY"], OP["WRITE_FIRST"], OP["WRITE_ONLY"])
-        last = op in (OP["SEND_LAST"], OP["SEND_ONLY"], OP["WRITE_LAST"], OP["WRITE_ONLY"])
-        send = op <= OP["SEND_ONLY"]
-        assert first == (qp.in_msg is None), f"{tag}: the bench sent a packet out of opcode sequence"
-        data = p["payload"]
         if send:
             if first:
                 if qp.ci == qp.pi_rung:                # no receive posted: RNR NAK
@@ -292,11 +320,13 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                     return
                 qp.in_msg = ["send", qp.posted[qp.ci], 0]
             _, (idx, sges), off = qp.in_msg
+            if off + len(data) > sum(ln for _, ln, _ in sges):
+                return fatal(0x61, "a Send longer than its receive", cpl_status=0xC000003C)
             place_send(qp, sges, off, data)
             qp.in_msg[2] += len(data)
             if last:
                 exp_cpl[qp.q].append(dict(cqn=qp.cqn, bytes=qp.in_msg[2], index=idx,
-                                          flags=1 | (2 if p["se"] else 0)))
+                                          flags=1 | (2 if p["se"] else 0), status=0))
                 qp.ci += 1
                 st["sends"] += 1
         else:
@@ -426,6 +456,7 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     env = dict(qps=qps, peers=peers, post=post_receive, db=db_pending, wild=wild_packet, st=st)
     script = list(script["build"](env)) if script else None
     script_wait = 0
+    states_dirty = False
     feed = None                    # (q, packet, payload bytes left to send) being offered
     feed_hdr = False
     db_blackout = 0
@@ -447,6 +478,9 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         stim = cyc < cycles or bool(script)
         drain = not stim
         # ---- this cycle's inputs
+        if states_dirty:
+            dut.qp_state_i.value = sum(v << (2 * i) for i, v in enumerate(qp_states))
+            states_dirty = False
         if feed is None and script is not None and script_wait == 0:
             while script and feed is None and script_wait == 0:
                 res = script.pop(0)()
@@ -528,8 +562,12 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         # ---- outputs
         assert not int(dut.ack_valid_o.value), f"{tag} cycle {cyc}: an acknowledgement to the requester"
         assert not int(dut.rdone_o.value), f"{tag} cycle {cyc}: a Read placement ended"
-        assert not int(dut.qp_err_o.value), \
-            f"{tag} cycle {cyc}: QP {int(dut.qp_err_qpn_o.value)} to error"
+        if int(dut.qp_err_o.value):
+            q = int(dut.qp_err_qpn_o.value)
+            assert q in err_expected, f"{tag} cycle {cyc}: QP {q} to error, the model keeps it"
+            err_expected.remove(q)
+            qp_states[q] = 2      # ERROR, from the next cycle (nic_sq_engine's part)
+            states_dirty = True
         if int(dut.u_rsp.rdq_full.value):
             st["cycles the Read queue is full"] += 1   # (observed only: a corner counted)
         if int(dut.ev_dup_req_o.value):
@@ -616,8 +654,9 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
             e = exp_cpl[q].popleft()
             got = dict(cqn=int(dut.cpl_cqn_o.value), bytes=int(dut.cpl_bytes_o.value),
                        index=int(dut.cpl_wqe_index_o.value), flags=int(dut.cpl_flags_o.value))
-            assert got == e and int(dut.cpl_status_o.value) == 0 and int(dut.cpl_op_type_o.value) == 1, \
-                f"{tag} cycle {cyc}: QP {q} completion {got} status {int(dut.cpl_status_o.value):#x}, want {e}"
+            got["status"] = int(dut.cpl_status_o.value)
+            assert got == e and int(dut.cpl_op_type_o.value) == 1, \
+                f"{tag} cycle {cyc}: QP {q} completion {got}, want {e}"
             cpl_taken[q] += 1
             st["completions"] += 1
         await RisingEdge(dut.clk_i)
@@ -635,7 +674,7 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     left = {k: v for k, v in dict(tx=[len(x) for x in exp_tx], cpl=[len(x) for x in exp_cpl],
                                   bytes=len(pending), reads=len(reads), writes=len(wreqs),
                                   script=len(script or [])).items()}
-    assert not any(exp_tx) and not any(exp_cpl) and not pending and not (script or []), \
+    assert not any(exp_tx) and not any(exp_cpl) and not pending and not (script or []) and not err_expected, \
         f"{tag}: at the end (cycle {cyc}) still expected: {left}"
     assert st["ev dup"] == ev_exp["dup"] and st["ev oos"] == ev_exp["oos"], \
         f"{tag}: events dup {st['ev dup']} oos {st['ev oos']}, want {ev_exp['dup']} / {ev_exp['oos']}"
@@ -702,6 +741,13 @@ def build_script(env):
     def whole(q, m, mutate=False):
         return [pkt(q, m, j, mutate) for j in range(m.n)]
 
+    def bad(q, m, j, **change):
+        """Packet j of m with some fields changed."""
+        def act():
+            p = dict(m.packet(j), **change)
+            return [q, p, bytearray(p["payload"])]
+        return act
+
     # QP 0 (from 0xFFFFFE): duplicates of a Send and a Write are not executed again and are
     # acknowledged again; 2^23 away is behind, 2^23 - 1 ahead
     w = msg(0, "write", 3 * 256 - 10, [False, False, True])
@@ -741,6 +787,17 @@ def build_script(env):
     acts += whole(3, s5) + [receives(3, 1)] + whole(3, s5)
     acts += whole(3, w5) + [receives(3, 1)] + whole(3, s6) + whole(3, w6)
     acts += whole(3, s7) + [receives(3, 1)] + whole(3, s7)
+    # the end of each QP: a fatal error (NAK, the QP to ERROR, its receives complete: the one in
+    # use DATA_OVERRUN, the others doorbelled CANCELLED, in order)
+    w7 = msg(0, "write", 10, [True])
+    acts += [receives(0, 2), bad(0, w7, 0, rkey=0xBAD)]                      # a wrong R_Key
+    r7 = msg(1, "read", 100)
+    rg1 = qps[1].region
+    acts += [receives(1, 1), bad(1, r7, 0, va=rg1.va + rg1.length - 10)]   # past the region
+    s8 = msg(2, "send", 2 * 256, [True, True])
+    acts += [bad(2, s8, 1, psn=s8.psn)]                                      # a LAST outside a message
+    s9 = msg(3, "send", 4 * 256, [False, True, False, True])
+    acts += [receives(3, 2)] + whole(3, s9)                                  # longer than its receive
     return acts
 
 
@@ -758,6 +815,7 @@ async def scripted_sequences(dut):
         want = {"rnr": 2, "seq nak": 4, "dup read answered": 3, "dup read answered partial": 6,
                 "dup read inside a message": 3, "dup read not saved": 3, "wild 0x800000": 2,
                 "wild 0x7fffff": 2, "ahead by 2^23-1": 2, "sends": 7, "writes": 5, "reads": 7,
-                "completions": 7, "ahead": 9, "dup": 21}
+                "completions": 13, "ahead": 9, "dup": 21, "fatal: remote access error": 2,
+                "fatal: opcode out of sequence": 1, "fatal: a Send longer than its receive": 1}
         bad = {k: (st[k], v) for k, v in want.items() if st[k] != v}
         assert not bad, f"scripted: counts differ (got, want): {bad}"
