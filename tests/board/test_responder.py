@@ -119,6 +119,7 @@ class QpModel:
         self.region, self.depth, self.cqn = region, depth, cqn
         self.nak_sent = False
         self.dead = False             # a fatal NAK was sent: the QP goes to ERROR
+        self.starting = False         # created again, not yet connected
         self.in_msg = None            # None, or ("send", wqe, offset) / ("write", va)
         self.saved = []               # accepted Reads: (psn, va, len), oldest first
         self.posted = []              # receive WQEs posted (ring order): (index, sges)
@@ -155,7 +156,9 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     qps = []
     peer_mac = [0x02_00_00_00_10_00 + q for q in range(NUM_QPS)]
     peer_ip = [0x0A000100 + q for q in range(NUM_QPS)]
-    for q in range(NUM_QPS):
+
+    def qp_setup(q):
+        """QP q's QP_CREATE and QP_CONNECT (a new incarnation: new ring depth, MTU, IRD, PSN)."""
         region = REGIONS[q % 2]
         ld = rng.choice([3, 4])
         mtu_ld = rng.choice([8, 9])
@@ -166,11 +169,16 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         create = (RING_BASE + q * 0x10000) << 128 | ld << 104 | (4 + q) << 88 | region.pd << 64
         connect = (ird << 208 | mtu_ld << 192 | start << 160 | 7 << 184 | (0x500 + q) << 96
                    | peer_ip[q] << 64 | peer_mac[q])
-        for op, args in ((CMD_QP_CREATE, create), (CMD_QP_CONNECT, connect)):
+        return ([(CMD_QP_CREATE, q, create), (CMD_QP_CONNECT, q, connect)],
+                QpModel(q, start, 1 << mtu_ld, ird, region, 1 << ld, 4 + q))
+
+    for q in range(NUM_QPS):
+        cmds, qp = qp_setup(q)
+        for op, _, args in cmds:
             dut.cmd_valid_i.value, dut.cmd_op_i.value, dut.cmd_index_i.value = 1, op, q
             dut.cmd_args_i.value = args
             await RisingEdge(dut.clk_i)
-        qps.append(QpModel(q, start, 1 << mtu_ld, ird, region, 1 << ld, 4 + q))
+        qps.append(qp)
     dut.cmd_valid_i.value = 0
     dut.qp_state_i.value = int("11" * NUM_QPS, 2)      # every QP RTS
     for _ in range(4):
@@ -185,6 +193,7 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     bump = [rg.va for rg in REGIONS]            # fresh placement VAs per region
     ev_exp = collections.Counter()
     err_expected = []                           # QPs the model sent to ERROR, not yet reported
+    pend_count = collections.Counter()          # bytes pending per QP
     qp_states = [3] * NUM_QPS
 
     def alloc(qp, n):
@@ -215,10 +224,11 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         f["mac"], f["ip"] = src
         exp_tx[qp.q].append(f)
 
-    def place(phys, data):
+    def place(phys, data, q):
         for i, b in enumerate(data):
             assert phys + i not in pending, f"{tag}: the model places byte {phys + i:#x} twice"
-            pending[phys + i] = b
+            pending[phys + i] = (b, q)
+        pend_count[q] += len(data)
 
     def place_send(qp, wqe_sges, off, data):
         pos = 0
@@ -227,7 +237,7 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                 break
             lo, hi = max(off, pos), min(off + len(data), pos + ln)
             if lo < hi:
-                place(qp.region.phys_of(va + lo - pos), data[lo - off:hi - off])
+                place(qp.region.phys_of(va + lo - pos), data[lo - off:hi - off], qp.q)
             pos += ln
 
     def responses(qp, src, psn, va, length, msn):
@@ -301,7 +311,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
 
         if op == OP["READ_REQUEST"] and qp.in_msg is not None:
             return fatal(0x61, "a Read inside a message")
-        if op != OP["READ_REQUEST"] and first != (qp.in_msg is None):
+        if op != OP["READ_REQUEST"] and (first != (qp.in_msg is None) or (
+                not first and qp.in_msg[0] != ("send" if send else "write"))):
             return fatal(0x61, "opcode out of sequence")
         if op in (OP["READ_REQUEST"], OP["WRITE_FIRST"], OP["WRITE_ONLY"]) and not region_ok(p["va"], p["dma_len"]):
             return fatal(0x62, "remote access error")
@@ -331,10 +342,12 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                 st["sends"] += 1
         else:
             if first:
-                qp.in_msg = ["write", p["va"], 0]
-            _, va, off = qp.in_msg
+                qp.in_msg = ["write", p["va"], 0, p["dma_len"]]
+            _, va, off, reth_len = qp.in_msg
+            if off + len(data) > reth_len:
+                return fatal(0x61, "a Write longer than its RETH")
             if data:
-                place(qp.region.phys_of(va + off), data)
+                place(qp.region.phys_of(va + off), data, qp.q)
             qp.in_msg[2] += len(data)
             if last:
                 st["writes"] += 1
@@ -416,7 +429,25 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         """The next packet on the wire: (QP, packet) or None."""
         q = rng.randrange(NUM_QPS)
         peer, qp = peers[q], qps[q]
+        if qp.dead or qp.starting:
+            return None
         r = rng.random()
+        if r < p_fatal:
+            # a request the responder must refuse at the expected PSN (the model says how)
+            kind = rng.choice(["bad key", "past the region", "send last", "write middle"])
+            rg = qp.region
+            p = dict(opcode=OP["WRITE_ONLY"], psn=qp.epsn, ackreq=True, se=False, va=rg.va,
+                     rkey=rg.key, dma_len=8, payload=bytes(8))
+            if kind == "bad key":
+                p["rkey"] = rg.key ^ 0x100
+            elif kind == "past the region":
+                p.update(opcode=OP["READ_REQUEST"], va=rg.va + rg.length - 8, dma_len=9, payload=b"")
+            elif kind == "send last":
+                p.update(opcode=OP["SEND_LAST"], va=0, rkey=0, dma_len=0)
+            else:
+                p.update(opcode=OP["WRITE_MIDDLE"], va=0, rkey=0, dma_len=0)
+            st[f"refused request sent: {kind}"] += 1
+            return q, p
         ahead = ((peer.tx_psn - qp.epsn) & M24) not in (0,) and ((peer.tx_psn - qp.epsn) & M24) < (1 << 23)
         if ahead:
             peer.since_ahead += 1
@@ -424,10 +455,10 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                 peer.tx_psn = qp.epsn
                 peer.since_ahead = 0
                 st["go back to epsn"] += 1
-        if r < 0.015:
+        if r < 0.02:
             return q, wild_packet(qp, rng.choice([1 << 23, (1 << 23) - 1, (1 << 23) + 1,
                                                    rng.randint(1 << 23, M24)]))
-        if r < 0.045:
+        if r < 0.05:
             # the requester asks again for a Read from one of its responses (RETH advanced)
             olds = [m for m in peer.msgs[-12:] if m.kind == "read" and m.n > 1
                     and ((psn_add(m.psn, m.n - 1) - qp.epsn) & M24) >= 1 << 23]
@@ -471,6 +502,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
     p_pl = rng.choice([0.5, 1.0])
     p_stall = rng.choice([0.0, 0.3])
     p_post = rng.choice([0.01, 0.05])
+    p_fatal = rng.choice([0.002, 0.01])
+    cmdq = collections.deque()     # commands to drive, one a cycle: (op, QP, args)
     total = cycles + 30000
     cyc = 0
     quiet = 0
@@ -481,6 +514,33 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         if states_dirty:
             dut.qp_state_i.value = sum(v << (2 * i) for i, v in enumerate(qp_states))
             states_dirty = False
+            for q in range(NUM_QPS):
+                if qp_states[q] == 3:
+                    qps[q].starting = False
+        # a QP in ERROR whose packets, completions and writes are all done: created and connected
+        # again (a new incarnation, new PSN), then RTS
+        if not cmdq and script is None:
+            for q in range(NUM_QPS):
+                if (qps[q].dead and qp_states[q] == 2 and not exp_tx[q] and not exp_cpl[q]
+                        and not (feed and feed[0] == q) and qps[q].q not in err_expected
+                        and pend_count[q] == 0):
+                    cmds, new = qp_setup(q)
+                    cmdq.extend(cmds)
+                    new.starting = True      # no packet, no doorbell until connected
+                    qps[q] = new
+                    peers[q] = Peer(new)
+                    cpl_taken[q] = 0
+                    st["QP created again"] += 1
+                    break
+        if cmdq:
+            op, q, args = cmdq.popleft()
+            dut.cmd_valid_i.value, dut.cmd_op_i.value, dut.cmd_index_i.value = 1, op, q
+            dut.cmd_args_i.value = args
+            if op == CMD_QP_CONNECT:
+                qp_states[q] = 3             # RTS from the cycle after QP_CONNECT
+                states_dirty = True
+        else:
+            dut.cmd_valid_i.value = 0
         if feed is None and script is not None and script_wait == 0:
             while script and feed is None and script_wait == 0:
                 res = script.pop(0)()
@@ -522,7 +582,7 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
             if script is None and rng.random() < p_post:
                 qp = rng.choice(qps)
                 free = qp.depth - (qp.pi - cpl_taken[qp.q])
-                if free > 0:
+                if free > 0 and not qp.dead and not qp.starting:
                     for _ in range(rng.randint(1, free)):
                         post_receive(qp)
                     db = qp
@@ -613,9 +673,9 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                     b = (data >> (8 * i)) & 0xFF
                     assert a + i in pending, \
                         f"{tag} cycle {cyc}: byte {a + i:#x} written ({b:#04x}), the model places nothing there now"
-                    assert pending[a + i] == b, \
-                        f"{tag} cycle {cyc}: byte {a + i:#x} written {b:#04x}, want {pending[a + i]:#04x}"
-                    del pending[a + i]
+                    assert pending[a + i][0] == b, \
+                        f"{tag} cycle {cyc}: byte {a + i:#x} written {b:#04x}, want {pending[a + i][0]:#04x}"
+                    pend_count[pending.pop(a + i)[1]] -= 1
                     st["bytes placed"] += 1
             w[2] += 1
             if w[2] == w[1]:
@@ -700,7 +760,7 @@ async def random_traffic(dut):
     dut._log.info("all seeds: " + ", ".join(f"{k} {v}" for k, v in sorted(total.items())))
     for corner in ("dup", "ahead", "seq nak", "rnr", "dup read answered", "dup read answered partial",
                    "dup read not saved", "dup with other bytes", "no ackreq", "executed at 0xFFFFF0..", "sends", "writes",
-                   "reads", "wild 0x800000", "wild 0x7fffff"):
+                   "reads", "wild 0x800000", "wild 0x7fffff", "QP created again"):
         assert total[corner] > 0, f"corner not reached over the seeds: {corner}"
 
 
