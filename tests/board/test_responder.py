@@ -535,6 +535,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                     break
         if cmdq:
             op, q, args = cmdq.popleft()
+            if TRACE:
+                dut._log.info(f"cycle {cyc}: command {op} QP {q}")
             dut.cmd_valid_i.value, dut.cmd_op_i.value, dut.cmd_index_i.value = 1, op, q
             dut.cmd_args_i.value = args
             if op == CMD_QP_CONNECT:
@@ -593,6 +595,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         if db is not None:
             dut.rq_db_qpn_i.value, dut.rq_db_pi_i.value = db.q, db.pi & 0xFFFF
             db.pi_rung = db.pi
+            if TRACE:
+                dut._log.info(f"cycle {cyc}: RQ doorbell QP {db.q} pi {db.pi}")
             st["rq doorbells"] += 1
         # DMA reads
         beat = None
@@ -604,6 +608,9 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
                 slot = (a + i) & ~63
                 if slot in ring:
                     b = (ring[slot] >> (8 * ((a + i) & 63))) & 0xFF
+                    if TRACE and i == 0 and (a & 63) == 0:
+                        dut._log.info(f"cycle {cyc}: ring slot {a:#x} read: WQE index {(ring[slot] >> 32) & 0xFFFF}"
+                                      f" opcode {ring[slot] & 0xFF:#x}")
                 else:
                     b = src_byte(a + i)
                 data |= b << (8 * i)
@@ -625,10 +632,20 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
         assert not int(dut.rdone_o.value), f"{tag} cycle {cyc}: a Read placement ended"
         if int(dut.qp_err_o.value):
             q = int(dut.qp_err_qpn_o.value)
-            assert q in err_expected, f"{tag} cycle {cyc}: QP {q} to error, the model keeps it"
+            assert q in err_expected, (
+                f"{tag} cycle {cyc}: QP {q} to error, the model keeps it (from the dispatcher "
+                f"{int(dut.u_rsp.d_qp_err.value)}, the read engine {int(dut.u_rsp.e_qp_err.value)}, "
+                f"an RQ doorbell {int(dut.u_rsp.rq_db_err.value)}; syndrome "
+                f"{int(dut.u_rsp.u_dispatch.ack_syn_q.value):#x} status {int(dut.u_rsp.u_dispatch.cpl_status_q.value):#x} "
+                f"wqe {int(dut.u_rsp.u_dispatch.rwqe_q.value):#x} rq ci {int(dut.u_rsp.rq_ci.value)} pi "
+                f"{int(dut.u_rsp.rq_pi.value)} cached {int(dut.u_rsp.rq_cached.value)})")
             err_expected.remove(q)
             qp_states[q] = 2      # ERROR, from the next cycle (nic_sq_engine's part)
             states_dirty = True
+        if TRACE and int(dut.u_rsp.u_rq.pf_we.value):      # a receive WQE into the prefetch cache
+            w = int(dut.u_rsp.u_rq.pf_wqe.value)
+            dut._log.info(f"cycle {cyc}: cache write {int(dut.u_rsp.u_rq.pf_waddr.value)}: index "
+                          f"{(w >> 32) & 0xFFFF} opcode {w & 0xFF:#x}")
         if int(dut.u_rsp.rdq_full.value):
             st["cycles the Read queue is full"] += 1   # (observed only: a corner counted)
         if int(dut.ev_dup_req_o.value):
@@ -637,6 +654,11 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
             st["ev oos"] += 1
         if feed and feed_hdr and int(dut.pkt_ready_o.value):
             q, p, _ = feed
+            if TRACE:
+                dut._log.info(f"cycle {cyc}: QP {q} takes op {p['opcode']:#x} psn {p['psn']:#x} len "
+                              f"{len(p['payload'])} va {p['va']:#x} dma_len {p['dma_len']} (epsn "
+                              f"{qps[q].epsn:#x}, in_msg {qps[q].in_msg and qps[q].in_msg[0]}, "
+                              f"ci {qps[q].ci} rung {qps[q].pi_rung})")
             model_packet(qps[q], p, (peer_mac[q], peer_ip[q]))
             st["packets"] += 1
             feed_hdr = False
@@ -655,6 +677,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
             in_src = any(rg.phys + SRC_OFF <= addr < rg.phys + rg.length for rg in REGIONS)
             assert in_ring or in_src, f"{tag} cycle {cyc}: DMA read of {addr:#x}, neither a ring nor a Read source"
             reads.append([cyc + rng.randint(2, lat_max), addr, beats, 0])
+            if TRACE:
+                dut._log.info(f"cycle {cyc}: DMA read {addr:#x} x{beats}")
             st["dma reads"] += 1
         if beat is not None and int(dut.r_ready_o.value):
             reads[0][3] += 1
@@ -665,6 +689,8 @@ async def run_seed(dut, seed, cycles=12000, script=None, name=None):
             assert addr % W8 == 0 and (addr & 0xFFF) + beats * W8 <= 4096, \
                 f"{tag} cycle {cyc}: DMA write {addr:#x} x{beats} crosses a page"
             wreqs.append([addr, beats, 0])
+            if TRACE:
+                dut._log.info(f"cycle {cyc}: write {addr:#x} x{beats} QP {int(dut.wr_req_qpn_o.value)}")
         if int(dut.wr_valid_o.value) and int(dut.wr_ready_i.value):
             w = wreqs[0]
             a = w[0] + w[2] * W8
@@ -751,6 +777,8 @@ async def start(dut):
 # not required)
 SEEDS = [1, 2, 3, 4, 5, 6]
 _seeds_env = os.environ.get("NDK_RSP_SEEDS")
+# NDK_RSP_TRACE=1 logs every packet taken, DMA request, doorbell, command and prefetch cache write
+TRACE = bool(os.environ.get("NDK_RSP_TRACE"))
 if _seeds_env:
     _lo, _hi = (int(x) for x in _seeds_env.split("-"))
     SEEDS = list(range(_lo, _hi + 1))
