@@ -10,7 +10,10 @@ is here:
   Sends; the wire loses packets (later ones arrive ahead), the requester goes back (to the
   expected PSN, as after a NAK, or further: duplicates, whose Send / Write payload is sometimes
   changed so a re-execution cannot hide), replays a Read from its middle (RETH advanced), and
-  now and then sends a packet 2^23 or 2^23 - 1 PSNs away. Every QP starts near 0xFFFFFF.
+  now and then sends a packet 2^23 or 2^23 - 1 PSNs away, and sometimes a request the responder
+  must refuse (a wrong R_Key, a Read past its region, a LAST / MIDDLE out of sequence); a QP sent
+  to ERROR so is created and connected again once everything it owed is out. Every QP starts
+  near 0xFFFFFF.
 - the driver: receive WQEs (1..3 SGEs) written into each QP's ring in a host-memory dictionary,
   then an RQ doorbell (kept out of the 5 cycles after a packet is taken, so which receives a
   Send finds is defined); a slot is written again only after its completion was taken;
@@ -36,9 +39,12 @@ not executed: a Read is answered again from the newest of the last IRD saved Rea
 its PSN (from that PSN: VA and length advanced, the current MSN), any other (or a Read older
 than those) is acknowledged with the expected PSN - 1 and the current MSN if it asks; a packet
 ahead draws one PSN-sequence NAK with the expected PSN, then silence until the expected PSN is
-taken. Checked: every packet sent (opcode, PSN, syndrome, MSN, length, peer QPN, MAC, IPv4,
+taken; a refused request draws its NAK (invalid request, remote access error), the QP goes to
+ERROR and its receives complete (DATA_OVERRUN for a Send longer than its receive, the others
+CANCELLED, in order). Checked: every packet sent (opcode, PSN, syndrome, MSN, length, peer QPN, MAC, IPv4,
 payload), per QP in order; every byte placed; every completion; the event counts (duplicates,
-out of sequence); no ACK to the requester, no QP error; at the end nothing is missing.
+out of sequence); no ACK to the requester, no QP error the model did not decide; at the end
+nothing is missing.
 """
 import collections
 import os
