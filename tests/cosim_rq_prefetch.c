@@ -223,3 +223,62 @@ Test(rq_prefetch, an_rq_doorbell_moving_the_index_back_puts_the_qp_in_error)
 	expect_no_cpl(&p, a->cq, SETTLE_CYCLES * 10);
 	pair_close(&p);
 }
+
+/* A QP created or destroyed (or flushed) marks its own prefetch bursts in flight stale. The mark
+ * once went by the QP number in every descriptor slot, also the slot being filled in that very
+ * cycle by another QP's burst, whose previous occupant was that QP's: the other QP's receive
+ * WQE was then dropped as stale while its count said it was on chip, and its next Send read a
+ * cache slot never written (NAK remote operational error, the QP in ERROR) or an old receive.
+ * Found by the responder's module bench (tests/board/test_responder.py, 256 bits, seed 228: a QP
+ * created again in the cycle another QP's burst was granted). Here side b's second QP fills all
+ * four descriptor slots with its bursts, then b's connected QP rings a receive doorbell and the
+ * second QP is closed `delay` cycles later, swept across the cycle of the burst's grant: the
+ * Send must land in its receive every time. */
+Test(rq_prefetch, a_qp_closed_in_the_cycle_of_another_qps_burst_leaves_that_burst_alone)
+{
+	for (uint64_t delay = 0; delay < 40; delay++) {
+		struct pair p;
+		pair_open(&p, 2);
+		struct side *a = &p.s[0], *b = &p.s[1];
+		struct world w = { .sim = p.sim };
+		uint8_t *src = a->buf.va, *dst = b->buf.va;
+		memset(dst, 0xEE, 16384);
+
+		struct ndk_qp_attr at = {
+			.receive_cq = b->cq,
+			.initiator_cq = b->cq,
+			.qp_context = QP_CONTEXT,
+			.receive_queue_depth = 64,
+			.initiator_queue_depth = 64,
+			.max_receive_request_sge = b->info.max_receive_request_sge,
+			.max_initiator_request_sge = b->info.max_initiator_request_sge,
+			.inline_data_size = b->info.max_inline_data_size,
+		};
+		struct ndk_qp *other;
+		cr_assert_eq(ndk_create_qp(b->pd, &at, &other), NDK_STATUS_SUCCESS);
+		for (uint32_t i = 0; i < 4; i++) { /* one burst each: every descriptor slot */
+			struct ndk_sge r = sge_of(b, 4096 + 64 * i, 64);
+			expect_status(&w, ndk_receive(other, CTX(100 + i), &r, 1),
+				      NDK_STATUS_SUCCESS);
+			ndk_sim_step(p.sim, SETTLE_CYCLES);
+		}
+		struct ndk_sge r = sge_of(b, 0, 64);
+		expect_status(&w, ndk_receive(b->qp, CTX(1), &r, 1), NDK_STATUS_SUCCESS);
+		ndk_sim_step(p.sim, delay);
+		ndk_close_qp(other);
+		ndk_sim_step(p.sim, SETTLE_CYCLES);
+		struct ndk_result_ex gone;
+		while (ndk_get_cq_results_ex(b->cq, &gone, 1) != 0)
+			cr_expect_eq(gone.status, NDK_STATUS_CANCELLED,
+				     "delay %" PRIu64 ": a receive of the closed QP completed %#x",
+				     delay, gone.status);
+
+		fill(src, 40, 9);
+		send_inline(&p, a, 0, 40, CTX(3));
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 40);
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(3), 0);
+		cr_expect(memcmp(src, dst, 40) == 0,
+			  "delay %" PRIu64 ": the receive lacks the message", delay);
+		pair_close(&p);
+	}
+}

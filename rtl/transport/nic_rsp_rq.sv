@@ -434,10 +434,15 @@ module nic_rsp_rq #(
       pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
     end
     // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
-    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs)
+    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs).
+    // The slot being filled this cycle is another burst's, whatever QP its old contents name:
+    // it is stale only if its own QP is the one reset (pf_lost_d, below). (It once took the
+    // mark of its previous occupant's QP: another QP's burst granted in the cycle of a command
+    // dropped its WQEs while their count said they were on chip.)
     if (flush_i || cmd_reset_i) begin
       for (int k = 0; k < PfOut; k++) begin
-        if ((flush_i && po_qpn_q[k] == flush_qpn_i) || (cmd_reset_i && po_qpn_q[k] == cmd_qpn_i)) begin
+        if (!(po_push && PoW'(k) == po_wr_q)
+            && ((flush_i && po_qpn_q[k] == flush_qpn_i) || (cmd_reset_i && po_qpn_q[k] == cmd_qpn_i))) begin
           po_stale_d[k] = 1'b1;
         end
       end

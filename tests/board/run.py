@@ -84,6 +84,12 @@ BENCHES = {
                                               "rtl/transport/nic_requester.sv", "rtl/transport/nic_tp_qp_ctx.sv",
                                               "tests/board/tb_requester.sv"),
                   {}, "test_requester"),
+    # Module bench of the RC responder (nic_responder and its nic_rsp_* modules) with QP context
+    # tables and a translation model, against a reference model (docs/verification.md).
+    "responder": ("tb_responder", lambda: core_sources() + rtl("tests/board/tb_responder.sv"),
+                  {"DataWidth": 64}, "test_responder"),
+    "responder_w256": ("tb_responder", lambda: core_sources() + rtl("tests/board/tb_responder.sv"),
+                       {"DataWidth": 256}, "test_responder"),
     # The board-independent wrapper (PCIe interface, clock crossings, nic_core) with the model
     # and root complex: the whole NIC as a host sees it, less the vendor's hard blocks.
     "board": ("tb_board", lambda: core_sources() + rtl("rtl/eth/*.sv", "rtl/pcie/*.sv", "rtl/board/*.sv",
