@@ -1376,3 +1376,53 @@ Test(transport, writes_of_4_kib_overlap_their_payload_reads)
 	region_off(&p, b, &r);
 	pair_close(&p);
 }
+
+/*
+ * A request behind one that fails the requester's own checks is flushed, never sent: a Send, a
+ * Read into a local MR registered without local write (ACCESS_VIOLATION before anything goes
+ * out) and a second Send, posted in one chain. The first Send is delivered and completes
+ * SUCCESS; the Read fails; the second Send completes CANCELLED and the peer never sees it: its
+ * receive stays posted and its buffer untouched, and A sends one request in all. (The QP's
+ * error state arrives only when the failed entry completes, behind the first Send's ACK; before
+ * the fix the second Send went out meanwhile and was received while A reported it CANCELLED.)
+ */
+Test(transport, a_send_behind_a_request_that_fails_its_local_checks_is_cancelled_and_never_sent)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct region rb, ra;
+	region_on(&p, b, &rb, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 9);
+	region_on(&p, a, &ra, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ, 10);
+	struct ndk_sge r1 = sge_of(b, 0, 64), r2 = sge_of(b, 256, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_receive(b->qp, CTX(2), &r2, 1), NDK_STATUS_SUCCESS);
+	memset(b->buf.va, 0xEE, 512);
+	fill(a->buf.va, 512, 8);
+	uint64_t fa = frames_sent(&p, 0);
+	struct ndk_sge s1 = sge_of(a, 0, 64), s2 = sge_of(a, 256, 64);
+	struct ndk_sge rs = { .address = (uint64_t)(uintptr_t)ra.buf.va,
+			      .length = 100,
+			      .token = ndk_get_local_token_from_mr(ra.mr) };
+	expect_status(&wa, ndk_send(a->qp, CTX(3), &s1, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+	expect_status(&wa,
+		      ndk_read(a->qp, CTX(4), &rs, 1, (uint64_t)(uintptr_t)rb.buf.va,
+			       ndk_get_remote_token_from_mr(rb.mr), NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	expect_status(&wa, ndk_send(a->qp, CTX(5), &s2, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 64);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(3), 0);
+	expect_cpl(&p, a, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_READ, CTX(4), 0);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(5), 0);
+	expect_quiet(&p, b, 5000);
+	cr_expect(memcmp(b->buf.va, a->buf.va, 64) == 0, "the first Send's bytes differ");
+	for (int i = 256; i < 512; i++)
+		cr_assert_eq(((uint8_t *)b->buf.va)[i], 0xEE,
+			     "byte %d of the second receive was written", i);
+	cr_expect_eq(frames_sent(&p, 0) - fa, 1, "A sent %" PRIu64 " frames, want the first Send",
+		     frames_sent(&p, 0) - fa);
+	region_off(&p, a, &ra);
+	region_off(&p, b, &rb);
+	pair_close(&p);
+}
