@@ -279,6 +279,53 @@ Test(errors, an_mr_freed_while_its_page_list_is_read_is_not_registered)
 	world_close(&w);
 }
 
+/* A second QP of the world's PD on its CQ: for checks after the first went to error. */
+static struct ndk_qp *extra_qp(struct world *w)
+{
+	struct ndk_qp *qp;
+	struct ndk_qp_attr a = { .receive_cq = w->cq,
+				 .initiator_cq = w->cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 8,
+				 .max_initiator_request_sge = 1 };
+	cr_assert_eq(ndk_create_qp(w->pd, &a, &qp), NDK_STATUS_SUCCESS);
+	return qp;
+}
+
+/*
+ * The QP of a FastRegister destroyed (ndk_close_qp) while the WQE's page list is read: the WQE
+ * is discarded when the list has come, so it completes nothing (its QP is gone) and registers
+ * nothing: a FastRegister of the same MR on another QP then succeeds (a registered MR would
+ * refuse it with INVALID_DEVICE_STATE).
+ */
+Test(errors, a_qp_closed_while_its_fast_registers_page_list_is_read_registers_nothing)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 4, false);
+	struct ndk_sim_stats s0 = stats_of(&w);
+	expect_status(&w, region_register(&w, &r, CTX(1), 0), NDK_STATUS_SUCCESS);
+	/* the WQE's read, then the page list's: the WQE has passed its checks */
+	for (int i = 0; i < 5000 && stats_of(&w).dma_reads < s0.dma_reads + 2; i++)
+		ndk_sim_step(w.sim, 1);
+	cr_assert_eq(stats_of(&w).dma_reads, s0.dma_reads + 2, "the page list read was not issued");
+	/* QP_DESTROY lands an MMIO write later (~75 cycles), before the list's data (~125) */
+	ndk_close_qp(w.qp);
+	w.qp = NULL;
+	expect_no_completion(&w, w.cq, 3000);
+	cr_expect_eq(stats_of(&w).cqes_written, s0.cqes_written, "a CQE was written");
+	struct ndk_qp *qp2 = extra_qp(&w);
+	expect_status(&w,
+		      ndk_fast_register(qp2, CTX(2), r.mr, 4, r.pages, 0, 4 * NDK_PAGE_SIZE,
+					(uint64_t)(uintptr_t)r.buf.va, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(2));
+	ndk_close_qp(qp2);
+	region_free(&w, &r);
+	world_close(&w);
+}
+
 /*
  * An application closes an MR while its FastRegister is still in the send queue: against the
  * API's rule (no request may still use it), but the NIC must not read memory the driver has
@@ -336,19 +383,6 @@ Test(errors, an_error_on_one_qp_leaves_another_qp_running)
 	region_free(&w, &r1);
 	region_free(&w, &r2);
 	world_close(&w);
-}
-
-/* A second QP of the world's PD on its CQ: for checks after the first went to error. */
-static struct ndk_qp *extra_qp(struct world *w)
-{
-	struct ndk_qp *qp;
-	struct ndk_qp_attr a = { .receive_cq = w->cq,
-				 .initiator_cq = w->cq,
-				 .qp_context = QP_CONTEXT,
-				 .initiator_queue_depth = 8,
-				 .max_initiator_request_sge = 1 };
-	cr_assert_eq(ndk_create_qp(w->pd, &a, &qp), NDK_STATUS_SUCCESS);
-	return qp;
 }
 
 /* A Bind whose MR was never registered (an index in MR_INVALID): ACCESS_VIOLATION, the QP goes
