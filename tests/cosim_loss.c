@@ -372,9 +372,10 @@ Test(loss, ack_timeout_0_never_retransmits)
 /*
  * The ACK timer runs the time ack_timeout names (IBA: 4.096 us x 2^ack_timeout, rounded up to
  * the microsecond), for the codes above those the other tests use (6 to 8: 263 us, 525 us,
- * 1049 us): every answer to A's QP dropped, retry_count 1, A's Send goes out twice, the second
- * transmission between the period and the period plus 3 us after the first, then IO_TIMEOUT
- * one period later; B executed the Send once.
+ * 1049 us): a first Send is acknowledged (SUCCESS: the ACK restarts the timer with the code's
+ * period), then every answer to A's QP is dropped, retry_count 1: A's second Send goes out
+ * twice, the second transmission between the period and the period plus 3 us after the first,
+ * then IO_TIMEOUT one period later; B executed it once.
  */
 Test(loss, the_ack_timer_runs_the_time_each_ack_timeout_code_names)
 {
@@ -383,6 +384,11 @@ Test(loss, the_ack_timer_runs_the_time_each_ack_timeout_code_names)
 		loss_open(&p, (uint8_t)tmo, 1, 0x100, 0x200);
 		struct side *a = &p.s[0], *b = &p.s[1];
 		uint32_t b_qpn = wire_qpn(b->qp);
+		struct ndk_sge r0 = sge_of(b, 8192, 64), s0 = sge_of(a, 8192, 64);
+		cr_assert_eq(ndk_receive(b->qp, CTX(0), &r0, 1), NDK_STATUS_SUCCESS);
+		cr_assert_eq(ndk_send(a->qp, CTX(9), &s0, 1, 0), NDK_STATUS_SUCCESS);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(0), 64);
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(9), 0);
 		g_loss.drop_all_qp = wire_qpn(a->qp);
 		const uint64_t period_us = ((4096ull << tmo) + 999) / 1000;
 		const uint64_t lo = period_us * MHZ, hi = (period_us + 3) * MHZ;
@@ -405,7 +411,7 @@ Test(loss, the_ack_timer_runs_the_time_each_ack_timeout_code_names)
 		uint64_t first = 0;
 		for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
 			const struct tx *t = &g_loss.tx[0][i];
-			if (t->dest_qp != b_qpn || t->psn != 0x100)
+			if (t->dest_qp != b_qpn || t->psn != 0x101)
 				continue;
 			if (n == 1) {
 				uint64_t gap = t->cycle - first;
