@@ -320,3 +320,83 @@ Test(dma_fault, a_failed_payload_write_puts_the_receiving_qp_in_error)
 	neighbour_check_close(&p, x);
 	pair_close(&p);
 }
+
+/*
+ * The DMA read that fetches A's next send-queue WQE fails: that WQE completes INTERNAL_ERROR (its
+ * request context, from its ring slot), nothing is sent for it, A's QP goes to error (the next
+ * request CANCELLED) and B completes nothing; the neighbour connection keeps working.
+ */
+Test(dma_fault, a_wqe_fetch_read_error_completes_internal_error_and_sends_nothing)
+{
+	struct pair p;
+	pair_open(&p, 2);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	struct world wa = world_of(&p, a);
+	struct side x[2];
+	neighbour_open(&p, x);
+	struct ndk_sge rcv = sge_of(b, 0, 4096), g = sge_of(a, 0, 64);
+	expect_status(&wa, ndk_receive(b->qp, CTX(1), &rcv, 1), NDK_STATUS_SUCCESS);
+	memset(b->buf.va, 0x5A, 4096);
+	struct ndk_wq *sq = &a->qp->sq;
+	uint64_t slot = sq->ring_logical + (sq->pi & (sq->depth - 1)) * NIC_WQE_BYTES;
+	struct ndk_sim_stats s0;
+	ndk_sim_get_stats(p.sim, 0, &s0);
+	cr_assert_eq(nicsim_dma_fault(p.sim->world, 0, 0, slot, NIC_WQE_BYTES, 0, 1), 0);
+	expect_status(&wa, ndk_send(a->qp, CTX(2), &g, 1, 0), NDK_STATUS_SUCCESS);
+	struct ndk_result_ex r;
+	poll_cq(&p, a->cq, &r, 200000);
+	cr_expect_eq(r.status, NDK_STATUS_INTERNAL_ERROR, "the WQE completed %s",
+		     ndk_status_name(r.status));
+	cr_expect_eq(r.request_context, CTX(2));
+	cr_assert_eq(nicsim_dma_fault(p.sim->world, 0, 0, 0, 0, 0, 0), 0);
+	expect_status(&wa, ndk_send(a->qp, CTX(3), &g, 1, 0), NDK_STATUS_SUCCESS);
+	expect_cpl(&p, a, NDK_STATUS_CANCELLED, NDK_OP_SEND, CTX(3), 0);
+	struct ndk_sim_stats s1;
+	ndk_sim_get_stats(p.sim, 0, &s1);
+	cr_expect_eq(s1.frames_sent, s0.frames_sent, "A sent %" PRIu64 " frames",
+		     s1.frames_sent - s0.frames_sent);
+	expect_no_cpl(&p, b->cq, QUIET);
+	cr_expect(all_bytes(b->buf.va, 4096, 0x5A), "B's receive buffer was written");
+	neighbour_check_close(&p, x);
+	pair_close(&p);
+}
+
+/*
+ * The DMA read of a FastRegister's page list fails: the FastRegister completes INTERNAL_ERROR
+ * and registers nothing (the QP to error, the request behind it CANCELLED); the MR stays
+ * unregistered: a FastRegister of it on another QP, its page list readable again, succeeds.
+ */
+Test(dma_fault, a_fast_register_whose_page_list_read_fails_registers_nothing)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 2, false);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+	const struct nic_wqe_fast_reg *wqe =
+		(const struct nic_wqe_fast_reg *)((const uint8_t *)w.qp->sq.ring +
+						  ((w.qp->sq.pi - 1) & (w.qp->sq.depth - 1)) *
+							  NIC_WQE_BYTES);
+	cr_assert_eq(wqe->opcode, NIC_WQE_OP_FAST_REG);
+	cr_assert_eq(nicsim_dma_fault(w.sim->world, 0, 0, le64toh(wqe->page_list_addr), 16, 0, 0),
+		     0);
+	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(2), r.mr, 0), NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_INTERNAL_ERROR, NDK_OP_FAST_REGISTER, CTX(1));
+	expect_completion(&w, w.cq, NDK_STATUS_CANCELLED, NDK_OP_INVALIDATE, CTX(2));
+	cr_assert_eq(nicsim_dma_fault(w.sim->world, 0, 0, 0, 0, 0, 0), 0);
+	struct ndk_qp *qp2;
+	struct ndk_qp_attr a = { .receive_cq = w.cq,
+				 .initiator_cq = w.cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 8,
+				 .max_initiator_request_sge = 1 };
+	cr_assert_eq(ndk_create_qp(w.pd, &a, &qp2), NDK_STATUS_SUCCESS);
+	expect_status(&w,
+		      ndk_fast_register(qp2, CTX(3), r.mr, 2, r.pages, 0, 2 * NDK_PAGE_SIZE,
+					(uint64_t)(uintptr_t)r.buf.va, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(3));
+	ndk_close_qp(qp2);
+	region_free(&w, &r);
+	world_close(&w);
+}

@@ -61,6 +61,42 @@ Test(bar0, scratch_register_reads_back_after_posted_writes)
 	nicsim_destroy(w);
 }
 
+/* The command argument registers ARG0..ARG7 read back what was written, each its own word (a
+ * driver may read them back to check a command's arguments); a write changes only its word. */
+Test(bar0, command_argument_registers_read_back_each_word)
+{
+	struct nicsim *w = make_world();
+	for (uint32_t i = 0; i < 8; i++)
+		nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 4 * i, 0xA5000000u | (i << 16) | (7 - i));
+	for (uint32_t i = 0; i < 8; i++)
+		cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ARG0 + 4 * i),
+			     0xA5000000u | (i << 16) | (7 - i), "ARG%u", i);
+	nicsim_mmio_write32(w, 0, NIC_REG_ARG0 + 12, 0);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ARG0 + 12), 0, "ARG3 rewritten");
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ARG0 + 16), 0xA5040003u, "ARG4 kept");
+	nicsim_destroy(w);
+}
+
+/* Reads of write-only registers (CMD, the doorbells) and of unmapped offsets (between the
+ * regions, past the port counters) return 0 and change nothing. */
+Test(bar0, write_only_and_unmapped_registers_read_as_zero)
+{
+	struct nicsim *w = make_world();
+	nicsim_mmio_write32(w, 0, NIC_REG_SCRATCH, 0x5a5a5a5a);
+	const uint32_t offs[] = { NIC_REG_CMD,
+				  NIC_REG_QP_DB_BASE + NIC_DB_SQ_PI,
+				  NIC_REG_CQ_DB_BASE,
+				  NIC_REG_SCRATCH + 4,
+				  0x80,
+				  NIC_REG_PORT_COUNTERS + 8 * NIC_PORT_COUNTER_COUNT,
+				  0x3000 };
+	for (unsigned i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		cr_expect_eq(nicsim_mmio_read32(w, 0, offs[i]), 0, "offset 0x%x", offs[i]);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_SCRATCH), 0x5a5a5a5a);
+	cr_expect_eq(nicsim_mmio_read32(w, 0, NIC_REG_ID_MAGIC), NIC_MAGIC);
+	nicsim_destroy(w);
+}
+
 Test(bar0, mmio_read_takes_its_round_trip)
 {
 	struct nicsim *w = make_world();

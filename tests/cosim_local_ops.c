@@ -279,6 +279,53 @@ Test(errors, an_mr_freed_while_its_page_list_is_read_is_not_registered)
 	world_close(&w);
 }
 
+/* A second QP of the world's PD on its CQ: for checks after the first went to error. */
+static struct ndk_qp *extra_qp(struct world *w)
+{
+	struct ndk_qp *qp;
+	struct ndk_qp_attr a = { .receive_cq = w->cq,
+				 .initiator_cq = w->cq,
+				 .qp_context = QP_CONTEXT,
+				 .initiator_queue_depth = 8,
+				 .max_initiator_request_sge = 1 };
+	cr_assert_eq(ndk_create_qp(w->pd, &a, &qp), NDK_STATUS_SUCCESS);
+	return qp;
+}
+
+/*
+ * The QP of a FastRegister destroyed (ndk_close_qp) while the WQE's page list is read: the WQE
+ * is discarded when the list has come, so it completes nothing (its QP is gone) and registers
+ * nothing: a FastRegister of the same MR on another QP then succeeds (a registered MR would
+ * refuse it with INVALID_DEVICE_STATE).
+ */
+Test(errors, a_qp_closed_while_its_fast_registers_page_list_is_read_registers_nothing)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 4, false);
+	struct ndk_sim_stats s0 = stats_of(&w);
+	expect_status(&w, region_register(&w, &r, CTX(1), 0), NDK_STATUS_SUCCESS);
+	/* the WQE's read, then the page list's: the WQE has passed its checks */
+	for (int i = 0; i < 5000 && stats_of(&w).dma_reads < s0.dma_reads + 2; i++)
+		ndk_sim_step(w.sim, 1);
+	cr_assert_eq(stats_of(&w).dma_reads, s0.dma_reads + 2, "the page list read was not issued");
+	/* QP_DESTROY lands an MMIO write later (~75 cycles), before the list's data (~125) */
+	ndk_close_qp(w.qp);
+	w.qp = NULL;
+	expect_no_completion(&w, w.cq, 3000);
+	cr_expect_eq(stats_of(&w).cqes_written, s0.cqes_written, "a CQE was written");
+	struct ndk_qp *qp2 = extra_qp(&w);
+	expect_status(&w,
+		      ndk_fast_register(qp2, CTX(2), r.mr, 4, r.pages, 0, 4 * NDK_PAGE_SIZE,
+					(uint64_t)(uintptr_t)r.buf.va, 0),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(2));
+	ndk_close_qp(qp2);
+	region_free(&w, &r);
+	world_close(&w);
+}
+
 /*
  * An application closes an MR while its FastRegister is still in the send queue: against the
  * API's rule (no request may still use it), but the NIC must not read memory the driver has
@@ -335,6 +382,134 @@ Test(errors, an_error_on_one_qp_leaves_another_qp_running)
 	ndk_close_qp(qp2);
 	region_free(&w, &r1);
 	region_free(&w, &r2);
+	world_close(&w);
+}
+
+/* A Bind whose MR was never registered (an index in MR_INVALID): ACCESS_VIOLATION, the QP goes
+ * to error, and the window stays unbound (invalidating it fails too). */
+Test(errors, binding_through_an_unregistered_mr_fails)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 1, true);
+	struct ndk_mw *mw;
+	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
+	expect_status(&w,
+		      ndk_bind(w.qp, CTX(1), r.mr, mw, (uint64_t)(uintptr_t)r.buf.va, 64,
+			       NDK_OP_FLAG_ALLOW_REMOTE_READ),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_BIND, CTX(1));
+	expect_cancelled_after(&w, &r, 10);
+	struct ndk_qp *qp2 = extra_qp(&w);
+	expect_status(&w, ndk_invalidate_mw(qp2, CTX(20), mw, 0), NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_INVALIDATE, CTX(20));
+	ndk_close_qp(qp2);
+	ndk_close_mw(mw);
+	region_free(&w, &r);
+	world_close(&w);
+}
+
+/* A second Bind of a window that is bound (IBA: a type 2 window must be invalidated before it is
+ * bound again): INVALID_DEVICE_STATE, the QP goes to error, and the first binding is untouched:
+ * the refused bind's key names nothing, the first bind's key still invalidates the window. */
+Test(errors, binding_a_bound_window_again_fails_and_keeps_the_first_binding)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r;
+	region_make(&w, &r, 2, true);
+	struct ndk_mw *mw;
+	cr_assert_eq(ndk_create_mw(w.pd, &mw), NDK_STATUS_SUCCESS);
+	expect_status(&w, region_register(&w, &r, CTX(1), NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
+	uint64_t va = (uint64_t)(uintptr_t)r.buf.va;
+	expect_status(&w, ndk_bind(w.qp, CTX(2), r.mr, mw, va, 1024, NDK_OP_FLAG_ALLOW_REMOTE_READ),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_BIND, CTX(2));
+	uint8_t first_key = mw->key;
+	expect_status(&w,
+		      ndk_bind(w.qp, CTX(3), r.mr, mw, va + 4096, 512,
+			       NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_INVALID_DEVICE_STATE, NDK_OP_BIND, CTX(3));
+	expect_cancelled_after(&w, &r, 10);
+	cr_assert_neq(mw->key, first_key, "the refused bind carried a new key");
+	struct ndk_qp *qp2 = extra_qp(&w);
+	expect_status(&w, ndk_invalidate_mw(qp2, CTX(20), mw, 0), NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_INVALIDATE, CTX(20));
+	ndk_close_qp(qp2);
+	mw->key = first_key; /* the token of the binding in force */
+	qp2 = extra_qp(&w);
+	expect_status(&w, ndk_invalidate_mw(qp2, CTX(21), mw, 0), NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_INVALIDATE, CTX(21));
+	ndk_close_qp(qp2);
+	ndk_close_mw(mw);
+	region_free(&w, &r);
+	world_close(&w);
+}
+
+/*
+ * FastRegister WQEs whose parameters libndk would refuse inline, written into the ring by hand
+ * (a broken or hostile driver; the doorbell page can be mapped into a process): more pages than
+ * the MR was initialised with (their MTT entries would overwrite another MR's), a first-byte
+ * offset of a whole page, a length beyond the pages, a page list address not 8-byte aligned.
+ * Each completes INVALID_PARAMETER and puts its QP in error (the request behind it completes
+ * CANCELLED); the MR stays unregistered: a good FastRegister of it then succeeds (a registered
+ * MR would refuse it with INVALID_DEVICE_STATE).
+ */
+enum fr_defect { FR_PAGES, FR_FBO, FR_LENGTH, FR_LIST_ALIGN, FR_DEFECTS };
+
+Test(errors, a_fast_register_wqe_with_bad_parameters_fails_and_registers_nothing)
+{
+	struct world w;
+	world_open(&w, 64, 0);
+	struct region r;
+	region_make(&w, &r, 2, false);
+	uint64_t va = (uint64_t)(uintptr_t)r.buf.va;
+	for (int d = 0; d < FR_DEFECTS; d++) {
+		struct ndk_qp *qp = extra_qp(&w);
+		/* posted deferred (no doorbell), then spoilt in the ring */
+		expect_status(&w,
+			      ndk_fast_register(qp, CTX(10 * d + 1), r.mr, 2, r.pages, 0,
+						2 * NDK_PAGE_SIZE, va, NDK_OP_FLAG_DEFER),
+			      NDK_STATUS_SUCCESS);
+		struct nic_wqe_fast_reg *wqe =
+			(struct nic_wqe_fast_reg *)((uint8_t *)qp->sq.ring +
+						    ((qp->sq.pi - 1) & (qp->sq.depth - 1)) *
+							    NIC_WQE_BYTES);
+		cr_assert_eq(wqe->opcode, NIC_WQE_OP_FAST_REG);
+		switch (d) {
+		case FR_PAGES:
+			wqe->page_count = htole32(r.mr->max_pages + 1);
+			break;
+		case FR_FBO:
+			wqe->fbo = htole32(NDK_PAGE_SIZE);
+			break;
+		case FR_LENGTH:
+			wqe->length = htole64(2 * NDK_PAGE_SIZE + 1);
+			break;
+		case FR_LIST_ALIGN:
+			wqe->page_list_addr = htole64(le64toh(wqe->page_list_addr) + 4);
+			break;
+		}
+		/* the next post rings the doorbell for both */
+		expect_status(&w, ndk_invalidate_mr(qp, CTX(10 * d + 2), r.mr, 0),
+			      NDK_STATUS_SUCCESS);
+		expect_completion(&w, w.cq, NDK_STATUS_INVALID_PARAMETER, NDK_OP_FAST_REGISTER,
+				  CTX(10 * d + 1));
+		expect_completion(&w, w.cq, NDK_STATUS_CANCELLED, NDK_OP_INVALIDATE,
+				  CTX(10 * d + 2));
+		ndk_close_qp(qp);
+	}
+	struct ndk_qp *qp = extra_qp(&w);
+	expect_status(
+		&w, ndk_fast_register(qp, CTX(100), r.mr, 2, r.pages, 0, 2 * NDK_PAGE_SIZE, va, 0),
+		NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(100));
+	ndk_close_qp(qp);
+	region_free(&w, &r);
 	world_close(&w);
 }
 

@@ -369,6 +369,71 @@ Test(loss, ack_timeout_0_never_retransmits)
 	loss_close(&p);
 }
 
+/*
+ * The ACK timer runs the time ack_timeout names (IBA: 4.096 us x 2^ack_timeout, rounded up to
+ * the microsecond), for the codes above those the other tests use (6 to 8: 263 us, 525 us,
+ * 1049 us): a first Send is acknowledged (SUCCESS: the ACK restarts the timer with the code's
+ * period), then every answer to A's QP is dropped, retry_count 1: A's second Send goes out
+ * twice, the second transmission between the period and the period plus 3 us after the first,
+ * then IO_TIMEOUT one period later; B executed it once.
+ */
+Test(loss, the_ack_timer_runs_the_time_each_ack_timeout_code_names)
+{
+	for (unsigned tmo = 6; tmo <= 8; tmo++) {
+		struct pair p;
+		loss_open(&p, (uint8_t)tmo, 1, 0x100, 0x200);
+		struct side *a = &p.s[0], *b = &p.s[1];
+		uint32_t b_qpn = wire_qpn(b->qp);
+		struct ndk_sge r0 = sge_of(b, 8192, 64), s0 = sge_of(a, 8192, 64);
+		cr_assert_eq(ndk_receive(b->qp, CTX(0), &r0, 1), NDK_STATUS_SUCCESS);
+		cr_assert_eq(ndk_send(a->qp, CTX(9), &s0, 1, 0), NDK_STATUS_SUCCESS);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(0), 64);
+		expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(9), 0);
+		g_loss.drop_all_qp = wire_qpn(a->qp);
+		const uint64_t period_us = ((4096ull << tmo) + 999) / 1000;
+		const uint64_t lo = period_us * MHZ, hi = (period_us + 3) * MHZ;
+		struct ndk_sge r1 = sge_of(b, 0, 4096), s1 = sge_of(a, 0, 64);
+		fill(a->buf.va, 64, tmo);
+		cr_assert_eq(ndk_receive(b->qp, CTX(1), &r1, 1), NDK_STATUS_SUCCESS);
+		uint64_t t0 = ndk_sim_cycle(p.sim);
+		cr_assert_eq(ndk_send(a->qp, CTX(10), &s1, 1, 0), NDK_STATUS_SUCCESS);
+		struct ndk_result_ex res;
+		poll_cq(&p, a->cq, &res, 2 * hi + 20000);
+		uint64_t took = ndk_sim_cycle(p.sim) - t0;
+		cr_expect_eq(res.status, NDK_STATUS_IO_TIMEOUT, "code %u: status %s", tmo,
+			     ndk_status_name(res.status));
+		cr_expect_eq(res.request_context, CTX(10));
+		cr_expect_geq(took, 2 * lo, "code %u: IO_TIMEOUT after %" PRIu64 " cycles", tmo,
+			      took);
+		cr_expect_leq(took, 2 * hi + 2000, "code %u: IO_TIMEOUT after %" PRIu64 " cycles",
+			      tmo, took);
+		unsigned n = 0;
+		uint64_t first = 0;
+		for (unsigned i = 0; i < g_loss.ntx[0]; i++) {
+			const struct tx *t = &g_loss.tx[0][i];
+			if (t->dest_qp != b_qpn || t->psn != 0x101)
+				continue;
+			if (n == 1) {
+				uint64_t gap = t->cycle - first;
+				cr_expect(gap >= lo && gap <= hi,
+					  "code %u: the Send again %" PRIu64
+					  " cycles after its first "
+					  "transmission (%" PRIu64 "..%" PRIu64 ")",
+					  tmo, gap, lo, hi);
+				cr_log_info("loss: ack_timeout %u: the Send again %" PRIu64
+					    " cycles after its first transmission",
+					    tmo, gap);
+			}
+			first = t->cycle;
+			n++;
+		}
+		cr_expect_eq(n, 2, "code %u: the Send went out %u times", tmo, n);
+		expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(1), 64);
+		expect_no_cpl(&p, b->cq, 2000);
+		loss_close(&p);
+	}
+}
+
 /* ---- one frame dropped ------------------------------------------------------------------------ */
 
 /*

@@ -8,7 +8,9 @@
  */
 #include <unistd.h>
 
+#include "backend_sim.h" /* the world behind an ndk_sim: frame injection */
 #include "cosim_pair.h"
+#include "nicsim.h"
 #include "pcap_check.h"
 
 #define CTX(n)	     ((void *)(uintptr_t)(0x6000 + (n)))
@@ -1534,4 +1536,148 @@ Test(rnr, a_qp_retrying_rnr_for_ever_does_not_stop_the_other_qps)
 Test(rnr, a_local_wqe_behind_an_rnr_episode_does_not_stop_the_other_qps)
 {
 	rnr_for_ever_beside_another_connection(true);
+}
+
+/*
+ * The requester waits the time an RNR NAK's timer code names (IBA table 45, AETH bits 4..0), not
+ * only the 10 us of code 1 that ndknic's own responder sends: a peer's RNR NAKs are replaced by
+ * injected ones carrying codes 1 to 12 (10 us to 640 us), one per transmission of a Send that
+ * finds no receive. The time from a NAK's arrival to the Send's next transmission is the code's
+ * wait plus a fixed latency (the replay's WQE fetch and the frame's way out), measured with code
+ * 1: each code's gap exceeds code 1's by its wait minus 10 us, within the microsecond tick.
+ * Then the receive is posted: the Send completes SUCCESS with its bytes intact.
+ */
+static const uint32_t rnr_code_us[13] = { 655360, 10,  20,  30,	 40,  60, 80,
+					  120,	  160, 240, 320, 480, 640 };
+
+static struct rnr_codes {
+	uint32_t a_qpn, b_qpn;
+	unsigned pass;	       /* injected RNR NAKs to deliver */
+	unsigned dropped;      /* the responder's own RNR NAKs dropped */
+	unsigned sends;	       /* A's transmissions of the Send */
+	uint32_t psn;	       /* their PSN */
+	uint64_t send_cycle;   /* the latest left A's port */
+	uint64_t nak_rx_cycle; /* the latest RNR NAK A's port accepted */
+} g_rc;
+
+static bool rnr_nak_of(const uint8_t *f, size_t len)
+{
+	struct roce_ref_fields r;
+	return roce_ref_parse(f, len, &r) == ROCE_REF_OK && r.opcode == 0x11 &&
+	       (r.aeth_syndrome & 0xE0) == 0x20 && r.dest_qp == g_rc.a_qpn;
+}
+
+static enum ndk_sim_fault rc_fault(void *arg, unsigned from, unsigned to, const uint8_t *f,
+				   size_t len)
+{
+	(void)arg;
+	if (from == 1 && to == 0 && rnr_nak_of(f, len)) {
+		if (g_rc.pass) {
+			g_rc.pass--;
+			return NDK_SIM_FRAME_DELIVER;
+		}
+		g_rc.dropped++;
+		return NDK_SIM_FRAME_DROP;
+	}
+	return NDK_SIM_FRAME_DELIVER;
+}
+
+static void rc_frame(void *ctx, enum nicsim_frame_event ev, unsigned nic, uint64_t cycle,
+		     const uint8_t *f, size_t len)
+{
+	struct roce_ref_fields r;
+	(void)ctx;
+	if (nic != 0 || roce_ref_parse(f, len, &r) != ROCE_REF_OK)
+		return;
+	if (ev == NICSIM_FRAME_SENT && r.opcode == 0x04 && r.dest_qp == g_rc.b_qpn) {
+		g_rc.sends++;
+		g_rc.psn = r.psn;
+		g_rc.send_cycle = cycle;
+	}
+	if (ev == NICSIM_FRAME_RECEIVED && rnr_nak_of(f, len))
+		g_rc.nak_rx_cycle = cycle;
+}
+
+/* step until A has sent the Send `sends` times and `dropped` of B's RNR NAKs were dropped */
+static void rc_await(struct pair *p, unsigned sends, unsigned dropped, uint64_t max)
+{
+	uint64_t end = ndk_sim_cycle(p->sim) + max;
+	while (g_rc.sends < sends || g_rc.dropped < dropped) {
+		if (ndk_sim_cycle(p->sim) > end)
+			cr_assert_fail("cycle %" PRIu64 ": %u transmissions, %u NAKs dropped; want "
+				       "%u, %u",
+				       ndk_sim_cycle(p->sim), g_rc.sends, g_rc.dropped, sends,
+				       dropped);
+		ndk_sim_step(p->sim, 1);
+	}
+	cr_assert_eq(g_rc.sends, sends, "transmissions of the Send");
+}
+
+static void rc_inject_nak(struct pair *p, unsigned code)
+{
+	struct roce_ref_fields f;
+	uint8_t buf[ROCE_REF_MAX_FRAME(0)];
+	roce_ref_init(&f, 1, g_rc.b_qpn, 0);
+	f.opcode = 0x11; /* ACKNOWLEDGE */
+	f.dest_qp = g_rc.a_qpn;
+	f.psn = g_rc.psn;
+	f.aeth_syndrome = (uint8_t)(0x20 | code);
+	f.aeth_msn = 0;
+	size_t len = roce_ref_build(&f, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	g_rc.pass = 1;
+	cr_assert_eq(nicsim_port_inject(p->sim->world, 1, buf, len), 0);
+}
+
+Test(rnr, the_requester_waits_the_time_each_rnr_nak_timer_code_names)
+{
+	struct ndk_sim_config c;
+	ndk_sim_default_config(&c);
+	c.nics = 2;
+	cr_assert_eq(c.clock_mhz, 250, "the cycle windows below assume 250 MHz");
+	const uint64_t us = 250; /* cycles */
+	struct pair p;
+	pair_open_cfg(&p, &c);
+	struct side *a = &p.s[0], *b = &p.s[1];
+	memset(&g_rc, 0, sizeof(g_rc));
+	g_rc.a_qpn = wire_qpn(a->qp);
+	g_rc.b_qpn = wire_qpn(b->qp);
+	ndk_sim_set_fault_hook(p.sim, rc_fault, NULL);
+	nicsim_set_frame_handler(p.sim->world, rc_frame, NULL);
+	fill(a->buf.va, 64, 12);
+	memset(b->buf.va, 0xEE, 128);
+	struct ndk_sge s = sge_of(a, 0, 64);
+	post_ok(&p, ndk_send(a->qp, CTX(1), &s, 1, 0), "send");
+	uint64_t gap[13] = { 0 };
+	for (unsigned code = 1; code <= 12; code++) {
+		/* transmission `code` was NAKed by B (dropped): NAK it with `code` instead */
+		rc_await(&p, code, code, 4000);
+		rc_inject_nak(&p, code);
+		rc_await(&p, code + 1, code, (uint64_t)rnr_code_us[code] * us + 4000);
+		gap[code] = g_rc.send_cycle - g_rc.nak_rx_cycle;
+		cr_log_info("RNR timer code %u (%u us): the Send again %" PRIu64
+			    " cycles after the NAK",
+			    code, rnr_code_us[code], gap[code]);
+	}
+	cr_expect_geq(gap[1], 10 * us, "code 1: the Send again after %" PRIu64 " cycles", gap[1]);
+	for (unsigned code = 2; code <= 12; code++) {
+		uint64_t extra = (rnr_code_us[code] - 10) * us;
+		cr_expect(gap[code] + us >= gap[1] + extra && gap[code] <= gap[1] + extra + us,
+			  "code %u: the Send again %" PRIu64 " cycles after the NAK, want %" PRIu64
+			  " +- %" PRIu64,
+			  code, gap[code], gap[1] + extra, us);
+	}
+	/* the receive, then one more NAK (B's own for transmission 13 was dropped): it lands */
+	rc_await(&p, 13, 13, 4000);
+	struct ndk_sge rcv = sge_of(b, 0, 64);
+	post_ok(&p, ndk_receive(b->qp, CTX(2), &rcv, 1), "receive");
+	rc_inject_nak(&p, 1);
+	expect_cpl(&p, b, NDK_STATUS_SUCCESS, NDK_OP_RECEIVE, CTX(2), 64);
+	expect_cpl(&p, a, NDK_STATUS_SUCCESS, NDK_OP_SEND, CTX(1), 0);
+	cr_expect(memcmp(a->buf.va, b->buf.va, 64) == 0, "the received bytes differ");
+	cr_expect_eq(((uint8_t *)b->buf.va)[64], 0xEE, "a byte past the receive was written");
+	cr_expect_eq(g_rc.sends, 14, "%u transmissions of the Send", g_rc.sends);
+	ndk_sim_set_fault_hook(p.sim, NULL, NULL);
+	nicsim_set_frame_handler(p.sim->world, NULL, NULL);
+	pair_close(&p);
 }

@@ -5,6 +5,15 @@
 #
 #   tools/coverage.sh            build, run, merge, report (build/coverage/report.txt)
 #   tools/coverage.sh --report   only merge and report the counts already taken
+#   tools/coverage.sh --add FILTER
+#                                the tests FILTER names (a Criterion --filter pattern) run at
+#                                both widths on the models that took the counts, into a copy of
+#                                the counts; merged and reported in build/coverage/add/ (the
+#                                counts of the whole run plus those tests: "after" numbers for
+#                                tests written since). Only the test objects are rebuilt: the
+#                                library and its counting models are kept as they are (make -o),
+#                                so the merged counts all come from the same RTL even when the
+#                                sources moved on.
 #
 # The coverage build is the ordinary one in a tree of its own (make BUILD=build/coverage
 # COVERAGE=1 PGO=0: the models count every line and toggle, sim/nicsim.cpp writes each simulated
@@ -20,7 +29,24 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=build/coverage
 DAT=$OUT/dat
 
-if [[ ${1:-} != --report ]]; then
+if [[ ${1:-} == --add ]]; then
+	filter=${2:?"--add needs a test filter"}
+	[[ -d $DAT ]] || { echo "coverage: no counts in $DAT to add to"; exit 1; }
+	make --no-print-directory -j"${NDK_COVERAGE_JOBS:-2}" PGO=0 COVERAGE=1 BUILD=$OUT \
+		-o $OUT/lib/libndk.a $OUT/tests/ndk_tests || exit 1
+	rm -rf "$OUT/add"
+	mkdir -p "$OUT/add"
+	cp -r "$DAT" "$OUT/add/dat"
+	for w in 64 256; do
+		echo "coverage: NDK_SIM_WIDTH=$w $OUT/tests/ndk_tests --filter '$filter'"
+		NDK_SIM_COVERAGE=$PWD/$OUT/add/dat NDK_SIM_WIDTH=$w "$OUT/tests/ndk_tests" \
+			--jobs "${NDK_TEST_JOBS:-2}" --filter "$filter" >"$OUT/add/suite_w$w.log" 2>&1 ||
+			echo "coverage: a test failed at width $w (see $OUT/add/suite_w$w.log); counting what ran"
+		tail -n 1 "$OUT/add/suite_w$w.log"
+	done
+	OUT=$OUT/add
+	DAT=$OUT/dat
+elif [[ ${1:-} != --report ]]; then
 	make --no-print-directory -j"${NDK_COVERAGE_JOBS:-2}" PGO=0 COVERAGE=1 BUILD=$OUT $OUT/tests/ndk_tests || exit 1
 	rm -rf "$DAT"
 	mkdir -p "$DAT"

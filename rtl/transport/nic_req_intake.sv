@@ -136,6 +136,11 @@ module nic_req_intake #(
   // the next PSN per QP (valid where next_psn_v: 0 before QP_CONNECT, as a reset register)
   logic [23:0]       next_psn_q [NumQps];
   logic [NumQps-1:0] next_psn_v_q, next_psn_v_d;
+  // a WQE of the QP failed here (its entry carries the error status): the QP's later WQEs
+  // complete CANCELLED and send nothing. The QP's error state comes only when that entry
+  // completes, behind the QP's outstanding ones, a round trip or an RNR episode later; until
+  // then the state still reads RTS. QP_CONNECT (the QP's next life) clears it.
+  logic [NumQps-1:0] failed_q, failed_d;
   logic [OW:0]       in_count;
   assign in_count = in_count_i;
 
@@ -612,7 +617,7 @@ module nic_req_intake #(
           if (!rp_q) begin
             psn_d = next_psn_v_q[qpn_q] ? next_psn_q[qpn_q] : '0;
           end
-          if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS) begin
+          if (qp_state_i[2*qpn_q +: 2] != nic_pkg::QP_STATE_RTS || (!rp_q && failed_q[qpn_q])) begin
             status_d = nic_pkg::STATUS_CANCELLED;
             state_d  = S_RECORD;
           end else if ((op != nic_pkg::WQE_OP_SEND && op != nic_pkg::WQE_OP_SEND_INV
@@ -960,11 +965,21 @@ module nic_req_intake #(
       next_psn_v_d[cmd_qpn_i] = 1'b1;
     end
   end
+  always_comb begin
+    failed_d = failed_q;
+    if ((intake_append && status_q != nic_pkg::STATUS_SUCCESS) || rp_fail) begin
+      failed_d[qpn_q] = 1'b1;
+    end
+    if (cmd_connect_i) begin
+      failed_d[cmd_qpn_i] = 1'b0;
+    end
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q      <= S_IDLE;
       next_psn_v_q <= '0;
+      failed_q     <= '0;
       qpn_q        <= '0;
       rp_q         <= 1'b0;
       held_q       <= 1'b0;
@@ -982,6 +997,7 @@ module nic_req_intake #(
       held_q       <= held_d;
       resume_q     <= resume_d;
       next_psn_v_q <= next_psn_v_d;
+      failed_q     <= failed_d;
       qpn_q        <= qpn_d;
       rp_q         <= rp_d;
     end
