@@ -11,13 +11,14 @@
  *
  *   posts through libndk (Send, Write with a good or a bad token, Read, Receive, FastRegister /
  *   Invalidate of a second MR; with DEFER, SILENT_SUCCESS, SOLICIT, INLINE), polls, arms,
- *   moderation, flushes, time steps (1..64, 16..4096 and 1 K..256 K cycles); doorbells no driver would write (SQ / RQ producer indices
- *   anywhere, CQ consumer indices and arm words anywhere); malformed WQEs written straight into
- *   a send ring (a copy of the last WQE with bytes of the input XORed in) and rung; received
- *   frames injected into the NIC's receive side (a frame the NIC sent earlier replayed as it
- *   was, truncated, with a bad ICRC, to another QP, with another opcode, or with a byte changed
- *   and the ICRC made good again); the network's faults (drop, corrupt, duplicate, reorder) on
- *   the next frames.
+ *   moderation, flushes, time steps (1..64, 16..4096 and 1 K..256 K cycles); the driver's own
+ *   doorbells of a deferred chain, the second 0..31 cycles after the first; doorbells no driver
+ *   would write (SQ / RQ producer indices anywhere, CQ consumer indices and arm words anywhere);
+ *   malformed WQEs written straight into a send ring (a copy of the last WQE with bytes of the
+ *   input XORed in) and rung; received frames injected into the NIC's receive side (a frame the
+ *   NIC sent earlier replayed as it was, truncated, with a bad ICRC, to another QP, with another
+ *   opcode, or with a byte changed and the ICRC made good again); the network's faults (drop,
+ *   corrupt, duplicate, reorder) on the next frames.
  *
  * After the last operation the world runs until quiet, then every QP is flushed and the world
  * runs again. The oracle:
@@ -500,6 +501,38 @@ static void op_raw_cq_doorbell(struct fz *f)
 			    word);
 }
 
+/*
+ * The driver's own doorbells of a deferred chain, timed to the cycle: the first 1..n of the n WQEs
+ * posted since the last doorbell are rung, then 0..31 cycles later the rest (or the same index
+ * again, a repeat a driver may write). Both are indices the driver would write, in order, so the
+ * queue stays checked. MMIO writes reach the NIC a fixed latency after they are posted, so the
+ * step between them is the distance between their arrivals (at least the AXI4-Lite write's own
+ * cycles): the second can be placed in the cycle the fetch issues the read of the first (the
+ * coalescing window a doorbell must not be lost in).
+ */
+static void op_timed_doorbell(struct fz *f, uint8_t b)
+{
+	unsigned qp = b & 1 ? QB : QA;
+	struct ndk_wq *sq = &f->qp[qp]->sq;
+	uint8_t part = in8(f);
+	unsigned delay = in8(f) % 32;
+	uint64_t unrung = sq->pi - sq->rung;
+	if (getenv("NDK_FUZZ_VERBOSE"))
+		fprintf(stderr, "ndk_fuzz: timed doorbell of QP %u: %" PRIu64 " unrung, delay %u\n",
+			qp, unrung, delay);
+	if (unrung == 0)
+		return;
+	uint64_t first = sq->rung + 1 + (part & 0x7f) % unrung;
+	uint64_t second = part & 0x80 ? first : sq->pi;
+	nicsim_mmio_write32(f->world, 0, qp_db(f, qp) + NIC_DB_SQ_PI, (uint16_t)first);
+	sq->rung = first;
+	if (delay)
+		ndk_sim_step(f->sim, delay);
+	nicsim_mmio_write32(f->world, 0, qp_db(f, qp) + NIC_DB_SQ_PI, (uint16_t)second);
+	sq->rung = second;
+	feedback(9, (unsigned)(second - first) * 32 + delay);
+}
+
 /* A malformed WQE: the ring's last written WQE with input bytes XORed in, at the next slot,
  * rung with the driver's own index bookkeeping moved past it. */
 static void op_malformed_wqe(struct fz *f)
@@ -775,6 +808,8 @@ static void run_op(struct fz *f)
 			/* a fine step, 1..64 cycles: lets the input place a doorbell in a given cycle
 			   of the NIC's own work (a fetch read being issued, a packet being checked) */
 			ndk_sim_step(f->sim, (uint64_t)(b & 0x3f) + 1);
+		} else if (b & 0x20) {
+			op_timed_doorbell(f, b);
 		} else {
 			ndk_control_cq_interrupt_moderation(f->cq[b & 1], in8(f) % 8, in8(f) % 8);
 		}

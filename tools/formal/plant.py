@@ -59,6 +59,18 @@ BUGS = {
         "wqe_fetch", WF, "assign pend_db_new    = !bf_hit && sq_db_pi_i != db_fetch_new;",
         "assign pend_db_new    = !bf_hit && sq_db_pi_i != fetch_db;",
         "a doorbelled WQE stays pending (no doorbell lost)"),
+    "wqe_doorbell_lost_in_the_read_cycle": (
+        "wqe_fetch", WF,
+        "        end else if (db_ok && db_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_db_new;\n"
+        "        end else if (issue && pick_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_issue_new;\n",
+        "        end else if (issue && pick_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pi_pick != issue_fetch_new && (pend_issue_new || 1'b1);\n"
+        "        end else if (db_ok && db_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_db_new;\n",
+        "a doorbelled WQE stays pending (a doorbell in its QP's read cycle is not lost; the "
+        "fuzzer's planted bug of the same kind)"),
     "wqe_coalesced_doorbell_dropped": (
         "wqe_fetch", WF, "    if (db_ok) begin\n      pi_mem[db_idx] <= sq_db_pi_i;",
         "    if (db_ok && !pend_q[db_idx]) begin\n      pi_mem[db_idx] <= sq_db_pi_i;",

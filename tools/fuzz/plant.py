@@ -36,11 +36,20 @@ BUGS = {
         "a CQ holding `depth` unconsumed CQEs takes one more: the CQE overwrites the slot at the "
         "consumer index instead of putting the CQ in error"),
     "doorbell_lost_in_coalescing_window": (
-        WF, "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != db_fetch_new;",
-        # (db_fetch_new stays used, so that Verilator's -Wall lint passes)
-        "pend_q[db_idx] <= !bf_hit && sq_db_pi_i != fetch_q[db_idx] && (db_fetch_new | 16'hffff) != 16'd0;",
-        "a doorbell that arrives in the cycle its QP's fetch read is issued compares with the old "
-        "fetch index: when it adds WQEs beyond that read, the QP is no longer pending"),
+        WF,
+        "        end else if (db_ok && db_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_db_new;\n"
+        "        end else if (issue && pick_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_issue_new;\n",
+        # the issue's update wins and sees the QP's old pi (pend_issue_new stays used, so that
+        # Verilator's -Wall lint passes)
+        "        end else if (issue && pick_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pi_pick != issue_fetch_new && (pend_issue_new || 1'b1);\n"
+        "        end else if (db_ok && db_idx == QpW'(q)) begin\n"
+        "          pend_q[q] <= pend_db_new;\n",
+        "a doorbell that arrives in the cycle its QP's fetch read is issued is lost: the read's "
+        "update of the pending bit wins and compares the new fetch index with the QP's old "
+        "producer index, so WQEs the doorbell added beyond the read are never fetched"),
     "duplicate_write_executed_twice": (
         RD,
         "        end else if (psn_dup || psn_ahead) begin\n"

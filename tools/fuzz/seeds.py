@@ -91,6 +91,12 @@ def fine_step(cycles):  # 1..64 cycles
     return bytes([15, 0x40 | (cycles - 1)])
 
 
+def timed_db(q, part, delay, repeat=False):
+    """the driver's doorbell of the first `part` unrung WQEs, then `delay` (0..31) cycles later of
+    the rest (or of the same index again, repeat)"""
+    return bytes([15, 0x20 | (1 if q == QB else 0), (part - 1) | (0x80 if repeat else 0), delay])
+
+
 def moderation(cq, interval, count):
     return bytes([15, cq, interval, count])
 
@@ -109,6 +115,16 @@ SEEDS = {
     "doorbells_cycles_apart": [write(32, 0, DEFER), write(32, 32), fine_step(40), write(32, 64),
                                fine_step(7), write(32, 96), fine_step(1), write(32, 128),
                                step(16000), poll(0)],
+    # the driver's doorbells of deferred chains at a few cycles' distance (the fuzzer moves them)
+    "timed_doorbells_of_deferred_chains": [write(32, 0, DEFER), write(32, 32, DEFER),
+                                           write(32, 64, DEFER), timed_db(QA, 1, 12),
+                                           recv(QA), send(QB, DEFER), send(QB, DEFER),
+                                           timed_db(QB, 1, 20), step(16000), poll(0), poll(1)],
+    # the second doorbell arrives in the cycle the fetch issues the read of the first one's WQE
+    # (3 cycles after it, since the fetch's pick and request are registered stages)
+    "doorbell_in_the_fetch_read_cycle": [write(32, 0, DEFER), write(32, 32, DEFER),
+                                         write(32, 64, DEFER), timed_db(QA, 1, 3), step(16000),
+                                         poll(0)],
     "silent_and_fenced": [write(64, 0, SILENT), write(64, 64, SILENT), read(64, 0, FENCE),
                           write(64, 128, SILENT | DEFER), write(8, 200, INLINE), step(20000),
                           poll(0)],
