@@ -45,6 +45,8 @@ JOBS = {
     "psn_check": ("nic_rsp_psn_check_formal",
                   ["rtl/transport/nic_rsp_psn_check.sv", "tests/formal/nic_rsp_psn_check_formal.sv"],
                   3, 2, 6),
+    "rnr": ("nic_req_rnr_formal",
+            ["rtl/transport/nic_req_rnr.sv", "tests/formal/nic_req_rnr_formal.sv"], 3, 2, 15),
 }
 
 
