@@ -23,6 +23,7 @@ PSN = "rtl/pkg/nic_roce_pkg.sv"
 AT = "rtl/transport/nic_req_ack_timer.sv"
 PC = "rtl/transport/nic_rsp_psn_check.sv"
 RN = "rtl/transport/nic_req_rnr.sv"
+RD = "rtl/transport/nic_rsp_dispatch.sv"
 
 # name: (job, file, text, replacement, the property that must catch it)
 BUGS = {
@@ -201,6 +202,22 @@ BUGS = {
     "rnr_clear_keeps_the_episode": (
         "rnr", RN, "      rnr_open_d[cmd_qpn_i] = 1'b0;\n", "",
         "the episode closes at a clear (rnr_open == shadow)"),
+    "rr_nak_not_cleared_by_progress": (
+        "rr_nak", RD, "            rr_nak_d[qpn_q] = 1'b0;          // progress: a later gap gets its implied NAK\n", "",
+        "f_rr_nak_is_gap / f_one_implied_nak_per_gap (a placed response: the next gap gets its implied NAK)"),
+    "rr_nak_every_skipped_response_naks": (
+        "rr_nak", RD, "            ack_valid_o     = !rr_nak_q[qpn_q];\n", "            ack_valid_o     = 1'b1;\n",
+        "f_one_implied_nak_per_gap (a response beyond rr_next: one implied NAK per gap)"),
+    "rr_nak_every_skipping_ack_naks": (
+        "rr_nak", RD, "            ack_valid_o    = !rr_nak_q[qpn_q];\n", "            ack_valid_o    = 1'b1;\n",
+        "f_one_implied_nak_per_gap (an ACK / NAK that skips rr_next: one implied NAK per gap)"),
+    "rr_nak_not_recorded": (
+        "rr_nak", RD, "          rr_nak_d[qpn_q] = 1'b1;\n          state_d         = R_DRAIN;\n",
+        "          state_d         = R_DRAIN;\n",
+        "f_rr_nak_is_gap (a later Read's response: the implied NAK given is recorded)"),
+    "rr_nak_survives_connect": (
+        "rr_nak", RD, "      rr_nak_d[cmd_qpn]        = 1'b0;\n", "",
+        "f_rr_nak_is_gap (QP_CONNECT starts without an implied NAK out)"),
 }
 
 
