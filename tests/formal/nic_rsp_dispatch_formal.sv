@@ -3,7 +3,8 @@
 // side's Read responses (rr_nak; its properties are the module's own `ifdef FORMAL block).
 // Bounded parameters: 2 QPs, the 64-bit data path, 2 saved Reads per QP. Every input is free in
 // every cycle (packets, payload, the neighbours' answers, commands and QP states): the proof
-// needs nothing of the rest of the responder.
+// needs nothing of the rest of the responder. nic_rsp_psn_check's FORMAL block comes along: its
+// assumptions about the dispatcher are assumptions here too (the simulation asserts them).
 module nic_rsp_dispatch_formal (
   input logic clk_i,
   input logic rst_i,
