@@ -6,107 +6,107 @@
 // needs nothing of the rest of the responder. nic_rsp_psn_check's FORMAL block comes along: its
 // assumptions about the dispatcher are assumptions here too (the simulation asserts them).
 module nic_rsp_dispatch_formal (
-  input logic clk_i,
-  input logic rst_i,
-  input logic cmd_valid_i,
-  input logic [7:0] cmd_op_i,
-  input logic [15:0] cmd_index_i,
-  input logic [255:0] cmd_args_i,
-  input logic [3:0] qp_state_i,
-  input logic pkt_valid_i,
-  input nic_roce_pkg::rx_pkt_t pkt_i,
-  input logic pl_valid_i,
-  input logic pl_last_i,
-  input logic xl_gnt_i,
-  input logic xl_rsp_i,
-  input logic [31:0] xl_status_i,
-  input logic [51:0] xl_pfn_i,
-  input logic [11:0] xl_page_off_i,
-  input logic rctx_avail_i,
+  input logic                    clk_i,
+  input logic                    rst_i,
+  input logic                    cmd_valid_i,
+  input logic [7:0]              cmd_op_i,
+  input logic [15:0]             cmd_index_i,
+  input logic [255:0]            cmd_args_i,
+  input logic [3:0]              qp_state_i,
+  input logic                    pkt_valid_i,
+  input nic_roce_pkg::rx_pkt_t   pkt_i,
+  input logic                    pl_valid_i,
+  input logic                    pl_last_i,
+  input logic                    xl_gnt_i,
+  input logic                    xl_rsp_i,
+  input logic [31:0]             xl_status_i,
+  input logic [51:0]             xl_pfn_i,
+  input logic [11:0]             xl_page_off_i,
+  input logic                    rctx_avail_i,
   input nic_roce_pkg::read_ctx_t rctx_i,
-  input logic wr_req_ready_i,
-  input logic place_done_i,
-  input logic place_word_done_i,
-  input logic [15:0] rq_ci_i,
-  input logic [15:0] rq_pi_i,
-  input logic [4:0] rq_cached_i,
-  input logic [511:0] rq_cache_wqe_i,
-  input logic flush_found_i,
-  input logic flush_found_qpn_i,
-  input logic [15:0] flush_ci_i,
-  input logic rdq_full_i,
-  input logic rdq_has_i,
-  input logic [15:0] ctx_pd_i,
-  input logic [23:0] ctx_peer_qpn_i,
-  input logic [3:0] ctx_log_mtu_i,
-  input logic [7:0] ctx_ird_i,
-  input logic [7:0] cpl_rq_cqn_i,
-  input logic tx_ready_i,
-  input logic tx_free_i,
-  input logic cpl_ready_i
+  input logic                    wr_req_ready_i,
+  input logic                    place_done_i,
+  input logic                    place_word_done_i,
+  input logic [15:0]             rq_ci_i,
+  input logic [15:0]             rq_pi_i,
+  input logic [4:0]              rq_cached_i,
+  input logic [511:0]            rq_cache_wqe_i,
+  input logic                    flush_found_i,
+  input logic                    flush_found_qpn_i,
+  input logic [15:0]             flush_ci_i,
+  input logic                    rdq_full_i,
+  input logic                    rdq_has_i,
+  input logic [15:0]             ctx_pd_i,
+  input logic [23:0]             ctx_peer_qpn_i,
+  input logic [3:0]              ctx_log_mtu_i,
+  input logic [7:0]              ctx_ird_i,
+  input logic [7:0]              cpl_rq_cqn_i,
+  input logic                    tx_ready_i,
+  input logic                    tx_free_i,
+  input logic                    cpl_ready_i
 );
   localparam int NumQps    = 2;
   localparam int DataWidth = 64;
   localparam int QW        = 1;
   localparam int LW        = 3;
 
-  logic pkt_ready;
-  logic pl_ready;
-  logic ack_valid;
-  logic [7:0] ack_qpn;
-  logic [23:0] ack_psn;
-  logic [7:0] ack_syndrome;
-  logic ack_implied;
-  logic ev_ack_rx;
-  logic [7:0] ev_ack_syn;
-  logic ev_out_of_seq;
-  logic ev_dup_req;
-  logic xl_req;
-  logic [31:0] xl_token;
-  logic [63:0] xl_va;
-  logic [31:0] xl_len;
-  logic [15:0] xl_pd;
-  logic [15:0] xl_access;
-  logic xl_inv;
-  logic rctx_req;
-  logic [7:0] rctx_qpn;
-  logic rdone;
-  logic [7:0] rdone_qpn;
-  logic wr_req_valid;
-  logic [63:0] wr_req_addr;
-  logic [7:0] wr_req_len;
-  logic place_start;
-  logic [LW-1:0] place_lane;
-  logic [12:0] place_len;
-  logic [7:0] place_beats;
-  logic place_active;
-  logic place_drain;
-  logic [QW-1:0] qpn;
-  logic rq_cache_re;
-  logic rq_consume;
-  logic flush_find;
-  logic flush;
-  logic [QW-1:0] flush_qpn;
-  logic flush_done;
-  logic push_read;
-  logic push_ack;
-  logic [63:0] push_va;
-  logic [31:0] push_key;
-  logic [31:0] push_len;
-  logic [23:0] push_psn;
-  logic [23:0] push_msn;
-  logic [7:0] push_syn;
-  logic [23:0] push_peer_qpn;
-  logic [47:0] push_mac;
-  logic [31:0] push_ip;
-  logic rdq_has_en;
-  logic [QW-1:0] cpl_qpn;
-  logic tx_valid;
+  logic                  pkt_ready;
+  logic                  pl_ready;
+  logic                  ack_valid;
+  logic [7:0]            ack_qpn;
+  logic [23:0]           ack_psn;
+  logic [7:0]            ack_syndrome;
+  logic                  ack_implied;
+  logic                  ev_ack_rx;
+  logic [7:0]            ev_ack_syn;
+  logic                  ev_out_of_seq;
+  logic                  ev_dup_req;
+  logic                  xl_req;
+  logic [31:0]           xl_token;
+  logic [63:0]           xl_va;
+  logic [31:0]           xl_len;
+  logic [15:0]           xl_pd;
+  logic [15:0]           xl_access;
+  logic                  xl_inv;
+  logic                  rctx_req;
+  logic [7:0]            rctx_qpn;
+  logic                  rdone;
+  logic [7:0]            rdone_qpn;
+  logic                  wr_req_valid;
+  logic [63:0]           wr_req_addr;
+  logic [7:0]            wr_req_len;
+  logic                  place_start;
+  logic [LW-1:0]         place_lane;
+  logic [12:0]           place_len;
+  logic [7:0]            place_beats;
+  logic                  place_active;
+  logic                  place_drain;
+  logic [QW-1:0]         qpn;
+  logic                  rq_cache_re;
+  logic                  rq_consume;
+  logic                  flush_find;
+  logic                  flush;
+  logic [QW-1:0]         flush_qpn;
+  logic                  flush_done;
+  logic                  push_read;
+  logic                  push_ack;
+  logic [63:0]           push_va;
+  logic [31:0]           push_key;
+  logic [31:0]           push_len;
+  logic [23:0]           push_psn;
+  logic [23:0]           push_msn;
+  logic [7:0]            push_syn;
+  logic [23:0]           push_peer_qpn;
+  logic [47:0]           push_mac;
+  logic [31:0]           push_ip;
+  logic                  rdq_has_en;
+  logic [QW-1:0]         cpl_qpn;
+  logic                  tx_valid;
   nic_roce_pkg::tx_pkt_t tx_pkt;
-  logic qp_err;
-  logic cpl_valid;
-  logic [7:0] cpl_cqn;
-  nic_pkg::cqe_t cpl_cqe;
+  logic                  qp_err;
+  logic                  cpl_valid;
+  logic [7:0]            cpl_cqn;
+  nic_pkg::cqe_t         cpl_cqe;
 
   initial assume (rst_i);
 
