@@ -210,4 +210,254 @@ module nic_req_rnr #(
     end
   end
 
+`ifdef FORMAL
+  // ---- formal properties (docs/verification.md) -------------------------------------------------
+  // The RNR timers and the classification. Proven for all inputs by induction on
+  // tests/formal/nic_req_rnr_formal.sv (2 QPs: tools/formal/formal.py); the simulation compiles
+  // them too (Verilator +define+FORMAL), so every cycle of the suite checks them on the full-size
+  // requester, assumptions included. Per QP the states are: at rest; an RNR episode open (an RNR
+  // NAK of PSN p came, no ACK has covered p since); the timer armed (wait_o: an RNR NAK granted a
+  // retry; until the replay starts); expired (armed, its time run out: offered on rnr_go_o); the
+  // budget spent (the RNR NAK that fails the Send: the episode stays open, nothing is armed).
+  //
+  // The proof's own bookkeeping (shadows: written from the events docs/transport.md "RNR
+  // retries" names, never from the RTL's tables): per QP the episode (open, its PSN, the
+  // retries of it granted, 7 meaning 7 or more), the timer (armed, the PSN its replay starts
+  // at, the us_tick pulses still to come before it may expire, counted from the NAK's own
+  // cycle, and the pulses since it ran out) and the QP's rnr_retry as its RNR NAKs carried it.
+  localparam int FRemW  = 20;   // > the longest wait + 1 (code 0: 655361 us)
+  localparam int FLateW = 23;   // the pulses since expiry, saturating: up to 2^23 - 1 (8.4 s)
+
+  logic              f_take;           // an acknowledgement of one of this side's QPs
+  logic [QW-1:0]     f_aq;
+  logic [2:0]        f_kind;
+  logic              f_ack;            // ... an ACK
+  logic              f_rnr;            // ... an RNR NAK
+  logic              f_seqnak;         // ... a PSN-sequence NAK
+  assign f_take   = ack_valid_i && 32'(ack_qpn_i) < NumQps;
+  assign f_aq     = ack_qpn_i[QW-1:0];
+  assign f_kind   = ack_syndrome_i[7:5];
+  assign f_ack    = f_take && f_kind == 3'b000;
+  assign f_rnr    = f_take && f_kind == 3'b001;
+  assign f_seqnak = f_take && ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;
+
+  logic [NumQps-1:0] f_armed_q, f_armed_d;   // the timer armed
+  logic [NumQps-1:0] f_open_q, f_open_d;     // an RNR episode open
+  logic [NumQps-1:0] f_rrv_q, f_rrv_d;       // an RNR NAK of the QP came since its last clear
+  logic [23:0]       f_epsn_q [NumQps];      // the episode's PSN
+  logic [2:0]        f_cnt_q  [NumQps];      // the retries of it granted (saturating at 7)
+  logic [2:0]        f_rr_q   [NumQps];      // the QP's rnr_retry, as its RNR NAKs carried it
+  logic [23:0]       f_rpsn_q [NumQps];      // the PSN the timer's replay starts at
+  logic [FRemW*NumQps-1:0]  f_rem_w;         // per QP: pulses still to come before expiry
+  logic [FLateW*NumQps-1:0] f_late_w;        // per QP: pulses since it ran out
+
+  // this cycle's acknowledgement, per the shadows: the PSN of the QP's open episode; the retries
+  // of it granted so far (an RNR NAK of another PSN starts its own count); a retry granted:
+  // rnr_retry 7 is for ever, 0..6 allow that many
+  logic       f_in_ep;
+  logic [2:0] f_before;
+  logic       f_grant;
+  assign f_in_ep  = f_open_q[f_aq] && f_epsn_q[f_aq] == ack_psn_i;
+  assign f_before = f_in_ep ? f_cnt_q[f_aq] : 3'd0;
+  assign f_grant  = ack_rnr_retry_i == 3'd7 || f_before < ack_rnr_retry_i;
+
+  always_comb begin
+    f_armed_d = f_armed_q;
+    f_open_d  = f_open_q;
+    f_rrv_d   = f_rrv_q;
+    if (rnr_start_i) begin
+      f_armed_d[scan_o] = 1'b0;          // the replay of the QP offered starts
+    end
+    if (f_ack && f_open_q[f_aq] && nic_roce_pkg::psn_le(f_epsn_q[f_aq], ack_psn_i)) begin
+      f_open_d[f_aq] = 1'b0;             // an ACK covers the episode's PSN
+    end
+    if (f_rnr) begin
+      f_open_d[f_aq] = 1'b1;             // also the RNR NAK that fails (no retry granted)
+      f_rrv_d[f_aq]  = 1'b1;
+      if (f_grant) begin
+        f_armed_d[f_aq] = 1'b1;
+      end
+    end
+    if (cmd_clear_i) begin
+      f_armed_d[cmd_qpn_i] = 1'b0;
+      f_open_d[cmd_qpn_i]  = 1'b0;
+      f_rrv_d[cmd_qpn_i]   = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      f_armed_q <= '0;
+      f_open_q  <= '0;
+      f_rrv_q   <= '0;
+    end else begin
+      f_armed_q <= f_armed_d;
+      f_open_q  <= f_open_d;
+      f_rrv_q   <= f_rrv_d;
+    end
+    if (f_rnr) begin
+      f_epsn_q[f_aq] <= ack_psn_i;
+      f_rr_q[f_aq]   <= ack_rnr_retry_i;
+      f_cnt_q[f_aq]  <= !f_grant ? f_before : (f_before == 3'd7) ? 3'd7 : f_before + 3'd1;
+    end
+    if (f_rnr && f_grant) begin
+      f_rpsn_q[f_aq] <= ack_psn_i;
+    end else if (f_ack && f_armed_q[f_aq] && nic_roce_pkg::psn_le(f_rpsn_q[f_aq], ack_psn_i)) begin
+      f_rpsn_q[f_aq] <= ack_psn_i + 24'd1;   // the replay starts after what the ACK covers
+    end
+  end
+
+  // the time: the code's wait plus one pulse, the pulse of the NAK's own cycle counted (it may
+  // come at once); then every pulse counts down, and after expiry counts the lateness
+  for (genvar q = 0; q < NumQps; q++) begin : gen_f_tm
+    logic [FRemW-1:0]  f_rem_q;
+    logic [FLateW-1:0] f_late_q;
+    always_ff @(posedge clk_i) begin
+      if (f_rnr && f_grant && f_aq == QW'(q)) begin
+        f_rem_q  <= FRemW'(rnr_wait_us(ack_syndrome_i[4:0])) + FRemW'(1) - FRemW'(us_tick_i);
+        f_late_q <= '0;
+      end else if (us_tick_i) begin
+        if (f_rem_q != '0) begin
+          f_rem_q <= f_rem_q - FRemW'(1);
+        end else if (f_late_q != '1) begin
+          f_late_q <= f_late_q + FLateW'(1);
+        end
+      end
+    end
+    assign f_rem_w[FRemW*q +: FRemW]    = f_rem_q;
+    assign f_late_w[FLateW*q +: FLateW] = f_late_q;
+
+    // Per QP (unnamed: Yosys 0.23 gives a procedural assertion in a generate loop the same name
+    // in every iteration; a failing one is reported by its source line).
+    logic [23:0] f_psn, f_due, f_epsn, f_rpsn;
+    logic [2:0]  f_cnt, f_rr, f_fcnt;
+    assign f_psn  = rnr_psn_q[q];
+    assign f_due  = rnr_due_q[q];
+    assign f_cnt  = rnr_cnt_q[q];
+    assign f_epsn = f_epsn_q[q];
+    assign f_rpsn = f_rpsn_q[q];
+    assign f_fcnt = f_cnt_q[q];
+    assign f_rr   = f_rr_q[q];
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        // A QP waits (wait_o) exactly while its timer is armed: from an RNR NAK that grants a
+        // retry until its replay starts or the QP is cleared (QP_CONNECT / QP_CREATE /
+        // QP_DESTROY); a NAK that fails leaves a running timer alone (the intake's walk ends at
+        // once for a QP that left RTS).
+        assert (rnr_wait_q[q] == f_armed_q[q]);
+        // An episode is open from an RNR NAK until an ACK covers its PSN or a clear.
+        assert (rnr_open_q[q] == f_open_q[q]);
+        if (f_open_q[q]) begin
+          // ... its PSN and the retries of it granted (none granted: only with rnr_retry 0)
+          assert (f_psn == f_epsn && f_rrv_q[q]);
+          assert (f_fcnt != 3'd0 || f_rr == 3'd0);
+          assert (f_fcnt == 3'd0 || f_cnt == f_fcnt);
+        end
+        if (f_armed_q[q]) begin
+          // ... the replay's PSN: the NAK's, moved past what ACKs cover since
+          assert (f_psn == f_rpsn && f_rrv_q[q] && f_rr != 3'd0);
+          // ... and the time: due - now is the pulses still to come, now - due the lateness
+          if (f_rem_q != '0) begin
+            assert (f_due - now_us_q == 24'(f_rem_q) && f_late_q == '0);
+          end else if (f_late_q != '1) begin
+            assert (now_us_q - f_due == 24'(f_late_q));
+          end
+        end
+        cover (f_armed_q[q] && rnr_go_o && scan_o == QW'(q));
+        cover (f_armed_q[q] && !f_open_q[q]);  // an ACK closed the episode while the timer runs
+      end
+    end
+  end
+
+  logic [FRemW-1:0]  f_rem_scan;
+  logic [FLateW-1:0] f_late_scan;
+  logic [23:0]       f_rpsn_scan;
+  logic [2:0]        f_rr_ack;
+  logic [QW-1:0]     f_scan_next;
+  assign f_rem_scan  = f_rem_w[FRemW*32'(scan_o) +: FRemW];
+  assign f_late_scan = f_late_w[FLateW*32'(scan_o) +: FLateW];
+  assign f_rpsn_scan = f_rpsn_q[scan_o];
+  assign f_rr_ack    = f_rr_q[f_aq];
+  assign f_scan_next = (32'(scan_o) == NumQps - 1) ? '0 : scan_o + QW'(1);
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // What the neighbours guarantee (assumed by the proof, checked by the simulation): the
+      // intake starts only the replay offered (nic_requester: rnr_start = rp_start && rnr_go);
+      // a QP's rnr_retry changes only at QP_CONNECT, which clears it here (nic_tp_qp_ctx).
+      f_start_is_offered: assume (!rnr_start_i || rnr_go_o);
+      if (f_rnr && f_rrv_q[f_aq]) begin
+        f_rnr_retry_fixed: assume (ack_rnr_retry_i == f_rr_ack);
+      end
+      // The classification of an acknowledgement of one of this side's QPs (none of another),
+      // against the reference: an ACK acknowledges up to its PSN and fails nothing; every NAK
+      // acknowledges up to the PSN before; an RNR NAK fails the PSN only when its retries are
+      // spent; a PSN-sequence NAK fails nothing: it orders a go-back-N (ack_seq_o) unless it
+      // names the PSN of the QP's open RNR episode (a packet dropped behind the RNR NAK); any
+      // other NAK fails the PSN. Never both a failure and a go-back-N.
+      f_take_in_range: assert (ack_take_o == f_take && (!f_take || ack_q_o == f_aq));
+      if (f_take) begin
+        f_ack_upto: assert (ack_upto_o == ((f_kind == 3'b000) ? ack_psn_i : ack_psn_i - 24'd1));
+        f_nak_or_seq: assert (!(ack_nak_o && ack_seq_o));
+        f_ack_classified: assert (
+            (f_kind == 3'b000) ? (!ack_nak_o && !ack_seq_o)
+          : (f_kind == 3'b001) ? !ack_seq_o
+          : f_seqnak         ? (!ack_nak_o && ack_seq_o == !f_in_ep)
+          :                    (ack_nak_o && !ack_seq_o));
+        // The retry budget: rnr_retry retries of one episode's PSN (7: for ever), the next RNR
+        // NAK of it fails the Send
+        if (f_rnr) begin
+          f_rnr_budget: assert (ack_nak_o == !f_grant);
+        end
+        // ... with IO_TIMEOUT; a NAK "remote access error" ACCESS_VIOLATION, any other
+        // REMOTE_ERROR
+        if (ack_nak_o) begin
+          f_nak_status: assert (ack_nak_status_o ==
+              ((f_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT
+             : (ack_syndrome_i == nic_roce_pkg::AETH_NAK_REMOTE_ACCESS) ? nic_pkg::STATUS_ACCESS_VIOLATION
+             : nic_pkg::STATUS_REMOTE_ERROR));
+        end
+      end
+      // The expiry: a replay is offered only for a QP whose timer is armed and has run out
+      // (never before the code's wait + 1 pulses, the NAK's own cycle's counted, so at least
+      // the code's time after the NAK), and it is offered whenever the scan looks at an armed
+      // QP that has run out (up to 2^23 - 1 us late), from the NAK's PSN moved past what ACKs
+      // covered since.
+      if (rnr_go_o) begin
+        f_go_not_early: assert (f_armed_q[scan_o] && f_rem_scan == '0);
+        f_replay_psn: assert (scan_psn_o == f_rpsn_scan);
+      end
+      if (f_armed_q[scan_o] && f_rem_scan == '0 && f_late_scan != '1) begin
+        f_go_when_due: assert (rnr_go_o);
+      end
+      // The scan: one QP a cycle while any waits; it stays on an expired one until its replay
+      // starts (including that cycle); at rest while none waits.
+      f_scan_moves: assert (scan_d == ((rnr_go_o || f_armed_q == '0) ? scan_o : f_scan_next));
+      // The microsecond clock moves only while a QP waits or one is armed now (an idle
+      // requester is at a fixed point, docs/sim-speed.md).
+      if (f_armed_q == '0 && !(f_rnr && f_grant)) begin
+        f_idle_at_rest: assert (now_us_d == now_us_q);
+      end
+      c_armed: cover (rnr_wait_q != '0);
+      c_both_armed: cover (rnr_wait_q == '1);
+      c_expired: cover (rnr_go_o);
+      c_expired_late: cover (rnr_go_o && f_late_scan != '0);
+      c_replay_started: cover (rnr_start_i);
+      c_rearmed_in_its_start: cover (rnr_start_i && f_rnr && f_grant && f_aq == scan_o);
+      c_rearmed_while_waiting: cover (f_rnr && f_grant && f_armed_q[f_aq]);
+      c_budget_spent: cover (f_rnr && !f_grant && f_before != 3'd0);
+      c_budget_spent_at_once: cover (f_rnr && !f_grant && ack_rnr_retry_i == 3'd0);
+      c_forever: cover (f_rnr && f_grant && ack_rnr_retry_i == 3'd7 && f_before == 3'd7);
+      c_seq_nak_in_episode: cover (f_seqnak && f_in_ep);
+      c_seq_nak_after_episode: cover (f_seqnak && !f_in_ep && f_rrv_q[f_aq]);
+      c_episode_closed: cover (f_ack && f_open_q[f_aq]
+                               && nic_roce_pkg::psn_le(f_epsn_q[f_aq], ack_psn_i));
+      c_replay_moved: cover (f_ack && f_armed_q[f_aq]
+                             && nic_roce_pkg::psn_le(f_rpsn_q[f_aq], ack_psn_i));
+      c_cleared: cover (cmd_clear_i && f_armed_q[cmd_qpn_i] && f_open_q[cmd_qpn_i]);
+      c_out_of_range: cover (ack_valid_i && !ack_take_o && ack_syndrome_i[7:5] == 3'b001);
+    end
+  end
+`endif
+
 endmodule

@@ -1303,4 +1303,62 @@ module nic_rsp_dispatch #(
   end
 `endif
 
+`ifdef FORMAL
+  // ---- formal properties (docs/verification.md) -------------------------------------------------
+  // The implied-NAK state of this side's Reads (rr_nak). Proven for all inputs by induction on
+  // tests/formal/nic_rsp_dispatch_formal.sv (2 QPs, every input free: tools/formal/formal.py);
+  // the simulation compiles them too. Shadow (written from the events, never from rr_nak): per
+  // QP, an implied NAK was given to the requester since a response to this side's Read was last
+  // placed (progress) or the QP was connected, created or destroyed.
+  logic [NumQps-1:0] f_inak_q;
+  logic              f_loaded_q;     // a packet was taken since reset (qpn_q is its QP)
+  logic              f_placed;       // a response to this side's Read placed: its ACK goes out
+  assign f_placed = state_q == R_DONE && rr_q && ack_valid_o
+                    && ack_syndrome_o == nic_roce_pkg::AETH_ACK;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      f_inak_q   <= '0;
+      f_loaded_q <= 1'b0;
+    end else begin
+      if (pkt_ready_o) begin
+        f_loaded_q <= 1'b1;
+      end
+      if (ack_valid_o && ack_implied_o) begin
+        f_inak_q[qpn_q] <= 1'b1;
+      end
+      if (f_placed) begin
+        f_inak_q[qpn_q] <= 1'b0;
+      end
+      if (cmd_connect || cmd_reset) begin
+        f_inak_q[cmd_qpn] <= 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      // One implied NAK per gap: where the responses to this side's Read skip its first PSN not
+      // placed, the first such finding goes to the requester (a PSN-sequence NAK of rr_next,
+      // for the packet's QP) and every later one is dropped until a response is placed or the
+      // QP starts afresh.
+      if (ack_implied_o) begin
+        f_one_implied_nak_per_gap: assert (ack_valid_o == !f_inak_q[qpn_q]);
+        f_implied_nak_is_seq_nak: assert (ack_syndrome_o == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR
+                                           && ack_psn_o == rr_next);
+        f_implied_nak_qpn: assert (f_loaded_q && ack_qpn_o[QW-1:0] == qpn_q);
+      end
+      // what makes it inductive
+      f_rr_nak_is_gap: assert (rr_nak_q == f_inak_q);
+      f_packet_in_hand: assert (state_q == R_IDLE || state_q == R_FLUSH || f_loaded_q);
+      if (f_loaded_q) begin
+        f_qpn_is_packets: assert (qpn_q == QW'(pkt_q.dqpn - nic_pkg::QPN_BASE));
+      end
+      c_implied_nak: cover (ack_valid_o && ack_implied_o);
+      c_implied_nak_dropped: cover (ack_implied_o && !ack_valid_o);
+      c_read_gap_closed: cover (f_placed && f_inak_q[qpn_q]);
+      c_gap_cleared: cover ((cmd_connect || cmd_reset) && f_inak_q[cmd_qpn]);
+    end
+  end
+`endif
+
 endmodule

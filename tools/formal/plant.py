@@ -22,6 +22,8 @@ WF = "rtl/core/nic_wqe_fetch.sv"
 PSN = "rtl/pkg/nic_roce_pkg.sv"
 AT = "rtl/transport/nic_req_ack_timer.sv"
 PC = "rtl/transport/nic_rsp_psn_check.sv"
+RN = "rtl/transport/nic_req_rnr.sv"
+RD = "rtl/transport/nic_rsp_dispatch.sv"
 
 # name: (job, file, text, replacement, the property that must catch it)
 BUGS = {
@@ -135,6 +137,87 @@ BUGS = {
     "psn_expected_moves_back": (
         "psn_check", PC, "      epsn_q[qpn_i] <= q_epsn + adv_i;", "      epsn_q[qpn_i] <= q_epsn - adv_i;",
         "f_epsn_moves_forward (the expected PSN never moves back)"),
+    "rnr_one_retry_too_many": (
+        "rnr", RN, "rnr_spent = ack_rnr_retry_i != 3'd7 && rnr_done >= ack_rnr_retry_i;",
+        "rnr_spent = ack_rnr_retry_i != 3'd7 && rnr_done > ack_rnr_retry_i;",
+        "f_rnr_budget (rnr_retry retries of one PSN, then the RNR NAK fails)"),
+    "rnr_retry_7_not_for_ever": (
+        "rnr", RN, "rnr_spent = ack_rnr_retry_i != 3'd7 && rnr_done >= ack_rnr_retry_i;",
+        "rnr_spent = rnr_done >= ack_rnr_retry_i;",
+        "f_rnr_budget (rnr_retry 7 retries for ever)"),
+    "rnr_count_not_restarted_for_another_psn": (
+        "rnr", RN, "rnr_done  = ack_rnr_same ? rnr_cnt_q[ack_q] : 3'd0;",
+        "rnr_done  = rnr_open_q[ack_q] ? rnr_cnt_q[ack_q] : 3'd0;",
+        "f_rnr_budget (an RNR NAK of another PSN starts its own count)"),
+    "rnr_episode_not_closed_by_ack": (
+        "rnr", RN, "        rnr_open_d[ack_q] = 1'b0;      // the retried message got through\n", "",
+        "the episode closes when an ACK covers its PSN (rnr_open == shadow; f_ack_classified)"),
+    "rnr_failing_nak_opens_no_episode": (
+        "rnr", RN, "      if (ack_kind == 3'b001) begin\n        // also the RNR NAK that fails the Send",
+        "      if (ack_rnr) begin\n        // also the RNR NAK that fails the Send",
+        "the RNR NAK that fails opens the episode too (rnr_open == shadow; f_ack_classified)"),
+    "rnr_seq_nak_in_episode_replays": (
+        "rnr", RN, "ack_seq_o = ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR && !ack_rnr_same;",
+        "ack_seq_o = ack_syndrome_i == nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;",
+        "f_ack_classified (a sequence NAK of the open episode's PSN orders no go-back-N)"),
+    "rnr_seq_nak_fails": (
+        "rnr", RN, "ack_nak  = !ack_ack && !ack_rnr && ack_syndrome_i != nic_roce_pkg::AETH_NAK_PSN_SEQ_ERR;",
+        "ack_nak  = !ack_ack && !ack_rnr;",
+        "f_nak_or_seq / f_ack_classified (a sequence NAK fails nothing)"),
+    "rnr_nak_upto_its_psn": (
+        "rnr", RN, "ack_upto_o = ack_ack ? ack_psn_i : ack_psn_i - 24'd1;", "ack_upto_o = ack_psn_i;",
+        "f_ack_upto (a NAK acknowledges up to the PSN before its own)"),
+    "rnr_spent_nak_remote_error": (
+        "rnr", RN, "(ack_kind == 3'b001) ? nic_pkg::STATUS_IO_TIMEOUT", "(ack_kind == 3'b001) ? nic_pkg::STATUS_REMOTE_ERROR",
+        "f_nak_status (the RNR NAK past rnr_retry fails IO_TIMEOUT)"),
+    "rnr_out_of_range_qp_taken": (
+        "rnr", RN, "ack_take = ack_valid_i && 32'(ack_qpn_i) < NumQps;", "ack_take = ack_valid_i;",
+        "f_take_in_range (no acknowledgement of another side's QP is taken)"),
+    "rnr_timer_one_tick_short": (
+        "rnr", RN, "rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0])) + 24'd1;",
+        "rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0]));",
+        "f_go_not_early (never before the code's wait + 1 pulses)"),
+    "rnr_clock_misses_the_arming_tick": (
+        "rnr", RN, "(us_tick_i && (rnr_wait_q != '0 || rnr_arm))", "(us_tick_i && rnr_wait_q != '0)",
+        "f_go_when_due (a tick in the NAK's own cycle counts: the retry is not a microsecond late)"),
+    "rnr_clock_runs_while_idle": (
+        "rnr", RN, "(us_tick_i && (rnr_wait_q != '0 || rnr_arm))", "(us_tick_i)",
+        "f_idle_at_rest (the clock stands still while no QP waits)"),
+    "rnr_go_without_wait": (
+        "rnr", RN, "rnr_go_o = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;",
+        "rnr_go_o = ((now_us_q - scan_due) & 24'h800000) == 24'd0;",
+        "f_go_not_early (a replay only for a QP whose timer is armed)"),
+    "rnr_scan_leaves_an_expired_qp": (
+        "rnr", RN, "if (!rnr_go_o && rnr_wait_q != '0) begin", "if (rnr_wait_q != '0) begin",
+        "f_scan_moves (the scan stays on an expired QP until its replay starts)"),
+    "rnr_replay_psn_not_moved_by_ack": (
+        "rnr", RN, "      rnr_psn_q[ack_q] <= ack_psn_i + 24'd1;\n", "",
+        "f_replay_psn (an ACK covering the timer's PSN moves the replay past it)"),
+    "rnr_wait_survives_its_replay": (
+        "rnr", RN, "    if (rnr_start_i) begin\n      rnr_wait_d[scan_q] = 1'b0;\n    end\n", "",
+        "wait_o exactly while armed (the replay's start disarms)"),
+    "rnr_clear_keeps_the_timer": (
+        "rnr", RN, "      rnr_wait_d[cmd_qpn_i] = 1'b0;\n", "",
+        "wait_o exactly while armed (a clear disarms)"),
+    "rnr_clear_keeps_the_episode": (
+        "rnr", RN, "      rnr_open_d[cmd_qpn_i] = 1'b0;\n", "",
+        "the episode closes at a clear (rnr_open == shadow)"),
+    "rr_nak_not_cleared_by_progress": (
+        "rr_nak", RD, "            rr_nak_d[qpn_q] = 1'b0;          // progress: a later gap gets its implied NAK\n", "",
+        "f_rr_nak_is_gap / f_one_implied_nak_per_gap (a placed response: the next gap gets its implied NAK)"),
+    "rr_nak_every_skipped_response_naks": (
+        "rr_nak", RD, "            ack_valid_o     = !rr_nak_q[qpn_q];\n", "            ack_valid_o     = 1'b1;\n",
+        "f_one_implied_nak_per_gap (a response beyond rr_next: one implied NAK per gap)"),
+    "rr_nak_every_skipping_ack_naks": (
+        "rr_nak", RD, "            ack_valid_o    = !rr_nak_q[qpn_q];\n", "            ack_valid_o    = 1'b1;\n",
+        "f_one_implied_nak_per_gap (an ACK / NAK that skips rr_next: one implied NAK per gap)"),
+    "rr_nak_not_recorded": (
+        "rr_nak", RD, "          rr_nak_d[qpn_q] = 1'b1;\n          state_d         = R_DRAIN;\n",
+        "          state_d         = R_DRAIN;\n",
+        "f_rr_nak_is_gap (a later Read's response: the implied NAK given is recorded)"),
+    "rr_nak_survives_connect": (
+        "rr_nak", RD, "      rr_nak_d[cmd_qpn]        = 1'b0;\n", "",
+        "f_rr_nak_is_gap (QP_CONNECT starts without an implied NAK out)"),
 }
 
 
