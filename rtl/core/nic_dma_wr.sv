@@ -198,8 +198,13 @@ module nic_dma_wr #(
     msg_wdata = '0;
     msg_wstrb = '0;
     if (is_msg_q) begin
-      msg_wdata[32*addr_q[LaneBits-1:2] +: 32] = data_q[31:0];
-      msg_wstrb[4*addr_q[LaneBits-1:2] +: 4]   = 4'hf;
+      // a constant slice per word (a write at the computed offset would be a shifter in Yosys)
+      for (int w = 0; w < BeatBytes / 4; w++) begin
+        if (32'(addr_q[LaneBits-1:2]) == w) begin
+          msg_wdata[32*w +: 32] = data_q[31:0];
+          msg_wstrb[4*w +: 4]   = 4'hf;
+        end
+      end
     end
   end
 

@@ -238,8 +238,14 @@ module nic_eth_port #(
     rxw_valid_d = 1'b0;
     rxw_bad_d   = 1'b0;
     if (mrx_tvalid) begin
-      acc_data_d[64*rx_beat_q +: 64] = mrx_tdata;
-      acc_keep_d[8*rx_beat_q +: 8]   = mrx_tkeep;
+      // one constant slice per beat (a write at the computed offset 64*rx_beat_q would be a
+      // shifter of the whole word in Yosys 0.23)
+      for (int b = 0; b < Beats; b++) begin
+        if (32'(rx_beat_q) == b) begin
+          acc_data_d[64*b +: 64] = mrx_tdata;
+          acc_keep_d[8*b +: 8]   = mrx_tkeep;
+        end
+      end
       if (mrx_tlast || 32'(rx_beat_q) == Beats - 1) begin
         rxw_word_d  = {mrx_tlast, acc_keep_d, acc_data_d};
         rxw_valid_d = 1'b1;

@@ -286,7 +286,9 @@ module pcie_us_cq_axil #(
 
       StReadR: begin
         if (m_axil_rvalid_i) begin
-          rd_data_d[32*dw_idx_q[2:0] +: 32] = m_axil_rdata_i;
+          for (int w = 0; w < 8; w++) begin      // a constant slice per DWORD (Yosys: no shifter)
+            if (dw_idx_q[2:0] == 3'(w)) rd_data_d[32*w +: 32] = m_axil_rdata_i;
+          end
           if (m_axil_rresp_i != 2'b00) status_d = CplCa;
           dw_idx_d  = dw_idx_q + 4'd1;
           addr_d    = addr_q + 1'b1;

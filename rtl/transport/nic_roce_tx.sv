@@ -223,8 +223,14 @@ module nic_roce_tx #(
         in_end   = 1'b1;
         in_n     = NB'(pad_q) + NB'(nic_roce_pkg::ICRC_BYTES);
         crc_en   = lanes_below(CB'(pad_q));
-        for (int k = 0; k < 4; k++) begin
-          in_data[8*(32'(pad_q) + k) +: 8] = icrc[8*k +: 8];
+        // a constant slice per pad length (an offset computed from pad_q would be a shifter
+        // of the whole beat in Yosys 0.23)
+        for (int p = 0; p < 4; p++) begin
+          if (pad_q == 2'(p)) begin
+            for (int k = 0; k < 4; k++) begin
+              in_data[8*(p + k) +: 8] = icrc[8*k +: 8];
+            end
+          end
         end
       end
       default: begin
