@@ -16,7 +16,7 @@
 // cache (only RTS QPs take Sends) and is not fetched for.
 //
 // An RQ doorbell whose producer index is behind receives already prefetched (pi - ci below
-// what is cached or in flight: the index moved backwards, a driver bug) is dropped and
+// what is cached, in flight or requested: the index moved backwards, a driver bug) is dropped and
 // reported (db_err_o, one QP at a time, db_err_take_i when taken): the owner moves the QP to
 // ERROR, as nic_wqe_fetch does for a bad SQ doorbell, and its posted receives (up to the last
 // good index) then complete CANCELLED. A doorbell far beyond the ring posts nothing to fetch.
