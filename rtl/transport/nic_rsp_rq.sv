@@ -2,18 +2,18 @@
 // nic_rsp_rq: the responder's receive queues: per QP the producer index (RQ doorbells), the consumer index (a receive completed or flushed), and
 // the receive-WQE prefetch into an on-chip cache. The ring (base and depth, from QP_CREATE) is
 // nic_core's nic_qp_ctx's: read at the QP being planned (ring_qpn_o -> ring_*_i).
-// Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
-// and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
-// it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
-// wanting QP at a time (round robin) and requests a burst of its posted WQEs after those (at
-// most its free slots, inside the ring and a 4 KiB page; at least half the cache unless that
-// is everything posted, so a fast consumer does not split the reads into single WQEs). Up to
-// PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
-// descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n +
-// pf_fl, the ring index of the next request, holds while ci moves. A QP created, destroyed or
-// flushed forgets its cache, and its bursts in flight are marked stale: their data is dropped,
-// never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
-// cache (only RTS QPs take Sends) and is not fetched for.
+// Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache), and
+// the next pf_fl are on their way (counted from their read's grant). A QP is marked wanting
+// (pf_want) when something may let it fetch more: an RQ doorbell, a consumed receive, a fetch that
+// ended. The engine takes one wanting QP at a time (round robin) and requests a burst of its posted
+// WQEs after those (at most its free slots, inside the ring and a 4 KiB page; at least half the
+// cache unless that is everything posted, so a fast consumer does not split the reads into single
+// WQEs). Up to PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
+// descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n + pf_fl,
+// the ring index of the next request, holds while ci moves. A QP created, destroyed or flushed
+// forgets its cache, and its bursts in flight are marked stale: their data is dropped, never
+// written into the cache of the QP's next incarnation. A QP in ERROR never reads its cache (only
+// RTS QPs take Sends) and is not fetched for.
 //
 // An RQ doorbell whose producer index is behind receives already prefetched (pi - ci below
 // what is cached, in flight or requested: the index moved backwards, a driver bug) is dropped and
