@@ -2,21 +2,21 @@
 // nic_rsp_rq: the responder's receive queues: per QP the producer index (RQ doorbells), the consumer index (a receive completed or flushed), and
 // the receive-WQE prefetch into an on-chip cache. The ring (base and depth, from QP_CREATE) is
 // nic_core's nic_qp_ctx's: read at the QP being planned (ring_qpn_o -> ring_*_i).
-// Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache),
-// and the next pf_fl are on their way. A QP is marked wanting (pf_want) when something may let
-// it fetch more: an RQ doorbell, a consumed receive, a fetch that ended. The engine takes one
-// wanting QP at a time (round robin) and requests a burst of its posted WQEs after those (at
-// most its free slots, inside the ring and a 4 KiB page; at least half the cache unless that
-// is everything posted, so a fast consumer does not split the reads into single WQEs). Up to
-// PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
-// descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n +
-// pf_fl, the ring index of the next request, holds while ci moves. A QP created, destroyed or
-// flushed forgets its cache, and its bursts in flight are marked stale: their data is dropped,
-// never written into the cache of the QP's next incarnation. A QP in ERROR never reads its
-// cache (only RTS QPs take Sends) and is not fetched for.
+// Per QP the receive WQEs [ci, ci + pf_n) are on chip, in cache slot (ring index mod RqCache), and
+// the next pf_fl are on their way (counted from their read's grant). A QP is marked wanting
+// (pf_want) when something may let it fetch more: an RQ doorbell, a consumed receive, a fetch that
+// ended. The engine takes one wanting QP at a time (round robin) and requests a burst of its posted
+// WQEs after those (at most its free slots, inside the ring and a 4 KiB page; at least half the
+// cache unless that is everything posted, so a fast consumer does not split the reads into single
+// WQEs). Up to PfOut bursts are in flight; one AXI ID returns them in order, so a FIFO of their
+// descriptors says where each beat goes. A Send consumes only a cached WQE, so ci + pf_n + pf_fl,
+// the ring index of the next request, holds while ci moves. A QP created, destroyed or flushed
+// forgets its cache, and its bursts in flight are marked stale: their data is dropped, never
+// written into the cache of the QP's next incarnation. A QP in ERROR never reads its cache (only
+// RTS QPs take Sends) and is not fetched for.
 //
 // An RQ doorbell whose producer index is behind receives already prefetched (pi - ci below
-// what is cached or in flight: the index moved backwards, a driver bug) is dropped and
+// what is cached, in flight or requested: the index moved backwards, a driver bug) is dropped and
 // reported (db_err_o, one QP at a time, db_err_take_i when taken): the owner moves the QP to
 // ERROR, as nic_wqe_fetch does for a bad SQ doorbell, and its posted receives (up to the last
 // good index) then complete CANCELLED. A doorbell far beyond the ring posts nothing to fetch.
@@ -104,11 +104,16 @@ module nic_rsp_rq #(
   assign flush_ci_o = rq_ci_set_q[flush_qpn_i] ? rq_ci_q[flush_qpn_i] : 16'd0;
 
   always_ff @(posedge clk_i) begin
-    // (QP_CREATE goes before a doorbell of the same cycle, of any QP)
-    if (cmd_create_i) begin
-      rq_pi_q[cmd_qpn_i]   <= '0;
-    end else if (db_good) begin
-      rq_pi_q[QW'(rq_db_qpn_i)] <= rq_db_pi_i;
+    // (QP_CREATE goes before a doorbell of the same cycle, of any QP; per QP with constant
+    // indices, so that the doorbell check is the enable of its QP's entry, not a mux tree)
+    for (int q = 0; q < NumQps; q++) begin
+      if (cmd_create_i) begin
+        if (cmd_qpn_i == QW'(q)) begin
+          rq_pi_q[q] <= '0;
+        end
+      end else if (db_good && QW'(rq_db_qpn_i) == QW'(q)) begin
+        rq_pi_q[q] <= rq_db_pi_i;
+      end
     end
     // a receive completed or flushed; QP_CREATE / QP_DESTROY (last) forget the index
     if (consume_i) begin
@@ -158,24 +163,43 @@ module nic_rsp_rq #(
   localparam int PfOut = 4;            // bursts in flight (the descriptor FIFO's depth)
   localparam int PoW   = $clog2(PfOut);
 
+  // A burst is made in registered steps, so that no path runs from the tables through the ring
+  // read and the burst arithmetic into the doorbell check, nor from the DMA grant into it:
+  //   PF_IDLE  the round robin picks a wanting QP into pf_qpn_q (which addresses the ring read);
+  //   PF_PLAN  from its tables and its ring (read at the registered pf_qpn_q): the ring index of
+  //            its next request (pf_idx_q = ci + cached + in flight), the address (pf_addr_q), the
+  //            burst's limit by the free slots, the ring's end and the page's (pf_lim_q; pf_edge_q:
+  //            the limit is the ring's or the page's end), the ring's depth (pf_ld_q);
+  //   PF_SIZE  the burst: the limit against what is posted (pi, read at pf_qpn_q, less pf_idx_q),
+  //            registered as the request (pf_len_q, pf_cnt_q), or nothing worth a read;
+  //   PF_AR    the request is offered; when granted its WQEs are reserved (pf_fl += pf_cnt_q).
+  // What PF_PLAN registered stays true until the grant: a WQE arriving or a receive consumed
+  // leaves ci + pf_n + pf_fl as it is (a consumed one frees a slot: the limit only errs low),
+  // nothing else reserves for the QP, and a flush or a command marks the burst lost (pf_lost_q).
+  // Only the producer index may move: PF_SIZE reads it, and a doorbell of the QP in PF_SIZE's
+  // cycle sizes the burst again in the next. A doorbell is checked against the receives cached,
+  // in flight and requested: in PF_AR pf_cnt_q counts, granted in this cycle or not, so the grant
+  // only writes (the reservation, the descriptor, the want bit).
   typedef enum logic [1:0] {
     PF_IDLE,    // pick a wanting QP
-    PF_PLAN,    // size its burst
+    PF_PLAN,    // read its tables and ring: next index, address, limits
+    PF_SIZE,    // size its burst against what is posted
     PF_AR       // the burst's read request
   } pf_state_e;
 
   pf_state_e                 pf_st_q, pf_st_d;
   // cached WQEs and WQEs in flight per QP: written only at the QPs this cycle's events name (a
-  // WQE arrived, a receive consumed, a burst planned; a flush, a command); a QP's entry not
+  // WQE arrived, a receive consumed, a burst granted; a flush, a command); a QP's entry not
   // written since reset reads 0 (its bit in pf_*_set_q is clear)
   logic [RcW:0]              pf_n_q     [NumQps];
   logic [RcW:0]              pf_fl_q    [NumQps];
   logic [NumQps-1:0]         pf_n_set_q, pf_fl_set_q;
   logic                      pf_arr;             // a whole WQE of the head burst's QP arrived
   logic                      pf_cons;            // the dispatcher's QP consumed a receive
-  logic                      pf_plan;            // a burst is planned for pf_qpn
+  logic                      pf_rsv;             // the request for pf_qpn is granted: its WQEs reserved
   logic [RcW:0]              h_pf_n, h_pf_fl;    // the head burst's QP's
   logic [RcW:0]              c_pf_n;             // the consuming QP's (q_pf_n)
+  logic [RcW:0]              r_pf_fl;            // pf_qpn's in flight (the reservation's)
   logic [NumQps-1:0]         pf_want_q, pf_want_d;
   logic [QW-1:0]             pf_qpn_q, pf_qpn_d; // the QP being planned for
   assign ring_qpn_o = pf_qpn_q;
@@ -183,12 +207,16 @@ module nic_rsp_rq #(
   logic [63:0]               pf_addr_q, pf_addr_d;
   logic [7:0]                pf_len_q, pf_len_d;
   logic [15:0]               pf_idx_q, pf_idx_d;
+  logic [RcW:0]              pf_lim_q, pf_lim_d;     // PF_PLAN's limit (<= RqCache)
+  logic                      pf_edge_q, pf_edge_d;   // ... the ring's or the page's end
+  logic [3:0]                pf_ld_q, pf_ld_d;       // the ring's depth, log2
+  logic [RcW:0]              pf_cnt_q, pf_cnt_d;     // the request's WQEs (PF_AR)
   // bursts in flight, oldest first: QP, ring index of the next WQE to arrive, stale
   logic [QW-1:0]             po_qpn_q   [PfOut];
   logic [15:0]               po_idx_q   [PfOut];
   logic [PfOut-1:0]          po_stale_q, po_stale_d;
-  // the QP of the burst being planned or requested (PF_PLAN, PF_AR) was reset or flushed since:
-  // its descriptor goes in stale when the request is finally taken
+  // the QP of the burst being planned or requested (PF_PLAN, PF_SIZE, PF_AR) was reset or
+  // flushed since: its descriptor goes in stale when the request is finally taken
   logic                      pf_lost_q, pf_lost_d;
   logic [PoW-1:0]            po_rd_q, po_rd_d, po_wr_q, po_wr_d;
   logic [PoW:0]              po_used_q, po_used_d;
@@ -212,6 +240,7 @@ module nic_rsp_rq #(
   assign c_pf_n        = q_pf_n;
   assign h_pf_n        = pf_n_set_q[po_head_qpn] ? pf_n_q[po_head_qpn] : '0;
   assign h_pf_fl       = pf_fl_set_q[po_head_qpn] ? pf_fl_q[po_head_qpn] : '0;
+  assign r_pf_fl       = pf_fl_set_q[pf_qpn_q] ? pf_fl_q[pf_qpn_q] : '0;
   assign po_head_qpn   = po_qpn_q[po_rd_q];
   assign po_head_stale = po_stale_q[po_rd_q];
 
@@ -236,6 +265,7 @@ module nic_rsp_rq #(
   // PF_IDLE, its one reader, and only while some QP wants)
   logic          pf_pick_ok;
   logic [QW-1:0] pf_pick;
+  logic          pf_start;                       // a QP picked in this cycle
   nic_rr_pick #(
     .N(NumQps)
   ) u_pf_pick (
@@ -245,82 +275,110 @@ module nic_rsp_rq #(
     .found_o(pf_pick_ok),
     .idx_o  (pf_pick)
   );
+  assign pf_start = pf_pick_ok && 32'(po_used_q) < PfOut;
 
-  // the burst for pf_qpn: the posted WQEs after the cached and requested ones, within the free
-  // slots, the ring and the page
-  logic [15:0]  pl_ci, pl_next, pl_posted, pl_slot;
-  logic [16:0]  pl_mask, pl_ring_room;
-  logic [RcW:0] pl_n, pl_fl;
+  // PF_PLAN: pf_qpn's next request index and the limits of its burst: the free slots, the ring
+  // and the page (evaluated only in PF_PLAN, the one state that reads it)
+  logic [15:0]  pl_ci, pl_next, pl_slot;
+  logic [16:0]  pl_mask, pl_ring_room, pl_free;
+  logic [RcW:0] pl_n, pl_fl, pl_held;
   logic [63:0]  pl_addr;
   logic [6:0]   pl_page_room;
-  logic [16:0]  pl_cnt;
-  logic         pl_go;
-  logic [1:0]   pl_state;
-  // (evaluated only in PF_PLAN, the one state that reads it)
+  logic         pl_ring_lt, pl_page_lt, pl_page_lt_ring;
   always_comb begin
-    pl_ci        = '0;
-    pl_n         = '0;
-    pl_fl        = '0;
-    pl_state     = '0;
-    pl_next      = '0;
-    pl_posted    = '0;
-    pl_mask      = '0;
-    pl_slot      = '0;
-    pl_ring_room = '0;
-    pl_addr      = '0;
-    pl_page_room = '0;
-    pl_cnt       = '0;
-    pl_go        = 1'b0;
+    pl_ci           = '0;
+    pl_n            = '0;
+    pl_fl           = '0;
+    pl_held         = '0;
+    pl_next         = '0;
+    pl_mask         = '0;
+    pl_slot         = '0;
+    pl_ring_room    = '0;
+    pl_free         = '0;
+    pl_addr         = '0;
+    pl_page_room    = '0;
+    pl_ring_lt      = 1'b0;
+    pl_page_lt      = 1'b0;
+    pl_page_lt_ring = 1'b0;
+    pf_lim_d        = pf_lim_q;
+    pf_edge_d       = pf_edge_q;
+    pf_ld_d         = pf_ld_q;
     if (pf_st_q == PF_PLAN) begin
       pl_ci        = rq_ci_set_q[pf_qpn_q] ? rq_ci_q[pf_qpn_q] : 16'd0;
       pl_n         = pf_n_set_q[pf_qpn_q] ? pf_n_q[pf_qpn_q] : '0;
       pl_fl        = pf_fl_set_q[pf_qpn_q] ? pf_fl_q[pf_qpn_q] : '0;
-      pl_state     = qp_state_i[2*pf_qpn_q +: 2];
-      pl_next      = pl_ci + 16'(pl_n) + 16'(pl_fl);
-      pl_posted    = rq_pi_q[pf_qpn_q] - pl_next;
+      pl_held      = pl_n + pl_fl;                 // <= RqCache
+      pl_next      = pl_ci + 16'(pl_held);
       pl_mask      = (17'd1 << ring_ld_i) - 17'd1;
       pl_slot      = pl_next & pl_mask[15:0];
       pl_ring_room = pl_mask + 17'd1 - 17'(pl_slot);
       pl_addr      = ring_base_i + (64'(pl_slot) << 6);
       pl_page_room = 7'((13'd4096 - {1'b0, pl_addr[11:0]}) >> 6);
-      pl_cnt       = 17'(RqCache) - 17'(pl_n) - 17'(pl_fl);
-      if (17'(pl_posted) < pl_cnt) begin
-        pl_cnt = 17'(pl_posted);
+      pl_free      = 17'(RqCache) - 17'(pl_held);
+      // the least of the three, by comparisons side by side
+      pl_ring_lt      = pl_ring_room < pl_free;
+      pl_page_lt      = 17'(pl_page_room) < pl_free;
+      pl_page_lt_ring = 17'(pl_page_room) < pl_ring_room;
+      if (pl_page_lt && pl_page_lt_ring) begin
+        pf_lim_d = (RcW+1)'(pl_page_room);
+      end else if (pl_ring_lt) begin
+        pf_lim_d = (RcW+1)'(pl_ring_room);
+      end else begin
+        pf_lim_d = (RcW+1)'(pl_free);
       end
-      if (pl_ring_room < pl_cnt) begin
-        pl_cnt = pl_ring_room;
-      end
-      if (17'(pl_page_room) < pl_cnt) begin
-        pl_cnt = 17'(pl_page_room);
-      end
-      // a doorbell beyond the ring (bad input) posts nothing to fetch
-      if (pl_posted > pl_mask[15:0] + 16'd1
-          || (pl_state != nic_pkg::QP_STATE_READY && pl_state != nic_pkg::QP_STATE_RTS)) begin
-        pl_cnt = '0;
-      end
-      // half the cache at least, unless the burst ends at the ring, the page or what is posted
-      pl_go = pl_cnt != '0 && (pl_cnt >= 17'(RqCache / 2) || pl_cnt == 17'(pl_posted)
-                               || pl_cnt == pl_ring_room || pl_cnt == 17'(pl_page_room));
+      // the limit is the ring's or the page's end (not the free slots alone)
+      pf_edge_d    = pl_ring_room <= pl_free || 17'(pl_page_room) <= pl_free;
+      pf_ld_d      = ring_ld_i;
     end
   end
 
-  // A doorbell behind what the prefetch has cached or requested (the ring index of its next
-  // request, ci + cached + in flight, including a burst planned in this cycle) is dropped: the
-  // cache would hold receives the producer index says are not posted.
+  // PF_SIZE: the burst, the posted WQEs after pf_idx within the limit (evaluated only in
+  // PF_SIZE). At least half the cache, unless the burst ends at what is posted, the ring or the
+  // page, so a fast consumer does not split the reads into single WQEs; a doorbell beyond the
+  // ring (bad input) posts nothing to fetch.
+  logic [15:0]  sz_posted;
+  logic [15:0]  sz_mask;
+  logic [1:0]   sz_state;
+  logic         sz_fits, sz_go;
+  always_comb begin
+    sz_posted = '0;
+    sz_mask   = '0;
+    sz_state  = '0;
+    sz_fits   = 1'b0;
+    sz_go     = 1'b0;
+    pf_cnt_d  = pf_cnt_q;
+    if (pf_st_q == PF_SIZE) begin
+      sz_posted = rq_pi_q[pf_qpn_q] - pf_idx_q;
+      sz_mask   = 16'((17'd1 << pf_ld_q) - 17'd1);
+      sz_state  = qp_state_i[2*pf_qpn_q +: 2];
+      sz_fits   = sz_posted <= 16'(pf_lim_q);
+      pf_cnt_d  = sz_fits ? (RcW+1)'(sz_posted) : pf_lim_q;
+      sz_go     = pf_cnt_d != '0 && (sz_fits || 32'(pf_lim_q) >= RqCache / 2 || pf_edge_q)
+                  && !(sz_posted > sz_mask + 16'd1)
+                  && (sz_state == nic_pkg::QP_STATE_READY || sz_state == nic_pkg::QP_STATE_RTS);
+    end
+  end
+
+  // A doorbell behind what the prefetch has cached, in flight or requested (ci + cached + in
+  // flight + the request offered in PF_AR) is dropped: the cache would hold receives the
+  // producer index says are not posted. Counted from ci: (pi - ci) against a count <= RqCache.
   logic [QW-1:0]  db_q;
-  logic [15:0]    db_ci, db_next;
+  logic [15:0]    db_ci, db_diff;
   logic [RcW:0]   db_n, db_fl;
+  logic [RcW+1:0] db_ahead;
   logic           db_behind;
   logic [NumQps-1:0] db_bad_q, db_bad_d;     // per QP: a dropped doorbell not reported yet
   assign db_q      = QW'(rq_db_qpn_i);
   assign db_ci     = rq_ci_set_q[db_q] ? rq_ci_q[db_q] : 16'd0;
   assign db_n      = pf_n_set_q[db_q] ? pf_n_q[db_q] : '0;
   assign db_fl     = pf_fl_set_q[db_q] ? pf_fl_q[db_q] : '0;
-  assign db_next   = db_ci + 16'(db_n) + 16'(db_fl) + ((pf_plan && pf_qpn_q == db_q) ? 16'(pl_cnt) : 16'd0);
-  assign db_behind = (rq_db_pi_i - db_ci) < (db_next - db_ci);
+  assign db_ahead  = (RcW+2)'(db_n) + (RcW+2)'(db_fl)
+                     + ((pf_st_q == PF_AR && !pf_lost_q && pf_qpn_q == db_q) ? (RcW+2)'(pf_cnt_q) : '0);
+  assign db_diff   = rq_db_pi_i - db_ci;
+  assign db_behind = db_diff[15:RcW+2] == '0 && db_diff[RcW+1:0] < db_ahead;
   assign db_good   = rq_db_hit && !db_behind;
 
-  // the report: the lowest QP with a dropped doorbell
+  // the report: the lowest QP with a dropped doorbell; per QP bit, its events side by side
   always_comb begin
     db_err_o     = 1'b0;
     db_err_qpn_o = '0;
@@ -330,15 +388,17 @@ module nic_rsp_rq #(
         db_err_qpn_o = QW'(q);
       end
     end
-    db_bad_d = db_bad_q;
-    if (db_err_o && db_err_take_i) begin
-      db_bad_d[db_err_qpn_o] = 1'b0;
-    end
-    if (rq_db_hit && db_behind && !(cmd_create_i && cmd_qpn_i == db_q)) begin
-      db_bad_d[db_q] = 1'b1;
-    end
-    if (cmd_create_i || cmd_reset_i) begin
-      db_bad_d[cmd_qpn_i] = 1'b0;
+    for (int q = 0; q < NumQps; q++) begin
+      db_bad_d[q] = db_bad_q[q];
+      if (db_err_o && db_err_take_i && db_err_qpn_o == QW'(q)) begin
+        db_bad_d[q] = 1'b0;
+      end
+      if (rq_db_hit && db_behind && db_q == QW'(q) && !(cmd_create_i && cmd_qpn_i == db_q)) begin
+        db_bad_d[q] = 1'b1;
+      end
+      if ((cmd_create_i || cmd_reset_i) && cmd_qpn_i == QW'(q)) begin
+        db_bad_d[q] = 1'b0;
+      end
     end
   end
   always_ff @(posedge clk_i) begin
@@ -354,8 +414,6 @@ module nic_rsp_rq #(
     pf_lost_d  = (pf_st_q == PF_IDLE) ? 1'b0 : pf_lost_q;
     pf_arr     = 1'b0;
     pf_cons    = 1'b0;
-    pf_plan    = 1'b0;
-    pf_want_d  = pf_want_q;
     pf_qpn_d   = pf_qpn_q;
     pf_rr_d    = pf_rr_q;
     pf_addr_d  = pf_addr_q;
@@ -374,29 +432,32 @@ module nic_rsp_rq #(
     // ---- requests
     unique case (pf_st_q)
       PF_IDLE: begin
-        if (pf_pick_ok && 32'(po_used_q) < PfOut) begin
-          pf_qpn_d           = pf_pick;
-          pf_rr_d            = pf_pick;
-          pf_want_d[pf_pick] = 1'b0;
-          pf_st_d            = PF_PLAN;
+        if (pf_start) begin
+          pf_qpn_d = pf_pick;
+          pf_rr_d  = pf_pick;
+          pf_st_d  = PF_PLAN;
         end
       end
       PF_PLAN: begin
-        if (!pl_go) begin
-          pf_st_d = PF_IDLE;
-        end else begin
-          pf_idx_d  = pl_next;
-          pf_addr_d = pl_addr;
-          pf_len_d  = 8'(32'(pl_cnt) * RqBeats - 1);
-          pf_plan   = 1'b1;
-          pf_st_d   = PF_AR;
+        pf_idx_d  = pl_next;
+        pf_addr_d = pl_addr;
+        pf_st_d   = PF_SIZE;
+      end
+      PF_SIZE: begin
+        // (a doorbell of the QP in this cycle: pi moves, size again with it)
+        if (!(rq_db_valid_i && rq_db_qpn_i == 8'(pf_qpn_q))) begin
+          if (!sz_go) begin
+            pf_st_d = PF_IDLE;
+          end else begin
+            pf_len_d = 8'(32'(pf_cnt_d) * RqBeats - 1);
+            pf_st_d  = PF_AR;
+          end
         end
       end
       PF_AR: begin
         // (a gather's request goes first: the prefetch is ahead of its Sends)
         if (ar_grant_i) begin
           po_push = 1'b1;
-          pf_want_d[pf_qpn_q] = 1'b1;        // more may be posted beyond the burst
           pf_st_d = PF_IDLE;
         end
       end
@@ -426,19 +487,31 @@ module nic_rsp_rq #(
     end
 
     // a receive consumed (its completion taken): the cache's head moves with ci, a slot frees
-    if (consume_i) begin
-      pf_cons = 1'b1;
-      pf_want_d[disp_qpn_i] = 1'b1;
+    pf_cons = consume_i;
+
+    // the want bits, per QP, the events side by side: picked (clear), its request granted (more
+    // may be posted beyond the burst), a receive consumed, a doorbell taken (set); a flushed QP
+    // (in ERROR) and QP_CREATE / QP_DESTROY come last (clear)
+    for (int q = 0; q < NumQps; q++) begin
+      pf_want_d[q] = pf_want_q[q];
+      if (pf_st_q == PF_IDLE && pf_start && pf_pick == QW'(q)) begin
+        pf_want_d[q] = 1'b0;
+      end
+      if ((po_push && pf_qpn_q == QW'(q)) || (consume_i && disp_qpn_i == QW'(q))
+          || (db_good && db_q == QW'(q))) begin
+        pf_want_d[q] = 1'b1;
+      end
+      if ((flush_i && flush_qpn_i == QW'(q)) || (cmd_reset_i && cmd_qpn_i == QW'(q))) begin
+        pf_want_d[q] = 1'b0;
+      end
     end
-    if (db_good) begin
-      pf_want_d[QW'(rq_db_qpn_i)] = 1'b1;
-    end
-    // a flushed QP (in ERROR) and QP_CREATE / QP_DESTROY (commands come last): the QP forgets
-    // its cache and its bursts in flight (a loop over the few descriptors, not over the QPs).
-    // The slot being filled this cycle is another burst's, whatever QP its old contents name:
-    // it is stale only if its own QP is the one reset (pf_lost_d, below). (It once took the
-    // mark of its previous occupant's QP: another QP's burst granted in the cycle of a command
-    // dropped its WQEs while their count said they were on chip.)
+
+    // a flushed QP and QP_CREATE / QP_DESTROY: the QP forgets its cache and its bursts in
+    // flight (a loop over the few descriptors, not over the QPs). The slot being filled this
+    // cycle is another burst's, whatever QP its old contents name: it is stale only if its own
+    // QP is the one reset (pf_lost_d, below). (It once took the mark of its previous occupant's
+    // QP: another QP's burst granted in the cycle of a command dropped its WQEs while their
+    // count said they were on chip.)
     if (flush_i || cmd_reset_i) begin
       for (int k = 0; k < PfOut; k++) begin
         if (!(po_push && PoW'(k) == po_wr_q)
@@ -446,12 +519,6 @@ module nic_rsp_rq #(
           po_stale_d[k] = 1'b1;
         end
       end
-    end
-    if (flush_i) begin
-      pf_want_d[flush_qpn_i] = 1'b0;
-    end
-    if (cmd_reset_i) begin
-      pf_want_d[cmd_qpn_i] = 1'b0;
     end
     // a burst planned or being requested for that QP is stale from the start
     if (pf_st_q != PF_IDLE
@@ -464,6 +531,9 @@ module nic_rsp_rq #(
 
     po_used_d = po_used_q + (PoW+1)'(po_push) - (PoW+1)'(po_pop);
   end
+  // the reservation: a granted request of a burst not lost (a flush or command of this cycle
+  // comes after it, below, and forgets it)
+  assign pf_rsv = po_push && !pf_lost_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -482,23 +552,16 @@ module nic_rsp_rq #(
     end else begin
       pf_st_q    <= pf_st_d;
       pf_lost_q  <= pf_lost_d;
-      if (pf_arr || pf_cons) begin
-        pf_n_set_q[pf_arr ? po_head_qpn : disp_qpn_i] <= 1'b1;
-        pf_n_set_q[pf_cons ? disp_qpn_i : po_head_qpn] <= 1'b1;
-      end
-      if (pf_arr) begin
-        pf_fl_set_q[po_head_qpn] <= 1'b1;
-      end
-      if (pf_plan) begin
-        pf_fl_set_q[pf_qpn_q] <= 1'b1;
-      end
-      if (flush_i) begin
-        pf_n_set_q[flush_qpn_i]  <= 1'b1;
-        pf_fl_set_q[flush_qpn_i] <= 1'b1;
-      end
-      if (cmd_reset_i) begin
-        pf_n_set_q[cmd_qpn_i]  <= 1'b1;
-        pf_fl_set_q[cmd_qpn_i] <= 1'b1;
+      // (per QP, constant indices: every event that writes a QP's count sets its bit)
+      for (int q = 0; q < NumQps; q++) begin
+        if ((pf_arr && po_head_qpn == QW'(q)) || (pf_cons && disp_qpn_i == QW'(q))
+            || (flush_i && flush_qpn_i == QW'(q)) || (cmd_reset_i && cmd_qpn_i == QW'(q))) begin
+          pf_n_set_q[q] <= 1'b1;
+        end
+        if ((pf_arr && po_head_qpn == QW'(q)) || (pf_rsv && pf_qpn_q == QW'(q))
+            || (flush_i && flush_qpn_i == QW'(q)) || (cmd_reset_i && cmd_qpn_i == QW'(q))) begin
+          pf_fl_set_q[q] <= 1'b1;
+        end
       end
       pf_want_q  <= pf_want_d;
       pf_qpn_q   <= pf_qpn_d;
@@ -513,8 +576,8 @@ module nic_rsp_rq #(
 
   // the per-QP counts (RAM-like, see pf_n_set_q; each event writes its QP's entry, so its bit
   // stands). A WQE arriving for the QP that consumes a receive in the same cycle leaves its count
-  // as it is; one arriving for the QP a burst is planned for in the same cycle is taken off the
-  // planned count. The flush and the commands come last: the QP forgets its cache.
+  // as it is; one arriving for the QP whose request is granted in the same cycle is taken off
+  // the reservation. The flush and the commands come last: the QP forgets its cache.
   always_ff @(posedge clk_i) begin
     if (pf_arr) begin
       pf_n_q[po_head_qpn] <= (pf_cons && disp_qpn_i == po_head_qpn) ? h_pf_n : h_pf_n + 1'b1;
@@ -522,10 +585,10 @@ module nic_rsp_rq #(
     if (pf_cons && !(pf_arr && disp_qpn_i == po_head_qpn)) begin
       pf_n_q[disp_qpn_i] <= (c_pf_n != '0) ? c_pf_n - 1'b1 : '0;
     end
-    if (pf_plan) begin
-      pf_fl_q[pf_qpn_q] <= pl_fl + (RcW+1)'(pl_cnt) - (RcW+1)'(pf_arr && po_head_qpn == pf_qpn_q);
+    if (pf_rsv) begin
+      pf_fl_q[pf_qpn_q] <= r_pf_fl + pf_cnt_q - (RcW+1)'(pf_arr && po_head_qpn == pf_qpn_q);
     end
-    if (pf_arr && !(pf_plan && po_head_qpn == pf_qpn_q)) begin
+    if (pf_arr && !(pf_rsv && po_head_qpn == pf_qpn_q)) begin
       pf_fl_q[po_head_qpn] <= h_pf_fl - 1'b1;
     end
     if (flush_i) begin
@@ -553,6 +616,10 @@ module nic_rsp_rq #(
     pf_addr_q <= pf_addr_d;
     pf_len_q  <= pf_len_d;
     pf_idx_q  <= pf_idx_d;
+    pf_lim_q  <= pf_lim_d;
+    pf_edge_q <= pf_edge_d;
+    pf_ld_q   <= pf_ld_d;
+    pf_cnt_q  <= pf_cnt_d;
     // one constant slice per beat (a write at a computed offset is a shifter of the whole
     // register in Yosys 0.23)
     for (int b = 0; b < RqBeats - 1; b++) begin
@@ -584,6 +651,11 @@ module nic_rsp_rq #(
       end
       if (pf_st_q == PF_PLAN) begin
         a_pf_no_overflow: assert (32'(pl_n) + 32'(pl_fl) <= RqCache);
+      end
+      if (pf_st_q == PF_AR && !pf_lost_q) begin
+        // the request offered fits the QP's free slots (cached and in flight as they are now)
+        a_pf_request_fits: assert ((pf_n_set_q[pf_qpn_q] ? 32'(pf_n_q[pf_qpn_q]) : 32'd0) + 32'(r_pf_fl)
+                                   + 32'(pf_cnt_q) <= RqCache && pf_cnt_q != '0);
       end
       a_one_ci_write: assert (!(consume_i && flush_done_i));
     end
