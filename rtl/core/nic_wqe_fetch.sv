@@ -315,7 +315,9 @@ module nic_wqe_fetch #(
 
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
-  // so a doorbell is never refused for a WQE slot that is being freed right now.
+  // so a doorbell is never refused for a WQE slot that is being freed right now. (The retire
+  // comes registered from nic_wqe_dispatch, a cycle after the WQE finished there: a slot is
+  // counted free one cycle after that finish, long before its completion can reach the host.)
   // Both answers are computed, with and without a read of the same QP issued in this cycle, and
   // the issue (nic_dma_rd's grant, late in the cycle) only chooses between them.
   logic        db_take, db_bad, db_bad_idle, db_bad_issue, db_ok_idle, db_issue_same;
