@@ -30,8 +30,8 @@
 // only its own later WQEs, never the other QPs'.
 // Any status but SUCCESS moves the QP to ERROR (qp_err_o). The retire (retire_o) and the
 // error (qp_err_o) of a WQE are registered: they leave in the cycle after its finish (a WQE
-// dispatched in that cycle sees its QP's error through a bypass: see "its QP"). A successful WQE with
-// FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
+// dispatched in that cycle sees its QP's error through a bypass: see "its QP"). A successful
+// WQE with FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
 // wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
 //
 // Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) and
