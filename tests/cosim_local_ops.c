@@ -193,6 +193,42 @@ Test(errors, invalidating_an_invalid_token_completes_with_an_error)
 	world_close(&w);
 }
 
+/*
+ * The request right behind a failed one is cancelled, also when the dispatcher takes it in the
+ * cycle of the failure and dispatches it in the next: nic_wqe_dispatch's error leaves registered
+ * (docs/timing-area.md), so nic_qp_ctx has it a cycle later and the dispatcher reads its QP as
+ * ERROR through a bypass. The first FastRegister's page list read holds the dispatcher long
+ * enough for the two requests behind it to wait in the WQE buffer; the second would succeed
+ * silently (it invalidates the MR the first registered) if it were executed, and a silent one
+ * does not wait for the completion register, so nothing else delays it by a cycle.
+ */
+Test(errors, the_request_right_behind_a_failed_one_is_cancelled)
+{
+	struct world w;
+	world_open(&w, 16, 16);
+	struct region r1, r2;
+	region_make(&w, &r1, 2, false);
+	region_make(&w, &r2, 1, false);
+	uint64_t va = (uint64_t)(uintptr_t)r1.buf.va;
+	expect_status(&w,
+		      ndk_fast_register(w.qp, CTX(1), r1.mr, 2, r1.pages, 0, 2 * NDK_PAGE_SIZE, va,
+					NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	/* r2's MR was never registered: its token is not valid */
+	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(2), r2.mr, NDK_OP_FLAG_DEFER),
+		      NDK_STATUS_SUCCESS);
+	/* silent: executed, it would finish at once without waiting for the completion path */
+	expect_status(&w, ndk_invalidate_mr(w.qp, CTX(3), r1.mr, NDK_OP_FLAG_SILENT_SUCCESS),
+		      NDK_STATUS_SUCCESS);
+	expect_completion(&w, w.cq, NDK_STATUS_SUCCESS, NDK_OP_FAST_REGISTER, CTX(1));
+	expect_completion(&w, w.cq, NDK_STATUS_ACCESS_VIOLATION, NDK_OP_INVALIDATE, CTX(2));
+	expect_completion(&w, w.cq, NDK_STATUS_CANCELLED, NDK_OP_INVALIDATE, CTX(3));
+	expect_no_completion(&w, w.cq, 2000);
+	region_free(&w, &r2);
+	region_free(&w, &r1);
+	world_close(&w);
+}
+
 Test(errors, binding_through_an_mr_without_local_write_fails)
 {
 	struct world w;

@@ -27,7 +27,9 @@
 // Errors: a live QP (READY or RTS) goes to ERROR when one of its WQEs fails in the dispatcher or
 // the transport, when a doorbell would overrun its ring (nic_wqe_fetch), or while its send or
 // receive CQ is in error. Commands come last: they win over same-cycle events of the old
-// incarnation.
+// incarnation; but a QP_CONNECT is refused in the cycle of the dispatcher's error of its QP
+// (exec_err_i, registered in nic_wqe_dispatch: a cycle after the WQE failed), so that error
+// always lands.
 //
 // Interfaces: qp_state_o is the whole state vector (nic_csr reads it back, the transport checks
 // its QPs); every read port is a QP number in and the fields out, combinational today (LUT RAM),
@@ -133,8 +135,11 @@ module nic_qp_ctx #(
 
   assign qp_reset_o     = qp_create || qp_destroy;
   assign qp_reset_qpn_o = cmd_qpn;
+  // A QP_CONNECT meeting the dispatcher's error of the QP (registered there: the WQE failed in
+  // the cycle before) is refused and the error taken: the failure is never lost to the connect.
   assign connect_taken_o = qp_connect && connect_ok &&
-                           state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY;
+                           state_q[2*cmd_idx +: 2] == nic_pkg::QP_STATE_READY &&
+                           !(exec_err_i && exec_err_qpn_i == cmd_qpn);
 
   // The SQ ring's low address bits and the depths' high bits are only checked. Of QP_CONNECT only
   // the checked fields are read here (the rest is the transport's: nic_tp_qp_ctx and the PSNs of

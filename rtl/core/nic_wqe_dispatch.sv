@@ -28,8 +28,10 @@
 // completion), which fetches q again from it once q has nothing in the transport. So a QP whose
 // transport WQEs take long (an RNR episode retried for ever, a peer that does not answer) holds
 // only its own later WQEs, never the other QPs'.
-// Any status but SUCCESS moves the QP to ERROR (qp_err_o). A successful WQE with
-// FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
+// Any status but SUCCESS moves the QP to ERROR (qp_err_o). The retire (retire_o) and the
+// error (qp_err_o) of a WQE are registered: they leave in the cycle after its finish (a WQE
+// dispatched in that cycle sees its QP's error through a bypass: see "its QP"). A successful
+// WQE with FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
 // wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
 //
 // Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) and
@@ -61,9 +63,10 @@ module nic_wqe_dispatch #(
   input  logic [1:0]                    qp_rd_state_i,     // its state (RESET if out of range)
   input  logic [15:0]                   qp_rd_pd_i,
   input  logic [7:0]                    qp_rd_sq_cqn_i,
-  output logic                          qp_err_o,          // the WQE failed: QP := ERROR
+  output logic                          qp_err_o,          // a WQE failed: QP := ERROR (registered)
   output logic [7:0]                    qp_err_qpn_o,
   output logic                          retire_o,          // a WQE was executed or cancelled
+                                                           // (registered: a cycle after its finish)
   output logic [7:0]                    retire_qpn_o,
   output logic [15:0]                   retire_idx_o,
   output logic                          rewind_o,          // `cur` is given back to the fetch
@@ -138,11 +141,22 @@ module nic_wqe_dispatch #(
   assign unused_views = ^{hdr, fr};
 
   // ---- its QP -------------------------------------------------------------------------------------
+  // The retire and the error of a WQE leave registered (retire_q, qp_err_q: a cycle after its
+  // finish), so that nothing from `cur` and nic_mem_op's checks reaches nic_wqe_fetch's tables or
+  // nic_qp_ctx's state in one cycle. nic_qp_ctx's state therefore shows a failure one cycle
+  // later than it used to: the WQE dispatched in that cycle (the next one, taken at the finish)
+  // sees its QP through the bypass below, as ERROR when the failure was of its QP. (nic_qp_ctx
+  // moves only a live QP to ERROR: a QP in RESET, or one reset this cycle, is discarded anyway.)
+  logic       retire_q, qp_err_q;
+  logic [7:0] retire_qpn_q;
+  logic [15:0] retire_idx_q;
   logic [1:0] qp_state;
   logic       discard;
 
   assign qp_rd_qpn_o = cur_qpn_q;
-  assign qp_state    = qp_rd_state_i;
+  assign qp_state    = (qp_err_q && retire_qpn_q == cur_qpn_q &&
+                        qp_rd_state_i != nic_pkg::QP_STATE_RESET) ? nic_pkg::QP_STATE_ERROR
+                                                                  : qp_rd_state_i;
   assign discard     = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q) ||
                        qp_state == nic_pkg::QP_STATE_RESET;
 
@@ -314,13 +328,18 @@ module nic_wqe_dispatch #(
   assign cpl_valid_o  = cpl_valid_q;
   assign cpl_cqn_o    = cpl_cqn_q;
   assign cpl_cqe_o    = cpl_cqe_q;
-  assign qp_err_o     = finish && !discard && !bounce && !to_tp && status != nic_pkg::STATUS_SUCCESS;
-  assign qp_err_qpn_o = cur_qpn_q;
-  assign retire_o     = finish && !discard && !bounce;
+  // The retire and the error, registered (see "its QP" above); a failed WQE is retired too, so the
+  // two share the QP number.
+  logic retire_d, qp_err_d;
+  assign retire_d     = finish && !discard && !bounce;
+  assign qp_err_d     = retire_d && !to_tp && status != nic_pkg::STATUS_SUCCESS;
+  assign qp_err_o     = qp_err_q;
+  assign qp_err_qpn_o = retire_qpn_q;
+  assign retire_o     = retire_q;
+  assign retire_qpn_o = retire_qpn_q;
+  assign retire_idx_o = retire_idx_q;
   assign rewind_o     = bounce;
   assign rewind_qpn_o = cur_qpn_q;
-  assign retire_qpn_o = cur_qpn_q;
-  assign retire_idx_o = cur_idx_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -333,6 +352,10 @@ module nic_wqe_dispatch #(
       cpl_valid_q   <= 1'b0;
       cpl_cqn_q     <= '0;
       cpl_cqe_q     <= '0;
+      retire_q      <= 1'b0;
+      qp_err_q      <= 1'b0;
+      retire_qpn_q  <= '0;
+      retire_idx_q  <= '0;
     end else begin
       st_q          <= st_d;
       cur_valid_q   <= cur_valid_d;
@@ -343,6 +366,10 @@ module nic_wqe_dispatch #(
       cpl_valid_q   <= cpl_valid_d;
       cpl_cqn_q     <= cpl_cqn_d;
       cpl_cqe_q     <= cpl_cqe_d;
+      retire_q      <= retire_d;
+      qp_err_q      <= qp_err_d;
+      retire_qpn_q  <= cur_qpn_q;
+      retire_idx_q  <= cur_idx_q;
     end
   end
 

@@ -80,7 +80,8 @@ module nic_wqe_fetch #(
   input  logic [511:0]           sq_db_bf_data_i,  // ... of this WQE
   output logic                   db_err_o,         // doorbell dropped: the QP must go to ERROR
   output logic [7:0]             db_err_qpn_o,
-  // the dispatcher retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded)
+  // the dispatcher retired the QP's WQE at retire_idx_i (executed or cancelled, not discarded);
+  // nic_wqe_dispatch registers it: it comes a cycle after the WQE's finish there
   input  logic                   retire_i,
   input  logic [7:0]             retire_qpn_i,
   input  logic [15:0]            retire_idx_i,
@@ -314,7 +315,9 @@ module nic_wqe_fetch #(
 
   // ---- doorbells ---------------------------------------------------------------------------------
   // The check uses this cycle's exec and fetch (a retire or an issue in the same cycle counts),
-  // so a doorbell is never refused for a WQE slot that is being freed right now.
+  // so a doorbell is never refused for a WQE slot that is being freed right now. (The retire
+  // comes registered from nic_wqe_dispatch, a cycle after the WQE finished there: a slot is
+  // counted free one cycle after that finish, long before its completion can reach the host.)
   // Both answers are computed, with and without a read of the same QP issued in this cycle, and
   // the issue (nic_dma_rd's grant, late in the cycle) only chooses between them.
   logic        db_take, db_bad, db_bad_idle, db_bad_issue, db_ok_idle, db_issue_same;
@@ -885,12 +888,15 @@ module nic_wqe_fetch #(
         f_beats_only_when_asked: assume (!rq_empty);
       end
       // The dispatcher gives back only a WQE it took and did not retire (the QP's oldest not
-      // retired: so fetch is ahead of exec; it retires nothing in that cycle), one rewind at a
-      // time, and retires nothing of the QP until it is applied (its WQEs are stale by then).
+      // retired: so fetch is ahead of exec, also past a retire of the QP in the same cycle,
+      // which is the WQE before it: the dispatcher's retire is registered, a cycle after its
+      // finish), one rewind at a time, and retires nothing of the QP until it is applied (its
+      // WQEs are stale by then).
       if (rewind_i) begin
         f_rewind_fetched: assume (32'(rewind_qpn_i) < NumQps && !rw_v_q
-                                  && exec_q[QpW'(rewind_qpn_i)] != fetch_q[QpW'(rewind_qpn_i)]
-                                  && !(retire_i && retire_qpn_i == rewind_qpn_i));
+                                  && exec_q[QpW'(rewind_qpn_i)]
+                                     + 16'(retire_i && retire_qpn_i == rewind_qpn_i)
+                                     != fetch_q[QpW'(rewind_qpn_i)]);
       end
       if (rw_v_q && retire_i) begin
         f_no_retire_while_rewinding: assume (retire_qpn_i != rw_qpn_q);
