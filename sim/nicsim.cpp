@@ -484,6 +484,7 @@ void nicsim_get_stats(const struct nicsim *world, unsigned nic, struct nicsim_st
 	if (nic < world->nics.size()) {
 		*stats = world->nics[nic]->host.stats;
 		world->net->add_stats(nic, stats);
+		stats->model_evals = world->nics[nic]->host.core.evals();
 	} else {
 		std::memset(stats, 0, sizeof(*stats));
 	}

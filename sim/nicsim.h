@@ -82,6 +82,8 @@ struct nicsim_stats {
 	uint64_t frames_dropped;  /* frames this NIC sent to a MAC no port of the switch has */
 	/* faults injected on frames this NIC sent (rates or hook) */
 	uint64_t faults_dropped, faults_corrupted, faults_duplicated, faults_reordered;
+	/* the harness: cycles the model was evaluated in (the quiescence skip, docs/sim-speed.md) */
+	uint64_t model_evals;
 };
 
 /* An MSI-X message became visible in host memory order: called from inside nicsim_step. */

@@ -63,6 +63,11 @@ class QuiescentModel {
 	{
 		return quiet_;
 	}
+	// cycles the model was evaluated in (the rest were skipped at a fixed point)
+	uint64_t evals() const
+	{
+		return evals_;
+	}
 	// the outputs as sampled last, and the ones of the cycle before
 	Outputs out{};
 	Outputs out_before{};
@@ -106,6 +111,7 @@ class QuiescentModel {
 		model_->edge(true);
 		model_->trace_dump(trace_time);
 		evaluated_ = true;
+		evals_++;
 		same_ = same;
 		pending_in_ = &in;
 		return true;
@@ -143,6 +149,7 @@ class QuiescentModel {
 	Inputs snap_in_{};
 	unsigned rewake_ = 0;
 	bool evaluated_ = false; // in this cycle
+	uint64_t evals_ = 0;
 	bool same_ = false;	 // ... with the inputs of the cycle before
 };
 

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nic_hw.h"
 #include "nicsim.h"
@@ -160,4 +161,46 @@ Test(dma, firewall_stops_dma_to_unallocated_memory, .signal = SIGABRT)
 	nicsim_mmio_write32(w, 0, NIC_REG_QP_DB_BASE + NIC_DB_SQ_PI, 1);
 	nicsim_step(w, 100000);
 	cr_assert_fail("the firewall did not stop the fetch");
+}
+
+/*
+ * docs/sim-speed.md: an idle NIC is evaluated only in a microsecond tick's cycle and the one after
+ * it. State that changes in an idle NIC (a free-running counter, a proof's shadow register left
+ * counting in simulation) would keep it awake: it still passes every functional test, but the
+ * suite and `make run` slow down by up to 100x (a 1 MHz world). This counts the evaluations.
+ */
+Test(quiescence, an_idle_nic_wakes_only_for_the_microsecond_tick)
+{
+	const char *skip = getenv("NDK_SIM_SKIP_QUIET");
+	if (skip && strcmp(skip, "0") == 0)
+		cr_skip_test("NDK_SIM_SKIP_QUIET=0: every cycle is evaluated");
+	struct nicsim_config c = raw_config(2);
+	struct nicsim *w;
+	cr_assert_eq(nicsim_create(&c, &w), 0);
+	/* a CQ created and a register read: some work, then idle again */
+	void *va;
+	uint64_t cq;
+	cr_assert_eq(nicsim_dma_alloc(w, 1, 17 * 32, NICSIM_MEM_CQ, &va, &cq), 0);
+	nicsim_mmio_write32(w, 1, NIC_REG_ARG0 + 0, (uint32_t)cq);
+	nicsim_mmio_write32(w, 1, NIC_REG_ARG0 + 4, (uint32_t)(cq >> 32));
+	nicsim_mmio_write32(w, 1, NIC_REG_ARG0 + 8, 4);
+	nicsim_mmio_write32(w, 1, NIC_REG_CMD, NIC_CMD_CQ_CREATE);
+	cr_assert_eq(nicsim_mmio_read32(w, 1, NIC_REG_SCRATCH), 0);
+	nicsim_step(w, 5000); /* settle: the probe finds the fixed point */
+	struct nicsim_stats before[2], after[2];
+	for (unsigned n = 0; n < 2; n++)
+		nicsim_get_stats(w, n, &before[n]);
+	const uint64_t cycles = 100000;
+	nicsim_step(w, cycles);
+	const uint64_t ticks = cycles / c.clock_mhz;
+	for (unsigned n = 0; n < 2; n++) {
+		nicsim_get_stats(w, n, &after[n]);
+		const uint64_t evals = after[n].model_evals - before[n].model_evals;
+		cr_expect_leq(evals, 2 * ticks + 2,
+			      "NIC %u: %llu evaluations in %llu idle cycles (%llu microsecond ticks)",
+			      n, (unsigned long long)evals, (unsigned long long)cycles,
+			      (unsigned long long)ticks);
+		cr_expect_geq(evals, ticks, "NIC %u: each tick is an input change: evaluated", n);
+	}
+	nicsim_destroy(w);
 }

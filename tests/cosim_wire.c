@@ -208,7 +208,21 @@ Test(wire, two_worlds_send_write_and_read_through_udp_and_frames_cross_unchanged
 	unlink(t.pcap_b);
 }
 
-/* an idle world stepped 2 ms of simulated time ahead: the wire sleeps until real time caught up */
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * An idle world stepped ahead of real time: the wire sleeps until real time has caught up, and
+ * not much longer. How fast the world runs depends on the machine (a quiet one steps 2000 idle
+ * cycles in well under 1 ms, a CI machine running synthesis beside the suite took 13 ms for the
+ * first 2000), so the world is stepped in slices until its clock leads real time by 2 ms.
+ * A machine too loaded to get 2 ms ahead within 2 s checks the other half of the rule: a world
+ * behind real time is never slowed down.
+ */
 Test(wire, the_clock_does_not_run_ahead_of_real_time)
 {
 	struct ndk_sim_config c;
@@ -219,29 +233,44 @@ Test(wire, the_clock_does_not_run_ahead_of_real_time)
 	c.nics = 2;
 	c.clock_mhz = 1; /* 1 us a cycle: the world outruns real time with ease */
 	cr_assert_eq(ndk_sim_create(&c, &sim), NDK_STATUS_SUCCESS);
+	ndk_sim_step(sim, 100); /* out of reset; the model's first evaluations are slow */
 	ndk_sim_wire_default_config(&wc);
 	wc.local = "127.0.0.1:0";
 	wc.ahead_ns = 0;
 	cr_assert_eq(ndk_sim_wire_open(sim, &wc, &w), NDK_STATUS_SUCCESS);
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	const uint64_t cycles = 2000; /* 2 ms at 1 MHz */
-	ndk_sim_step(sim, cycles);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	const double step_ms =
-		(double)(ts.tv_sec - t0.tv_sec) * 1e3 + (double)(ts.tv_nsec - t0.tv_nsec) / 1e6;
+	const uint64_t slice = 250; /* 0.25 ms of simulated time */
+	uint64_t stepped = 0;
+	double lead_ms;
+	do {
+		ndk_sim_step(sim, slice);
+		stepped += slice;
+		lead_ms = (double)stepped / 1e3 - ms_since(&t0);
+	} while (lead_ms < 2.0 && ms_since(&t0) < 2000.0);
+	const double sim_ms = (double)stepped / 1e3;
 	for (int i = 0; i < 100; i++)
 		ndk_sim_wire_poll(w, 100000);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	const double real_ms =
-		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	cr_expect_geq(real_ms, 1.9, "2 ms of simulated time took %.3f ms of real time", real_ms);
+	const double real_ms = ms_since(&t0);
 	struct ndk_sim_wire_stats s;
 	ndk_sim_wire_get_stats(w, &s);
-	cr_assert_lt(step_ms, 1.5, "stepping 2000 idle cycles took %.3f ms", step_ms);
-	cr_expect_geq(s.waits, 1u, "the world was ahead of real time: the wire must wait");
-	cr_expect_leq(real_ms, 50.0, "but not much longer than real time needed: %.3f ms", real_ms);
+	/* the wire's clock started a little before t0: 0.1 ms of slack */
+	cr_expect_geq(real_ms, sim_ms - 0.1, "%.3f ms of simulated time took %.3f ms of real time",
+		      sim_ms, real_ms);
+	if (lead_ms >= 2.0) {
+		cr_expect_geq(s.waits, 1u, "the world was %.3f ms ahead of real time: the wire must wait",
+			      lead_ms);
+		cr_expect_leq(real_ms, sim_ms + 50.0,
+			      "but not much longer than real time needed: %.3f ms for %.3f ms", real_ms,
+			      sim_ms);
+	} else if (lead_ms <= -2.0) {
+		cr_log_warn("this machine stepped %.3f ms of simulated time in %.3f ms: the world never "
+			    "got ahead, so only the no-wait half of the rule is checked",
+			    sim_ms, real_ms);
+		cr_expect_eq(s.waits, 0u, "the world was behind real time: the wire must not wait");
+	} else {
+		cr_log_warn("the world's lead hovered at %.3f ms: the waits are not checked", lead_ms);
+	}
 	ndk_sim_wire_close(w);
 	ndk_sim_destroy(sim);
 }

@@ -316,7 +316,10 @@ module nic_req_rnr #(
       if (f_rnr && f_grant && f_aq == QW'(q)) begin
         f_rem_q  <= FRemW'(rnr_wait_us(ack_syndrome_i[4:0])) + FRemW'(1) - FRemW'(us_tick_i);
         f_late_q <= '0;
-      end else if (us_tick_i) begin
+      end else if (us_tick_i && f_armed_q[q]) begin
+        // counted only while armed (the only time they are read): a counter running in an
+        // idle NIC would change its state every microsecond and defeat the simulation's
+        // quiescence skip (docs/sim-speed.md)
         if (f_rem_q != '0) begin
           f_rem_q <= f_rem_q - FRemW'(1);
         end else if (f_late_q != '1) begin
