@@ -150,7 +150,7 @@ class QuiescentModel {
 	unsigned rewake_ = 0;
 	bool evaluated_ = false; // in this cycle
 	uint64_t evals_ = 0;
-	bool same_ = false;	 // ... with the inputs of the cycle before
+	bool same_ = false; // ... with the inputs of the cycle before
 };
 
 } // namespace nicsim_hw

@@ -196,10 +196,11 @@ Test(quiescence, an_idle_nic_wakes_only_for_the_microsecond_tick)
 	for (unsigned n = 0; n < 2; n++) {
 		nicsim_get_stats(w, n, &after[n]);
 		const uint64_t evals = after[n].model_evals - before[n].model_evals;
-		cr_expect_leq(evals, 2 * ticks + 2,
-			      "NIC %u: %llu evaluations in %llu idle cycles (%llu microsecond ticks)",
-			      n, (unsigned long long)evals, (unsigned long long)cycles,
-			      (unsigned long long)ticks);
+		cr_expect_leq(
+			evals, 2 * ticks + 2,
+			"NIC %u: %llu evaluations in %llu idle cycles (%llu microsecond ticks)", n,
+			(unsigned long long)evals, (unsigned long long)cycles,
+			(unsigned long long)ticks);
 		cr_expect_geq(evals, ticks, "NIC %u: each tick is an input change: evaluated", n);
 	}
 	nicsim_destroy(w);

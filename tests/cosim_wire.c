@@ -258,18 +258,21 @@ Test(wire, the_clock_does_not_run_ahead_of_real_time)
 	cr_expect_geq(real_ms, sim_ms - 0.1, "%.3f ms of simulated time took %.3f ms of real time",
 		      sim_ms, real_ms);
 	if (lead_ms >= 2.0) {
-		cr_expect_geq(s.waits, 1u, "the world was %.3f ms ahead of real time: the wire must wait",
+		cr_expect_geq(s.waits, 1u,
+			      "the world was %.3f ms ahead of real time: the wire must wait",
 			      lead_ms);
 		cr_expect_leq(real_ms, sim_ms + 50.0,
-			      "but not much longer than real time needed: %.3f ms for %.3f ms", real_ms,
-			      sim_ms);
+			      "but not much longer than real time needed: %.3f ms for %.3f ms",
+			      real_ms, sim_ms);
 	} else if (lead_ms <= -2.0) {
-		cr_log_warn("this machine stepped %.3f ms of simulated time in %.3f ms: the world never "
-			    "got ahead, so only the no-wait half of the rule is checked",
-			    sim_ms, real_ms);
+		cr_log_warn(
+			"this machine stepped %.3f ms of simulated time in %.3f ms: the world never "
+			"got ahead, so only the no-wait half of the rule is checked",
+			sim_ms, real_ms);
 		cr_expect_eq(s.waits, 0u, "the world was behind real time: the wire must not wait");
 	} else {
-		cr_log_warn("the world's lead hovered at %.3f ms: the waits are not checked", lead_ms);
+		cr_log_warn("the world's lead hovered at %.3f ms: the waits are not checked",
+			    lead_ms);
 	}
 	ndk_sim_wire_close(w);
 	ndk_sim_destroy(sim);
