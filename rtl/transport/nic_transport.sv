@@ -454,16 +454,42 @@ module nic_transport #(
       pl_rs_q <= grant_rs;
     end
   end
+  // the payload of the owner, through a registered stage: no path from the owner's payload
+  // logic into nic_roce_tx's packer (docs/timing-area.md)
+  logic                  own_pl_valid, own_pl_ready;
+  logic [DataWidth-1:0]  own_pl_data;
+  logic [NB-1:0]         own_pl_nbytes;
+  logic                  own_pl_poison;
+  assign own_pl_valid  = pl_rs_q ? rs_pl_valid : pl_valid;
+  assign own_pl_poison = pl_rs_q ? rs_pl_poison : pl_poison;
+  assign own_pl_data   = pl_rs_q ? rs_pl_data : pl_data;
+  assign own_pl_nbytes = pl_rs_q ? rs_pl_nbytes : pl_nbytes;
+  assign rs_pl_ready   = own_pl_ready && pl_rs_q;
+  assign rq_pl_ready   = own_pl_ready && !pl_rs_q;
+
   logic                  tx_pl_valid;
   logic [DataWidth-1:0]  tx_pl_data;
   logic [NB-1:0]         tx_pl_nbytes;
   logic                  tx_pl_poison;
-  assign tx_pl_valid  = pl_rs_q ? rs_pl_valid : pl_valid;
-  assign tx_pl_poison = pl_rs_q ? rs_pl_poison : pl_poison;
-  assign tx_pl_data   = pl_rs_q ? rs_pl_data : pl_data;
-  assign tx_pl_nbytes = pl_rs_q ? rs_pl_nbytes : pl_nbytes;
-  assign rs_pl_ready  = pl_ready && pl_rs_q;
-  assign rq_pl_ready  = pl_ready && !pl_rs_q;
+
+  nic_tx_pl_stage #(
+    .DataWidth(DataWidth)
+  ) u_tx_pl_stage (
+    .clk_i       (clk_i),
+    .rst_i       (rst_i),
+    .take_i      (tx_pkt_valid && tx_pkt_ready),
+    .take_len_i  (tx_pkt.pay_len),
+    .in_valid_i  (own_pl_valid),
+    .in_data_i   (own_pl_data),
+    .in_nbytes_i (own_pl_nbytes),
+    .in_poison_i (own_pl_poison),
+    .in_ready_o  (own_pl_ready),
+    .out_valid_o (tx_pl_valid),
+    .out_data_o  (tx_pl_data),
+    .out_nbytes_o(tx_pl_nbytes),
+    .out_poison_o(tx_pl_poison),
+    .out_ready_i (pl_ready)
+  );
 
   nic_roce_tx #(
     .DataWidth(DataWidth)
