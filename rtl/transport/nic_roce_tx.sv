@@ -56,7 +56,7 @@ module nic_roce_tx #(
   localparam int CB   = $clog2(2 * W8) + 1;      // bits of the packer count 0..2*W8
   localparam int HB   = 8 * nic_roce_pkg::HDR_BUF_BYTES;
   localparam int LW   = $clog2(W8);
-  localparam int ZB   = $clog2(W8 / 4);          // bits of z / 4 (z: the last beat's empty lanes)
+  localparam int ZqBits = $clog2(W8 / 4);   // bits of zq = (z - 2) / 4 (z: the last beat's gap)
   // beats that hold a byte the ICRC reads differently (before byte 14, or a variant field):
   // positions 0 .. POS_BTH_RESV8
   localparam int MaskBeats = (nic_roce_pkg::POS_BTH_RESV8 + W8) / W8;
@@ -196,19 +196,20 @@ module nic_roce_tx #(
   // the register is moved back z bytes (A^-2 or A^-6 by zq[0], then A^-(4 * 2^s) for each further
   // bit of zq). When the pad runs 2 bytes into a beat of its own, that beat (zeros) is not
   // folded: the register is moved on 2 bytes instead (A^2).
-  function automatic logic [1024*(ZB+2)-1:0] fix_rows(input int stages);
+  function automatic logic [1024*(ZqBits+2)-1:0] fix_rows(input int back2);
     fix_rows = '0;
-    fix_rows[1023:0] = nic_roce_pkg::crc32_adv_rows(-2);
-    for (int s = 0; s < stages; s++) begin
-      fix_rows[1024*(s+1) +: 1024] = nic_roce_pkg::crc32_adv_rows((s == 0) ? -6 : -4 * (1 << s));
+    fix_rows[1023:0] = nic_roce_pkg::crc32_adv_rows(-back2);
+    for (int s = 0; s < ZqBits; s++) begin
+      fix_rows[1024*(s+1) +: 1024] = nic_roce_pkg::crc32_adv_rows((s == 0) ? -back2 - 4
+                                                                           : -4 * (1 << s));
     end
-    fix_rows[1024*(stages+1) +: 1024] = nic_roce_pkg::crc32_adv_rows(2);
+    fix_rows[1024*(ZqBits+1) +: 1024] = nic_roce_pkg::crc32_adv_rows(back2);
   endfunction
-  localparam logic [1024*(ZB+2)-1:0] FixRows = fix_rows(ZB);
+  localparam logic [1024*(ZqBits+2)-1:0] FixRows = fix_rows(2);
 
   logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
   logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
-  logic [ZB-1:0]        zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
+  logic [ZqBits-1:0]        zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
   logic                 cross_q, cross_d;  // the pad ran into a beat of its own
   logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
   logic                 take_full;         // a whole beat into the data stage
@@ -265,13 +266,13 @@ module nic_roce_tx #(
   // packer sends nothing in that cycle: less than a beat in it and not end_q).
   always_comb begin
     crc_fix = nic_roce_pkg::crc32_mul(zq_q[0] ? FixRows[1024 +: 1024] : FixRows[1023:0], crc_q);
-    for (int s = 1; s < ZB; s++) begin
+    for (int s = 1; s < ZqBits; s++) begin
       if (zq_q[s]) begin
         crc_fix = nic_roce_pkg::crc32_mul(FixRows[1024*(s+1) +: 1024], crc_fix);
       end
     end
     if (cross_q) begin
-      crc_fix = nic_roce_pkg::crc32_mul(FixRows[1024*(ZB+1) +: 1024], crc_q);
+      crc_fix = nic_roce_pkg::crc32_mul(FixRows[1024*(ZqBits+1) +: 1024], crc_q);
     end
     icrc = poison_q ? crc_fix : ~crc_fix;
     icrc_place = '0;
@@ -304,7 +305,7 @@ module nic_roce_tx #(
       cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
       cross_d = 1'b0;
       // z = W8 - n for the n bytes of the last beat before the ICRC: -(frame_len - 4) mod W8
-      zq_d    = ZB'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
+      zq_d    = ZqBits'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
     end
   end
 
