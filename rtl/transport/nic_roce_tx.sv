@@ -209,7 +209,7 @@ module nic_roce_tx #(
 
   logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
   logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
-  logic [ZqBits-1:0]        zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
+  logic [ZqBits-1:0]    zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
   logic                 cross_q, cross_d;  // the pad ran into a beat of its own
   logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
   logic                 take_full;         // a whole beat into the data stage
