@@ -235,6 +235,48 @@ package nic_roce_pkg;
       ^ ({32{c[6]}} & 32'h76DC4190) ^ ({32{c[7]}} & 32'hEDB88320);
   endfunction
 
+  // ---- the CRC's linear algebra (the pipelined ICRC of nic_roce_tx / nic_roce_rx) -------------
+  // The register after a block of k bytes is A^k * crc ^ D(bytes), linear over GF(2), where A is
+  // one zero byte into the register (crc32_byte(c, 8'd0)). These functions give the constant
+  // matrices, evaluated at elaboration; crc32_mul applies one (a tree of XORs per output bit).
+  // A is invertible: the reflected polynomial's top bit is set, so a bit step c -> (c >> 1) ^
+  // (c[0] ? poly : 0) shows c[0] in its result's bit 31, and can be undone.
+
+  // n zero bytes into the register (A^n), or for n < 0 the inverse of -n of them (A^n too).
+  function automatic logic [31:0] crc32_adv(input logic [31:0] crc, input int n);
+    logic [31:0] c;
+    logic        b;
+    c = crc;
+    for (int i = 0; i < n; i++) begin
+      c = nic_roce_pkg::crc32_byte(c, 8'd0);
+    end
+    for (int i = 0; i < -8 * n; i++) begin
+      b = c[31];
+      c = {c[30:0] ^ (b ? 31'h6DB88320 : 31'd0), b};   // undoes (c >> 1) ^ (c[0] ? 0xEDB88320 : 0)
+    end
+    crc32_adv = c;
+  endfunction
+
+  // A^n as 32 rows of 32 bits: row i (bits [32*i +: 32]) says which register bits are XORed
+  // into bit i of crc32_adv(crc, n).
+  function automatic logic [1023:0] crc32_adv_rows(input int n);
+    logic [31:0] col;
+    crc32_adv_rows = '0;
+    for (int j = 0; j < 32; j++) begin
+      col = nic_roce_pkg::crc32_adv(32'd1 << j, n);
+      for (int i = 0; i < 32; i++) begin
+        crc32_adv_rows[32*i + j] = col[i];
+      end
+    end
+  endfunction
+
+  // A matrix of crc32_adv_rows applied to v.
+  function automatic logic [31:0] crc32_mul(input logic [1023:0] rows, input logic [31:0] v);
+    for (int i = 0; i < 32; i++) begin
+      crc32_mul[i] = ^(rows[32*i +: 32] & v);
+    end
+  endfunction
+
   // The value the ICRC uses for the byte at frame position pos (< 72): all-ones over the
   // variant fields (IPv4 TOS, TTL and checksum, UDP checksum, the BTH reserved byte).
   function automatic logic [7:0] icrc_mask(input logic [7:0] b, input logic [12:0] pos);

@@ -13,9 +13,15 @@
 // Datapath: the first 72 bytes of a frame are captured into a header register; the bytes from
 // the payload on are realigned as they arrive (the header length is known from the BTH opcode by
 // then) and written to a RAM so that the payload starts at lane 0 of a word: the read side just
-// streams words. The ICRC register runs one beat behind the input, so when tlast shows which
-// four bytes are the ICRC they are left out of it. After tlast the port stalls for one cycle in
-// which the checks decide (and a frame's last realigned word is written).
+// streams words. The ICRC is checked by its residue (docs/timing-area.md "The ICRC pipelined"):
+// the CRC over the frame from byte 14 on, its ICRC included, leaves a constant (0xDEBB20E3) in
+// the register when the ICRC is right. Every beat counts as a whole beat (lanes past tkeep zero,
+// bytes before byte 14 zero, the variant header fields all-ones): a data stage registers its
+// contribution (nic_crc32_beat), a fold stage the register (A^W8 * crc ^ d), so no path chains
+// two beats' CRC. The last beat's z empty lanes leave the register z bytes on: it is compared
+// with A^z of the residue, a constant per tkeep. After tlast the port stalls for one cycle in
+// which the last beat is folded and the checks decide (and a frame's last realigned word is
+// written).
 //
 // Ports (besides clock and reset):
 //   port_mac_i, port_ipv4_i   this port's addresses: other destinations are dropped
@@ -99,9 +105,6 @@ module nic_roce_rx #(
   logic [15:0]       beat_q, beat_d;         // beats so far (saturating)
   logic [DataWidth-1:0] prev_q;              // the previous beat (ICRC and realignment)
   logic [LW:0]       prev_n_q, prev_n_d;     // its byte count
-  logic              prev_v_q, prev_v_d;
-  logic [31:0]       crc_q, crc_d;           // ICRC register over the bytes before prev
-  logic              icrc_ok_q, icrc_ok_d;
   logic [7:0]        op_q, op_d;             // the BTH opcode once seen
   logic [AW:0]       wptr_q, wptr_d;         // next RAM word (one wrap bit)
   logic [AW:0]       fstart_q, fstart_d;     // the frame's first RAM word
@@ -160,87 +163,65 @@ module nic_roce_rx #(
     hbeat    = 16'(hlen_now) / 16'(W8);
   end
 
-  // ICRC: prev's bytes (masked, from byte 14 on) and, at tlast, this beat's non-ICRC bytes
-  logic [DataWidth-1:0] crc_prev_data, crc_cur_data;
-  logic [W8-1:0]        crc_prev_en, crc_cur_en;
-  logic [31:0]          crc_mid, crc_fin;
-  logic [31:0]          icrc_rx;             // the frame's ICRC, first byte in [7:0]
+  // ---- the ICRC: a data stage, the fold, the residue -------------------------------------------
+  // The register starts at A^-14 * seed: bytes 0..13 count as zeros, which leave it at the seed.
+  localparam logic [31:0]   CrcInit   = nic_roce_pkg::crc32_adv(nic_roce_pkg::ICRC_SEED,
+                                                                -nic_roce_pkg::ETH_BYTES);
+  localparam logic [1023:0] FoldRows  = nic_roce_pkg::crc32_adv_rows(W8);
+  // beats that hold a byte the ICRC reads differently (before byte 14, or a variant field)
+  localparam int            MaskBeats = (nic_roce_pkg::POS_BTH_RESV8 + W8) / W8;
 
-  nic_crc32_lanes #(.Bytes(W8)) u_crc_prev (
-    .crc_i (crc_q),
-    .data_i(crc_prev_data),
-    .en_i  (crc_prev_en),
-    .crc_o (crc_mid)
-  );
-  nic_crc32_lanes #(.Bytes(W8)) u_crc_cur (
-    .crc_i (crc_mid),
-    .data_i(crc_cur_data),
-    .en_i  (crc_cur_en),
-    .crc_o (crc_fin)
-  );
+  // The residue after a good frame (the register over its bytes and its ICRC: 0xDEBB20E3, the
+  // seed's value) moved on z zero bytes, for the z = W8 - n empty lanes of a last beat of n.
+  function automatic logic [32*W8-1:0] residues(input int nbytes);
+    residues = '0;
+    for (int z = 0; z < nbytes; z++) begin
+      residues[32*z +: 32] = nic_roce_pkg::crc32_adv(nic_roce_pkg::ICRC_SEED, z);
+    end
+  endfunction
+  localparam logic [32*W8-1:0] Residues = residues(W8);
 
-  // Used only when a beat is taken (beat_fire): evaluated only while one is offered.
+  logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
+  logic [DataWidth-1:0] crc_beat;          // the beat being taken, as the ICRC reads it
+  logic [31:0]          beat_crc;            // its contribution
+  logic [31:0]          d_q;               // the data stage
+  logic                 d_v_q;
+  logic [31:0]          crc_fold;          // crc_q with d_q folded in
+  logic [LW-1:0]        last_z;            // the empty lanes of the last beat (S_CHECK)
+  logic                 icrc_ok;           // S_CHECK: the residue is right
+
+  // Evaluated only while a beat is offered.
   always_comb begin
-    logic [15:0] prev_pos;
-    logic [LW+1:0] keep_prev;
-    prev_pos      = cur_pos - 16'(W8);
-    crc_prev_data = '0;
-    crc_cur_data  = '0;
-    crc_prev_en   = '0;
-    crc_cur_en    = '0;
-    icrc_rx       = '0;
-    keep_prev     = '0;
+    crc_beat = '0;
     if (rx_tvalid_i) begin
-      // the variant header fields read as all-ones; payload beats pass as they are
-      crc_prev_data = prev_q;
-      crc_cur_data  = rx_tdata_i;
-      if (32'(prev_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
-        for (int j = 0; j < W8; j++) begin
-          if (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
-            crc_prev_data[8*j +: 8] = nic_roce_pkg::icrc_mask(prev_q[8*j +: 8],
-                                                              13'(prev_pos) + 13'(j));
-          end
-        end
-      end
-      if (32'(cur_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
-        for (int j = 0; j < W8; j++) begin
-          if (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
-            crc_cur_data[8*j +: 8] = nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8],
-                                                             13'(cur_pos) + 13'(j));
-          end
-        end
-      end
-      // which lanes of prev and of this beat the ICRC register takes
-      keep_prev = (LW+2)'(prev_n_q);
-      if (rx_tlast_i && cur_n < (LW+1)'(4)) begin
-        keep_prev = (LW+2)'(prev_n_q) - ((LW+2)'(4) - (LW+2)'(cur_n));   // the ICRC starts in prev
-      end
-      crc_prev_en = prev_v_q ? lanes_below(keep_prev) : '0;
-      crc_cur_en  = '0;
-      if (rx_tlast_i && cur_n >= (LW+1)'(4)) begin
-        crc_cur_en = lanes_below((LW+2)'(cur_n) - (LW+2)'(4));
-      end
       for (int j = 0; j < W8; j++) begin
-        if (32'(prev_pos) + j < nic_roce_pkg::ETH_BYTES) begin
-          crc_prev_en[j] = 1'b0;
-        end
-        if (32'(cur_pos) + j < nic_roce_pkg::ETH_BYTES) begin
-          crc_cur_en[j] = 1'b0;
-        end
+        crc_beat[8*j +: 8] = rx_tkeep_i[j] ? rx_tdata_i[8*j +: 8] : 8'd0;
       end
-      // the ICRC bytes: the last four of the frame
-      icrc_rx = '0;
-      for (int k = 0; k < 4; k++) begin
-        if (cur_n >= (LW+1)'(4)) begin
-          icrc_rx[8*k +: 8] = rx_tdata_i[8*(32'(cur_n) - 4 + k) +: 8];
-        end else if (k < 4 - 32'(cur_n)) begin
-          icrc_rx[8*k +: 8] = prev_q[8*(W8 - (4 - 32'(cur_n)) + k) +: 8];
-        end else begin
-          icrc_rx[8*k +: 8] = rx_tdata_i[8*(k - (4 - 32'(cur_n))) +: 8];
+      for (int b = 0; b < MaskBeats; b++) begin
+        if (beat_q == 16'(b)) begin
+          for (int j = 0; j < W8; j++) begin
+            if (b * W8 + j < nic_roce_pkg::ETH_BYTES) begin
+              crc_beat[8*j +: 8] = 8'd0;
+            end else if (rx_tkeep_i[j]) begin
+              crc_beat[8*j +: 8] = nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8], 13'(b * W8 + j));
+            end
+          end
         end
       end
     end
   end
+
+  nic_crc32_beat #(
+    .Bytes(W8)
+  ) u_crc_beat (
+    .data_i(crc_beat),
+    .d_o   (beat_crc)
+  );
+
+  assign crc_fold = nic_roce_pkg::crc32_mul(FoldRows, crc_q) ^ d_q;
+  // prev_n_q holds the last beat's count in S_CHECK: z = W8 - n = -n mod W8
+  assign last_z   = LW'((LW+1)'(0) - prev_n_q);
+  assign icrc_ok  = crc_fold == Residues[32*last_z +: 32];
 
   // Realignment: payload word q = frame bytes [hlen + q*W8, ...): from beats hbeat+q and
   // hbeat+q+1, or just hbeat+q when the payload starts at lane 0.
@@ -279,7 +260,7 @@ module nic_roce_rx #(
       hlen    = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(base.bth.opcode));
       min_len = 16'(hlen) + 16'(base.bth.padcnt) + 16'(nic_roce_pkg::ICRC_BYTES);
       pay_len = len_q - min_len;
-      good    = !too_long_q && icrc_ok_q
+      good    = !too_long_q && icrc_ok
                 && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
                 && base.eth.dst_mac == port_mac_i
                 && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
@@ -318,9 +299,7 @@ module nic_roce_rx #(
     len_d        = len_q;
     beat_d       = beat_q;
     prev_n_d     = prev_n_q;
-    prev_v_d     = prev_v_q;
-    crc_d        = crc_q;
-    icrc_ok_d    = icrc_ok_q;
+    crc_d        = d_v_q ? crc_fold : crc_q;
     op_d         = op_q;
     wptr_d       = wptr_q;
     fstart_d     = fstart_q;
@@ -339,10 +318,7 @@ module nic_roce_rx #(
           op_d   = op_now;
           len_d  = (len_q > 16'hFFFF - 16'(W8)) ? 16'hFFFF : len_q + 16'(cur_n);
           beat_d = (beat_q == 16'hFFFF) ? beat_q : beat_q + 16'd1;
-          // ICRC one beat behind
-          crc_d    = crc_mid;
           prev_n_d = cur_n;
-          prev_v_d = 1'b1;
           // payload words
           if ((rot == '0 && beat_q >= hbeat) || (rot != '0 && beat_q >= hbeat + 16'd1)) begin
             if (32'(fwords) < MaxWords) begin
@@ -354,7 +330,6 @@ module nic_roce_rx #(
           end
           if (rx_tlast_i) begin
             state_d   = S_CHECK;
-            icrc_ok_d = ~crc_fin == icrc_rx;
             // the payload's tail still in this beat, past the last merged word
             flush_d      = rot != '0 && beat_q >= hbeat
                            && 32'(len_q) + 32'(cur_n) > 32'(hlen_now) + W8 * 32'(beats_past);
@@ -386,8 +361,7 @@ module nic_roce_rx #(
           // ready for the next frame
           len_d      = '0;
           beat_d     = '0;
-          prev_v_d   = 1'b0;
-          crc_d      = nic_roce_pkg::ICRC_SEED;
+          crc_d      = CrcInit;
           op_d       = '0;
           too_long_d = 1'b0;
           fstart_d   = wptr_d;           // after this frame, or its own start when dropped
@@ -406,6 +380,7 @@ module nic_roce_rx #(
     if (rst_i) begin
       cap_q        <= '0;
       prev_q       <= '0;
+      d_q          <= '0;
       flush_word_q <= '0;
     end else if (state_q == S_FRAME) begin
       if (beat_fire) begin
@@ -419,6 +394,7 @@ module nic_roce_rx #(
           end
         end
         prev_q <= rx_tdata_i;
+        d_q    <= beat_crc;
         if (rx_tlast_i) begin
           flush_word_q <= rx_tdata_i >> (8 * 32'(rot));
         end
@@ -540,9 +516,8 @@ module nic_roce_rx #(
       len_q        <= '0;
       beat_q       <= '0;
       prev_n_q     <= '0;
-      prev_v_q     <= 1'b0;
-      crc_q        <= nic_roce_pkg::ICRC_SEED;
-      icrc_ok_q    <= 1'b0;
+      crc_q        <= CrcInit;
+      d_v_q        <= 1'b0;
       op_q         <= '0;
       wptr_q       <= '0;
       fstart_q     <= '0;
@@ -565,9 +540,8 @@ module nic_roce_rx #(
       len_q        <= len_d;
       beat_q       <= beat_d;
       prev_n_q     <= prev_n_d;
-      prev_v_q     <= prev_v_d;
       crc_q        <= crc_d;
-      icrc_ok_q    <= icrc_ok_d;
+      d_v_q        <= beat_fire;
       op_q         <= op_d;
       wptr_q       <= wptr_d;
       fstart_q     <= fstart_d;
@@ -601,6 +575,115 @@ module nic_roce_rx #(
   end
 
 `ifndef SYNTHESIS
+  // The reference: the byte-serial ICRC check as it was before the pipeline (the register one
+  // beat behind the input over prev's bytes, at tlast the last beat's bytes before the ICRC, the
+  // ICRC compared with its complement); a_icrc_check_matches_reference checks that the residue
+  // gives the same verdict for every frame whose verdict counts: at least 58 bytes (a shorter
+  // one fails the length check either way; below 51 bytes the ICRC would overlap bytes the ICRC
+  // reads as zeros or all-ones, and only there the two checks may differ).
+  logic              ref_prev_v_q;
+  logic [31:0]       ref_crc_q;
+  logic              ref_icrc_ok_q;
+  logic [DataWidth-1:0] ref_prev_data, ref_cur_data;
+  logic [W8-1:0]        ref_prev_en, ref_cur_en;
+  logic [31:0]          ref_mid, ref_fin;
+  logic [31:0]          icrc_rx;             // the frame's ICRC, first byte in [7:0]
+
+  nic_crc32_lanes #(.Bytes(W8)) u_ref_prev (
+    .crc_i (ref_crc_q),
+    .data_i(ref_prev_data),
+    .en_i  (ref_prev_en),
+    .crc_o (ref_mid)
+  );
+  nic_crc32_lanes #(.Bytes(W8)) u_ref_cur (
+    .crc_i (ref_mid),
+    .data_i(ref_cur_data),
+    .en_i  (ref_cur_en),
+    .crc_o (ref_fin)
+  );
+
+  // Used only when a beat is taken (beat_fire): evaluated only while one is offered.
+  always_comb begin
+    logic [15:0] prev_pos;
+    logic [LW+1:0] keep_prev;
+    prev_pos      = cur_pos - 16'(W8);
+    ref_prev_data = '0;
+    ref_cur_data  = '0;
+    ref_prev_en   = '0;
+    ref_cur_en    = '0;
+    icrc_rx       = '0;
+    keep_prev     = '0;
+    if (rx_tvalid_i) begin
+      // the variant header fields read as all-ones; payload beats pass as they are
+      ref_prev_data = prev_q;
+      ref_cur_data  = rx_tdata_i;
+      if (32'(prev_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
+        for (int j = 0; j < W8; j++) begin
+          if (32'(prev_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
+            ref_prev_data[8*j +: 8] = nic_roce_pkg::icrc_mask(prev_q[8*j +: 8],
+                                                              13'(prev_pos) + 13'(j));
+          end
+        end
+      end
+      if (32'(cur_pos) < nic_roce_pkg::HDR_BUF_BYTES) begin
+        for (int j = 0; j < W8; j++) begin
+          if (32'(cur_pos) + j < nic_roce_pkg::HDR_BUF_BYTES) begin
+            ref_cur_data[8*j +: 8] = nic_roce_pkg::icrc_mask(rx_tdata_i[8*j +: 8],
+                                                             13'(cur_pos) + 13'(j));
+          end
+        end
+      end
+      // which lanes of prev and of this beat the ICRC register takes
+      keep_prev = (LW+2)'(prev_n_q);
+      if (rx_tlast_i && cur_n < (LW+1)'(4)) begin
+        keep_prev = (LW+2)'(prev_n_q) - ((LW+2)'(4) - (LW+2)'(cur_n));   // the ICRC starts in prev
+      end
+      ref_prev_en = ref_prev_v_q ? lanes_below(keep_prev) : '0;
+      ref_cur_en  = '0;
+      if (rx_tlast_i && cur_n >= (LW+1)'(4)) begin
+        ref_cur_en = lanes_below((LW+2)'(cur_n) - (LW+2)'(4));
+      end
+      for (int j = 0; j < W8; j++) begin
+        if (32'(prev_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+          ref_prev_en[j] = 1'b0;
+        end
+        if (32'(cur_pos) + j < nic_roce_pkg::ETH_BYTES) begin
+          ref_cur_en[j] = 1'b0;
+        end
+      end
+      // the ICRC bytes: the last four of the frame
+      icrc_rx = '0;
+      for (int k = 0; k < 4; k++) begin
+        if (cur_n >= (LW+1)'(4)) begin
+          icrc_rx[8*k +: 8] = rx_tdata_i[8*(32'(cur_n) - 4 + k) +: 8];
+        end else if (k < 4 - 32'(cur_n)) begin
+          icrc_rx[8*k +: 8] = prev_q[8*(W8 - (4 - 32'(cur_n)) + k) +: 8];
+        end else begin
+          icrc_rx[8*k +: 8] = rx_tdata_i[8*(k - (4 - 32'(cur_n))) +: 8];
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ref_prev_v_q  <= 1'b0;
+      ref_crc_q     <= nic_roce_pkg::ICRC_SEED;
+      ref_icrc_ok_q <= 1'b0;
+    end else if (state_q == S_FRAME) begin
+      if (beat_fire) begin
+        ref_crc_q    <= ref_mid;
+        ref_prev_v_q <= 1'b1;
+        if (rx_tlast_i) begin
+          ref_icrc_ok_q <= ~ref_fin == icrc_rx;
+        end
+      end
+    end else if (state_d == S_FRAME) begin
+      ref_crc_q    <= nic_roce_pkg::ICRC_SEED;
+      ref_prev_v_q <= 1'b0;
+    end
+  end
+
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
   // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
   logic                 pl_held_q;
@@ -623,6 +706,12 @@ module nic_roce_rx #(
       end
       a_ram_not_overrun: assert (32'(used_words) <= Depth);
       a_fifo_in_range: assert (32'(fifo_count_q) <= MaxPkts);
+      if (state_q == S_CHECK) begin
+        a_last_beat_folded_in_check: assert (d_v_q);
+        if (len_q >= 16'(nic_roce_pkg::BASE_HDR_BYTES + nic_roce_pkg::ICRC_BYTES)) begin
+          a_icrc_check_matches_reference: assert (icrc_ok == ref_icrc_ok_q);
+        end
+      end
       if (pl_held_q) begin
         a_pl_stable: assert (pl_valid_o && pl_data_o == pl_data_held_q
                              && pl_nbytes_o == pl_nbytes_held_q);

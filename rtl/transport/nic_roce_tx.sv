@@ -16,8 +16,15 @@
 // then {pad, ICRC}) is appended to a packer that holds up to two beats and emits full beats, and
 // the final partial one with tlast. So a chunk of any length lands at any lane without a
 // per-packet realignment stage, and payload chunks from unaligned DMA reads just flow through.
-// The ICRC register is updated on the pieces as they enter the packer (from frame byte 14 on,
-// with the variant header fields read as all-ones); the tail chunk carries its complement.
+// The ICRC is computed from the packer's side (docs/timing-area.md "The ICRC pipelined"), so its
+// depth does not depend on which bytes a piece enables: every beat of the frame before its last
+// leaves the packer whole and goes through a data stage (its contribution from a zero register,
+// bytes before frame byte 14 zero, the variant header fields all-ones: nic_crc32_beat) and a fold
+// stage (crc = A^W8 * crc ^ d). The last beat of data (with its pad: the packer's empty lanes are
+// zero) is folded where it is once all of it is in; it counts as W8 bytes, so the register ends
+// z = W8 - n bytes too far on, and the tail carries the complement of A^-z of it (z is 2 mod 4,
+// known from the frame's length), written into the packer's lanes after the pad. That costs one
+// cycle at the frame's tail (its last beat folded) before {pad, ICRC} goes in.
 // Throughput: one chunk per cycle, so a full-beat payload streams at the port's width.
 module nic_roce_tx #(
   parameter int DataWidth = 64   // stream width in bits: 64 or 256
@@ -48,6 +55,11 @@ module nic_roce_tx #(
   localparam int NB   = $clog2(W8) + 1;          // bits of a chunk length 0..W8
   localparam int CB   = $clog2(2 * W8) + 1;      // bits of the packer count 0..2*W8
   localparam int HB   = 8 * nic_roce_pkg::HDR_BUF_BYTES;
+  localparam int LW   = $clog2(W8);
+  localparam int ZqBits = $clog2(W8 / 4);   // bits of zq = (z - 2) / 4 (z: the last beat's gap)
+  // beats that hold a byte the ICRC reads differently (before byte 14, or a variant field):
+  // positions 0 .. POS_BTH_RESV8
+  localparam int MaskBeats = (nic_roce_pkg::POS_BTH_RESV8 + W8) / W8;
 
   if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
     $fatal(1, "nic_roce_tx: DataWidth must be 64 or 256");
@@ -117,7 +129,6 @@ module nic_roce_tx #(
   logic [6:0]    hlen_q, hlen_d;     // header bytes: 54 + extension
   logic [12:0]   left_q, left_d;     // payload bytes still to come
   logic [1:0]    pad_q, pad_d;
-  logic [31:0]   crc_q, crc_d;
   logic          poison_q, poison_d;  // a payload chunk of this frame was poisoned
 
   // the headers of a new packet
@@ -175,38 +186,164 @@ module nic_roce_tx #(
     end
   end
 
-  // the piece offered to the packer, and the ICRC over it
-  logic [DataWidth-1:0] crc_data;
-  logic [W8-1:0]        crc_en;
-  logic [31:0]          crc_next;
-  logic [31:0]          icrc;
+  // ---- the ICRC: a data stage and the fold ------------------------------------------------------
+  // The register starts at A^-14 * seed: bytes 0..13 count as zeros, which leave it at the seed.
+  localparam logic [31:0]   CrcInit  = nic_roce_pkg::crc32_adv(nic_roce_pkg::ICRC_SEED,
+                                                               -nic_roce_pkg::ETH_BYTES);
+  localparam logic [1023:0] FoldRows = nic_roce_pkg::crc32_adv_rows(W8);
+  // At the tail the register is W8 bytes on per beat folded. Every frame has 54 + 4k bytes before
+  // its ICRC, so the last beat of them holds n = W8 - z bytes with z = 2 mod 4, z = 4 * zq + 2:
+  // the register is moved back z bytes (A^-2 or A^-6 by zq[0], then A^-(4 * 2^s) for each further
+  // bit of zq). When the pad runs 2 bytes into a beat of its own, that beat (zeros) is not
+  // folded: the register is moved on 2 bytes instead (A^2).
+  function automatic logic [1024*(ZqBits+2)-1:0] fix_rows(input int back2);
+    fix_rows = '0;
+    fix_rows[1023:0] = nic_roce_pkg::crc32_adv_rows(-back2);
+    for (int s = 0; s < ZqBits; s++) begin
+      fix_rows[1024*(s+1) +: 1024] = nic_roce_pkg::crc32_adv_rows((s == 0) ? -back2 - 4
+                                                                           : -4 * (1 << s));
+    end
+    fix_rows[1024*(ZqBits+1) +: 1024] = nic_roce_pkg::crc32_adv_rows(back2);
+  endfunction
+  localparam logic [1024*(ZqBits+2)-1:0] FixRows = fix_rows(2);
 
-  nic_crc32_lanes #(
+  logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
+  logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
+  logic [ZqBits-1:0]    zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
+  logic                 cross_q, cross_d;  // the pad ran into a beat of its own
+  logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
+  logic                 take_full;         // a whole beat into the data stage
+  logic                 take_tail;         // the last beat of data folded where it is
+  logic [DataWidth-1:0] crc_beat;          // the beat as the ICRC reads it
+  logic [31:0]          beat_crc;          // its contribution
+  logic [31:0]          d_q;               // the data stage
+  logic                 d_v_q;
+  logic [31:0]          crc_pre;           // crc_q with d_q folded in
+  logic                 icrc_rdy;          // every beat folded: crc_q is the frame's
+  logic [31:0]          crc_fix;           // crc_q moved back z bytes (or on 2)
+  logic [31:0]          icrc;
+  logic [2*DataWidth-1:0] icrc_place;      // the ICRC at its lanes of the packer
+
+  // The frame's beats before its ICRC leave the packer whole (not end_q) and go through the data
+  // stage. Its last beat of data is never whole (n is 2 mod 4): once all of it is in (S_TAIL,
+  // less than a beat in the packer) it is folded where it is, in the same cycle as its
+  // contribution (with the data stage's beat before it, if that is not folded yet), so the ICRC
+  // goes in one cycle later.
+  assign take_full = out_fire && !end_q;
+  assign take_tail = state_q == S_TAIL && cleft_q != '0 && cnt_q < CB'(W8);
+  assign icrc_rdy  = cleft_q == '0 && !d_v_q;
+
+  // Evaluated only while a beat is offered or taken.
+  always_comb begin
+    crc_beat = '0;
+    if (out_valid || take_tail) begin
+      crc_beat = acc_q[DataWidth-1:0];
+      for (int b = 0; b < MaskBeats; b++) begin
+        if (obeat_q == 3'(b)) begin
+          for (int j = 0; j < W8; j++) begin
+            if (b * W8 + j < nic_roce_pkg::ETH_BYTES) begin
+              crc_beat[8*j +: 8] = 8'd0;
+            end else begin
+              crc_beat[8*j +: 8] = nic_roce_pkg::icrc_mask(acc_q[8*j +: 8], 13'(b * W8 + j));
+            end
+          end
+        end
+      end
+    end
+  end
+
+  nic_crc32_beat #(
     .Bytes(W8)
-  ) u_crc (
-    .crc_i (crc_q),
-    .data_i(crc_data),
-    .en_i  (crc_en),
-    .crc_o (crc_next)
+  ) u_crc_beat (
+    .data_i(crc_beat),
+    .d_o   (beat_crc)
   );
 
+  assign crc_pre = d_v_q ? nic_roce_pkg::crc32_mul(FoldRows, crc_q) ^ d_q : crc_q;
+
+  // The correction, then the ICRC (a poisoned frame: inverted) placed after the pad: it starts
+  // at byte cnt_q + pad_q of the packer, which is W8 - z, or W8 + 2 when the pad crossed (the
+  // packer sends nothing in that cycle: less than a beat in it and not end_q).
+  always_comb begin
+    crc_fix = nic_roce_pkg::crc32_mul(zq_q[0] ? FixRows[1024 +: 1024] : FixRows[1023:0], crc_q);
+    for (int s = 1; s < ZqBits; s++) begin
+      if (zq_q[s]) begin
+        crc_fix = nic_roce_pkg::crc32_mul(FixRows[1024*(s+1) +: 1024], crc_fix);
+      end
+    end
+    if (cross_q) begin
+      crc_fix = nic_roce_pkg::crc32_mul(FixRows[1024*(ZqBits+1) +: 1024], crc_q);
+    end
+    icrc = poison_q ? crc_fix : ~crc_fix;
+    icrc_place = '0;
+    for (int m = 0; m <= W8 / 4; m++) begin
+      if ((m == W8 / 4) ? cross_q : (!cross_q && 32'(zq_q) == W8 / 4 - 1 - m)) begin
+        icrc_place[8*(4*m + 2) +: 32] = icrc;
+      end
+    end
+  end
+
+  always_comb begin
+    crc_d   = crc_pre;
+    cleft_d = cleft_q;
+    zq_d    = zq_q;
+    cross_d = cross_q;
+    obeat_d = obeat_q;
+    if (take_full) begin
+      cleft_d = cleft_q - 13'(W8);
+    end
+    if (take_tail) begin
+      crc_d   = nic_roce_pkg::crc32_mul(FoldRows, crc_pre) ^ beat_crc;
+      cleft_d = '0;
+      cross_d = cleft_q > 13'(W8);
+    end
+    if (out_fire) begin
+      obeat_d = out_last ? '0 : (obeat_q == 3'd7) ? obeat_q : obeat_q + 3'd1;
+    end
+    if (state_q == S_IDLE && pkt_valid_i) begin
+      crc_d   = CrcInit;
+      cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
+      cross_d = 1'b0;
+      // z = W8 - n for the n bytes of the last beat before the ICRC: -(frame_len - 4) mod W8
+      zq_d    = ZqBits'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      crc_q   <= '0;
+      cleft_q <= '0;
+      zq_q    <= '0;
+      cross_q <= 1'b0;
+      obeat_q <= '0;
+      d_v_q   <= 1'b0;
+    end else begin
+      crc_q   <= crc_d;
+      cleft_q <= cleft_d;
+      zq_q    <= zq_d;
+      cross_q <= cross_d;
+      obeat_q <= obeat_d;
+      d_v_q   <= take_full;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (take_full) begin
+      d_q <= beat_crc;
+    end
+  end
+
+  // ---- the piece offered to the packer ----------------------------------------------------------
   always_comb begin
     in_valid = 1'b0;
     in_data  = '0;
     in_n     = '0;
     in_end   = 1'b0;
-    crc_data = '0;
-    crc_en   = '0;
-    icrc     = poison_q ? crc_next : ~crc_next;   // a poisoned frame: the ICRC inverted
     unique case (state_q)
       S_HDR: begin
         in_valid = 1'b1;
         for (int j = 0; j < W8; j++) begin
-          in_data[8*j +: 8]  = hdr_q[HB-1-8*j -: 8];
-          crc_data[8*j +: 8] = nic_roce_pkg::icrc_mask(hdr_q[HB-1-8*j -: 8],
-                                                        13'(hpos_q) + 13'(j));
-          crc_en[j]          = 32'(hpos_q) + j >= nic_roce_pkg::ETH_BYTES
-                               && 32'(hpos_q) + j < 32'(hlen_q);
+          in_data[8*j +: 8] = hdr_q[HB-1-8*j -: 8];
         end
         in_n = (32'(hlen_q) - 32'(hpos_q) >= W8) ? NB'(W8) : NB'(hlen_q - hpos_q);
       end
@@ -214,24 +351,13 @@ module nic_roce_tx #(
         in_valid = pl_valid_i;
         in_data  = pl_data_i;
         in_n     = pl_nbytes_i;
-        crc_data = pl_data_i;
-        crc_en   = lanes_below(CB'(pl_nbytes_i));
       end
       S_TAIL: begin
-        // the pad bytes (zeros) go into the ICRC, then its complement follows them
-        in_valid = 1'b1;
+        // the pad bytes (zeros), then the ICRC, once every beat before it is folded; its bytes
+        // go into the packer directly (icrc_place), not through the packer's shifter
+        in_valid = icrc_rdy;
         in_end   = 1'b1;
         in_n     = NB'(pad_q) + NB'(nic_roce_pkg::ICRC_BYTES);
-        crc_en   = lanes_below(CB'(pad_q));
-        // a constant slice per pad length (an offset computed from pad_q would be a shifter
-        // of the whole beat in Yosys 0.23)
-        for (int p = 0; p < 4; p++) begin
-          if (pad_q == 2'(p)) begin
-            for (int k = 0; k < 4; k++) begin
-              in_data[8*(p + k) +: 8] = icrc[8*k +: 8];
-            end
-          end
-        end
       end
       default: begin
       end
@@ -247,7 +373,6 @@ module nic_roce_tx #(
     hlen_d  = hlen_q;
     left_d  = left_q;
     pad_d   = pad_q;
-    crc_d   = crc_q;
     poison_d = poison_q;
     unique case (state_q)
       S_IDLE: begin
@@ -258,13 +383,11 @@ module nic_roce_tx #(
           hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
           left_d  = pkt_i.pay_len;
           pad_d   = pad_new;
-          crc_d   = nic_roce_pkg::ICRC_SEED;
         end
       end
       S_HDR: begin
         if (in_fire) begin
           hpos_d = hpos_q + 7'(W8);
-          crc_d  = crc_next;
           if (32'(hpos_q) + W8 >= 32'(hlen_q)) begin
             state_d = (left_q != '0) ? S_PAY : S_TAIL;
           end
@@ -274,7 +397,6 @@ module nic_roce_tx #(
         if (in_fire) begin
           poison_d = poison_q || pl_poison_i;
           left_d = left_q - 13'(in_n);
-          crc_d  = crc_next;
           if (left_q <= 13'(in_n)) begin
             state_d = S_TAIL;
           end
@@ -301,14 +423,14 @@ module nic_roce_tx #(
       hlen_q  <= '0;
       left_q  <= '0;
       pad_q   <= '0;
-      crc_q   <= '0;
       poison_q <= 1'b0;
     end else begin
       state_q <= state_d;
       // the packer's bytes change only with a beat out or a piece in (wide: loaded only then)
       if (out_fire || in_fire) begin
         acc_q <= (out_fire ? (out_last ? '0 : (acc_q >> DataWidth)) : acc_q)
-               | (in_fire ? ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after)) : '0);
+               | (in_fire ? ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after)) : '0)
+               | ((in_fire && state_q == S_TAIL) ? icrc_place : '0);
       end
       cnt_q   <= cnt_d;
       end_q   <= end_d;
@@ -316,7 +438,6 @@ module nic_roce_tx #(
       hlen_q  <= hlen_d;
       left_q  <= left_d;
       pad_q   <= pad_d;
-      crc_q   <= crc_d;
       poison_q <= poison_d;
     end
   end
@@ -332,6 +453,51 @@ module nic_roce_tx #(
   end
 
 `ifndef SYNTHESIS
+  // The reference: the byte-serial ICRC as it was computed before the pipeline (nic_crc32_lanes
+  // over each piece as it enters the packer, the pad at the tail); a_icrc_matches_reference
+  // checks that every frame's tail carries the same ICRC.
+  logic [31:0]          ref_crc_q;
+  logic [DataWidth-1:0] ref_data;
+  logic [W8-1:0]        ref_en;
+  logic [31:0]          ref_next;
+
+  nic_crc32_lanes #(
+    .Bytes(W8)
+  ) u_crc_ref (
+    .crc_i (ref_crc_q),
+    .data_i(ref_data),
+    .en_i  (ref_en),
+    .crc_o (ref_next)
+  );
+
+  // Evaluated only when a piece goes in.
+  always_comb begin
+    ref_data = '0;
+    ref_en   = '0;
+    if (in_fire) begin
+      if (state_q == S_HDR) begin
+        for (int j = 0; j < W8; j++) begin
+          ref_data[8*j +: 8] = nic_roce_pkg::icrc_mask(hdr_q[HB-1-8*j -: 8], 13'(hpos_q) + 13'(j));
+          ref_en[j]          = 32'(hpos_q) + j >= nic_roce_pkg::ETH_BYTES
+                               && 32'(hpos_q) + j < 32'(hlen_q);
+        end
+      end else if (state_q == S_PAY) begin
+        ref_data = pl_data_i;
+        ref_en   = lanes_below(CB'(pl_nbytes_i));
+      end else if (state_q == S_TAIL) begin
+        ref_en = lanes_below(CB'(pad_q));   // the pad: zeros
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == S_IDLE && pkt_valid_i) begin
+      ref_crc_q <= nic_roce_pkg::ICRC_SEED;
+    end else if (in_fire) begin
+      ref_crc_q <= ref_next;
+    end
+  end
+
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
   // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
   logic                 tx_held_q;
@@ -353,6 +519,24 @@ module nic_roce_tx #(
                                 && 13'(pl_nbytes_i) <= left_q);
       end
       a_packer_in_bounds: assert (32'(cnt_q) <= 2 * W8);
+      if (take_full) begin
+        a_whole_beat_before_the_last: assert (cleft_q > 13'(W8));
+      end
+      if (take_tail) begin
+        a_tail_is_the_last_beat: assert (cleft_q < 13'(2 * W8)
+                                         && (cleft_q > 13'(W8)) == (32'(cnt_q) + 32'(pad_q) > W8));
+      end
+      if (state_q == S_TAIL && in_fire) begin
+        a_icrc_lanes: assert (!out_fire && 32'(cnt_q) + 32'(pad_q)
+                              == (cross_q ? W8 + 2 : W8 - 4 * 32'(zq_q) - 2));
+      end
+      if (state_q == S_IDLE && pkt_valid_i) begin
+        a_frame_length_2_mod_4: assert (frame_len[1:0] == 2'd2);
+        a_icrc_done_before_next_frame: assert (cleft_q == '0 && !d_v_q);
+      end
+      if (state_q == S_TAIL && in_fire) begin
+        a_icrc_matches_reference: assert (icrc == (poison_q ? ref_next : ~ref_next));
+      end
       if (tx_held_q) begin
         a_tx_stable: assert (tx_tvalid_o && tx_tdata_o == tx_data_held_q
                              && tx_tkeep_o == tx_keep_held_q && tx_tlast_o == tx_last_held_q);
