@@ -95,12 +95,19 @@ module nic_req_completer #(
   logic [NumQps-1:0] work_q, work_d;
 
   // round robin over the QPs with work, after the one picked last (cq_q; only in C_IDLE, its
-  // one reader)
+  // one reader). The acknowledgement of this cycle counts as work already: nic_responder
+  // registers its ACKs (a cycle later than the dispatcher's decision), and the pass of the ACK's
+  // QP starts in the cycle it arrives, as it did when it came combinationally and set work_q for
+  // the next cycle (a completion moved by that cycle delayed each Read of a chain: the CQE and
+  // the next response's payload meet in nic_dma_wr, docs/timing-area.md). A flip-flop's short
+  // path: the ACK stage's valid and QP number (nic_req_rnr's range check) into the pick.
+  logic [NumQps-1:0] pick_req;
+  assign pick_req = work_q | (ack_take_i ? NumQps'(1) << ack_q_i : NumQps'(0));
   nic_rr_pick #(
     .N(NumQps)
   ) u_pick (
     .en_i   (cstate_q == C_IDLE),
-    .req_i  (work_q),
+    .req_i  (pick_req),
     .last_i (cq_q),
     .found_o(pick_found),
     .idx_o  (pick_q)

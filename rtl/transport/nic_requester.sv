@@ -121,7 +121,8 @@ module nic_requester #(
   output logic [$clog2(DataWidth/8):0]  pl_nbytes_o,
   output logic                          pl_poison_o,   // the chunk's DMA read failed: stomp the frame
   input  logic                          pl_ready_i,
-  // acknowledgements for this side's QPs (from nic_roce_rx)
+  // acknowledgements for this side's QPs (nic_responder's, registered: nic_req_completer's pick
+  // takes the ACK's QP in the cycle it arrives)
   input  logic                          ack_valid_i,
   input  logic [7:0]                    ack_qpn_i,
   input  logic [23:0]                   ack_psn_i,

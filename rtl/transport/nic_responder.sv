@@ -1,7 +1,8 @@
 `default_nettype none
 // nic_responder: the responder side of the RC transport (docs/transport.md), and the receive
 // path's dispatcher. It takes every checked packet from nic_roce_rx, one at a time:
-//   - ACKs / NAKs go to nic_requester (ack_*); their payload (none) is drained;
+//   - ACKs / NAKs go to nic_requester (ack_*, through one register stage: see "the ACK / NAK
+//     handoff" below); their payload (none) is drained;
 //   - requests for a connected QP (RTS) are checked for their PSN and opcode sequence, then:
 //     Send: the payload goes into the next receive WQE's SGEs (the WQE is read by DMA when the
 //     message starts); Write: into the region named by the RETH (R_Key, range and remote-write
@@ -93,12 +94,13 @@ module nic_responder #(
   input  logic [$clog2(DataWidth/8):0]  pl_nbytes_i,
   input  logic                          pl_last_i,
   output logic                          pl_ready_o,
-  // acknowledgements for nic_requester
+  // acknowledgements for nic_requester (registered: a cycle after the dispatcher's decision)
   output logic                          ack_valid_o,
   output logic [7:0]                    ack_qpn_o,
   output logic [23:0]                   ack_psn_o,
   output logic [7:0]                    ack_syndrome_o,
-  output logic                          ack_implied_o,   // ... an implied NAK (a Read skipped)
+  output logic                          ack_implied_o,   // an implied NAK was made (a Read skipped;
+                                                         // the event, also when the ACK was dropped)
   // events (port counters; nic_rsp_dispatch): a wire ACK / NAK and its syndrome, a request
   // ahead of / behind the expected PSN
   output logic                          ev_ack_rx_o,
@@ -210,6 +212,9 @@ module nic_responder #(
 
   // ---- signals between the modules ------------------------------------------------------------
   // the dispatcher's
+  logic                  d_ack_valid, d_ack_implied, d_ev_ack_rx;   // its ACK / NAK (registered below)
+  logic [7:0]            d_ack_qpn, d_ack_syn, d_ev_ack_syn;
+  logic [23:0]           d_ack_psn;
   logic                  d_xl_req, d_xl_inv, d_tx_valid, d_qp_err;
   logic [31:0]           d_xl_token, d_xl_len;
   logic [63:0]           d_xl_va;
@@ -275,13 +280,13 @@ module nic_responder #(
     .pl_valid_i       (pl_valid_i),
     .pl_last_i        (pl_last_i),
     .pl_ready_o       (pl_ready_o),
-    .ack_valid_o      (ack_valid_o),
-    .ack_qpn_o        (ack_qpn_o),
-    .ack_psn_o        (ack_psn_o),
-    .ack_syndrome_o   (ack_syndrome_o),
-    .ack_implied_o    (ack_implied_o),
-    .ev_ack_rx_o      (ev_ack_rx_o),
-    .ev_ack_syn_o     (ev_ack_syn_o),
+    .ack_valid_o      (d_ack_valid),
+    .ack_qpn_o        (d_ack_qpn),
+    .ack_psn_o        (d_ack_psn),
+    .ack_syndrome_o   (d_ack_syn),
+    .ack_implied_o    (d_ack_implied),
+    .ev_ack_rx_o      (d_ev_ack_rx),
+    .ev_ack_syn_o     (d_ev_ack_syn),
     .ev_out_of_seq_o  (ev_out_of_seq_o),
     .ev_dup_req_o     (ev_dup_req_o),
     .xl_req_o         (d_xl_req),
@@ -358,6 +363,72 @@ module nic_responder #(
     .cpl_cqe_o        (cpl_cqe_o),
     .cpl_ready_i      (cpl_ready_i)
   );
+
+  // ---- the ACK / NAK handoff to nic_requester: one register stage ----------------------------
+  // The dispatcher's ACK / NAK (from the wire, implied, or a placed read response's) and its
+  // events leave through flip-flops (51 of them), so that no path runs through two engines in one
+  // cycle: before, the dispatcher's packet state ran combinationally through nic_req_rnr's
+  // classification into nic_req_completer's, nic_req_ack_timer's and nic_req_rnr's tables
+  // (docs/timing-area.md, "The acknowledgement handoff registered"). The requester sees every
+  // acknowledgement one cycle later. Why no stale state results:
+  //   - A QP_CONNECT / QP_CREATE / QP_DESTROY of the ACK's QP in the cycle the dispatcher hands it
+  //     (the cycle it is registered) drops it. Before, the two met in the requester in one cycle
+  //     and the command won (every requester table clears its QP after the ACK's write: the
+  //     completer's acknowledged PSN and NAK, the ACK timer, the RNR state, the read ring). Passed
+  //     on, the ACK would arrive after the command had reset the QP and act on its next life: an
+  //     old PSN acknowledged in the PSN space of a new connection, an old NAK failing a new WQE.
+  //     A command in the cycle the registered ACK is delivered meets it in the requester, where the
+  //     command still wins. So an ACK is dropped by a command of its QP in either of two cycles
+  //     (before: in one); an ACK dropped in the second would have written only state that the
+  //     command then cleared. Either way the ACK belongs to the QP's life the command ended.
+  //   - The QP's state (qp_state_i) is no hazard: the dispatcher checks only the QP number of an
+  //     ACK, and the requester judges each ACK against the state of the cycle it arrives in (the
+  //     ACK timer's RTS check, the completer's ERROR rule when it decides), as it would an ACK one
+  //     cycle later off the wire.
+  //   - The end of a Read's placement (rdone_o) is not delayed: the dispatcher's next lookup of the
+  //     oldest Read not placed (rctx_req_o) may come two cycles after it and must see it. So the
+  //     requester's read ring counts a Read placed one cycle before the ACK of its last response
+  //     (handed in the same cycle, a_rdone_with_ack) reaches the completer, which retires a Read
+  //     only on that ACK: placed before completed, as before. A command that drops the ACK also
+  //     clears the read ring's QP (the same three commands), so the two never disagree.
+  // The events (ev_ack_rx_o: the port counters) are registered with the ACK and not dropped: a
+  // wire ACK / NAK was received whatever became of the QP. ack_implied_o is the implied NAK's event
+  // alone (made by the dispatcher, ack_valid: the port counter counts it also when it is dropped).
+  logic       ack_drop;                // a command resets the ACK's QP in this cycle
+  logic       ack_valid_q, ack_implied_q, ev_ack_rx_q;
+  logic [7:0] ack_qpn_q, ack_syn_q, ev_ack_syn_q;
+  logic [23:0] ack_psn_q;
+  assign ack_drop = (cmd_connect || cmd_reset) && 32'(d_ack_qpn) < NumQps && cmd_qpn == QW'(d_ack_qpn);
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ack_valid_q   <= 1'b0;
+      ack_implied_q <= 1'b0;
+      ev_ack_rx_q   <= 1'b0;
+    end else begin
+      ack_valid_q   <= d_ack_valid && !ack_drop;
+      ack_implied_q <= d_ack_valid && d_ack_implied;
+      ev_ack_rx_q   <= d_ev_ack_rx;
+    end
+  end
+  // the data only with an acknowledgement or its event (an idle NIC moves no flip-flop)
+  always_ff @(posedge clk_i) begin
+    if (d_ack_valid) begin
+      ack_qpn_q <= d_ack_qpn;
+      ack_psn_q <= d_ack_psn;
+      ack_syn_q <= d_ack_syn;
+    end
+    if (d_ev_ack_rx) begin
+      ev_ack_syn_q <= d_ev_ack_syn;
+    end
+  end
+  assign ack_valid_o    = ack_valid_q;
+  assign ack_qpn_o      = ack_qpn_q;
+  assign ack_psn_o      = ack_psn_q;
+  assign ack_syndrome_o = ack_syn_q;
+  assign ack_implied_o  = ack_implied_q;
+  assign ev_ack_rx_o    = ev_ack_rx_q;
+  assign ev_ack_syn_o   = ev_ack_syn_q;
 
   nic_rsp_placer #(
     .DataWidth(DataWidth)
@@ -558,6 +629,28 @@ module nic_responder #(
   // (the prefetch) is not reported yet.
 
 `ifndef SYNTHESIS
+  // The end of a Read's placement and the ACK of its last response: handed together, delivered
+  // one cycle apart (the ACK registered above), unless a command resetting the QP drops the ACK.
+  logic       chk_rdone_q;
+  logic [7:0] chk_rdone_qpn_q;
+  always_ff @(posedge clk_i) begin
+    chk_rdone_q <= !rst_i && rdone_o && !ack_drop;
+    if (rdone_o) begin
+      chk_rdone_qpn_q <= rdone_qpn_o;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      if (rdone_o) begin
+        a_rdone_with_ack: assert (d_ack_valid && d_ack_qpn == rdone_qpn_o
+                                  && d_ack_syn == nic_roce_pkg::AETH_ACK);
+      end
+      if (chk_rdone_q) begin
+        a_rdone_ack_delivered: assert (ack_valid_o && ack_qpn_o == chk_rdone_qpn_q
+                                       && ack_syndrome_o == nic_roce_pkg::AETH_ACK);
+      end
+    end
+  end
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       // beats come only for a burst in flight

@@ -231,7 +231,7 @@ module nic_transport #(
   logic                  ack_valid;
   logic [7:0]            ack_qpn, ack_syndrome;
   logic [23:0]           ack_psn;
-  logic                  ack_implied;                // the acknowledgement is an implied NAK
+  logic                  ack_implied;                // an implied NAK was made (its event)
   logic                  ev_ack_rx;                  // a wire ACK / NAK of a local QP ...
   logic [7:0]            ev_ack_syn;                 // ... its syndrome
   logic                  ev_retransmitted, ev_local_ack_timeout;   // port counter events
@@ -560,7 +560,7 @@ module nic_transport #(
   // queued again (nic_req_intake), an ACK timer that expired (nic_req_ack_timer), an implied NAK
   // handed to the requester (a Read skipped, nic_rsp_dispatch), a request packet ahead of /
   // behind the responder's expected PSN (nic_rsp_dispatch).
-  assign ev_implied_nak = ack_valid && ack_implied;
+  assign ev_implied_nak = ack_implied;
 
   nic_port_counters u_counters (
     .clk_i              (clk_i),
