@@ -96,17 +96,20 @@ module nic_roce_tx #(
     if (out_fire) begin
       cnt_after = out_last ? '0 : cnt_q - CB'(W8);
     end
-    in_ready = !end_q && cnt_after <= CB'(W8);
+    // A frame's last beat and the next frame's first piece may cross in one cycle: the beat
+    // leaving with tlast empties the packer (cnt_after is 0), so back-to-back frames leave
+    // back to back.
+    in_ready = (!end_q || (out_fire && out_last)) && cnt_after <= CB'(W8);
     in_fire  = in_valid && in_ready;
 
     cnt_d = cnt_after;
     end_d = end_q;
+    if (out_fire && out_last) begin
+      end_d = 1'b0;
+    end
     if (in_fire) begin
       cnt_d = cnt_after + CB'(in_n);
       end_d = in_end;
-    end
-    if (out_fire && out_last) begin
-      end_d = 1'b0;
     end
   end
 
@@ -138,14 +141,24 @@ module nic_roce_tx #(
   logic [1:0]              pad_new;
   logic [12:0]             frame_len;  // without FCS: headers + payload + pad + ICRC
 
-  // Used only when S_IDLE takes a packet: evaluated only then.
+  // A packet is taken in S_IDLE, or in S_TAIL in the cycle the frame's {pad, ICRC} piece goes
+  // into the packer (the ICRC is computed from this cycle's registers, which the take then
+  // reloads): the next frame's headers start while the last beat is still to leave, so the
+  // cycle the pipelined ICRC costs a frame is not a gap on the wire between frames. The tail
+  // piece always fits when the ICRC is ready (less than a beat in the packer, a_tail_fits), so
+  // the ready depends on no port.
+  // (assigned after the ICRC's registers, below)
+  logic tail_done;
+  logic take;
+
+  // Used only when a packet is taken: evaluated only then.
   always_comb begin
     ext_n     = '0;
     pad_new   = '0;
     frame_len = '0;
     base      = '0;
     ext       = '0;
-    if (state_q == S_IDLE && pkt_valid_i) begin
+    if (take) begin
       ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
       pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
       frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
@@ -233,6 +246,10 @@ module nic_roce_tx #(
   assign take_tail = state_q == S_TAIL && cleft_q != '0 && cnt_q < CB'(W8);
   assign icrc_rdy  = cleft_q == '0 && !d_v_q;
 
+  assign tail_done   = state_q == S_TAIL && icrc_rdy;
+  assign pkt_ready_o = state_q == S_IDLE || tail_done;
+  assign take        = pkt_valid_i && pkt_ready_o;
+
   // Evaluated only while a beat is offered or taken.
   always_comb begin
     crc_beat = '0;
@@ -300,7 +317,7 @@ module nic_roce_tx #(
     if (out_fire) begin
       obeat_d = out_last ? '0 : (obeat_q == 3'd7) ? obeat_q : obeat_q + 3'd1;
     end
-    if (state_q == S_IDLE && pkt_valid_i) begin
+    if (take) begin
       crc_d   = CrcInit;
       cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
       cross_d = 1'b0;
@@ -364,7 +381,6 @@ module nic_roce_tx #(
     endcase
   end
 
-  assign pkt_ready_o = state_q == S_IDLE;
   assign pl_ready_o  = state_q == S_PAY && in_ready;
 
   always_comb begin
@@ -376,14 +392,6 @@ module nic_roce_tx #(
     poison_d = poison_q;
     unique case (state_q)
       S_IDLE: begin
-        if (pkt_valid_i) begin
-          poison_d = 1'b0;
-          state_d = S_HDR;
-          hpos_d  = '0;
-          hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
-          left_d  = pkt_i.pay_len;
-          pad_d   = pad_new;
-        end
       end
       S_HDR: begin
         if (in_fire) begin
@@ -411,6 +419,14 @@ module nic_roce_tx #(
         state_d = S_IDLE;
       end
     endcase
+    if (take) begin
+      poison_d = 1'b0;
+      state_d = S_HDR;
+      hpos_d  = '0;
+      hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
+      left_d  = pkt_i.pay_len;
+      pad_d   = pad_new;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -445,7 +461,7 @@ module nic_roce_tx #(
   // The header shift register is loaded before any use: it needs no reset. Loaded (wide) only
   // when a packet is taken or a header chunk goes into the packer.
   always_ff @(posedge clk_i) begin
-    if (state_q == S_IDLE && pkt_valid_i) begin
+    if (take) begin
       hdr_q <= {base, ext, 16'd0};
     end else if (state_q == S_HDR && in_fire) begin
       hdr_q <= hdr_q << DataWidth;
@@ -491,7 +507,7 @@ module nic_roce_tx #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (state_q == S_IDLE && pkt_valid_i) begin
+    if (take) begin
       ref_crc_q <= nic_roce_pkg::ICRC_SEED;
     end else if (in_fire) begin
       ref_crc_q <= ref_next;
@@ -526,11 +542,14 @@ module nic_roce_tx #(
         a_tail_is_the_last_beat: assert (cleft_q < 13'(2 * W8)
                                          && (cleft_q > 13'(W8)) == (32'(cnt_q) + 32'(pad_q) > W8));
       end
+      if (tail_done) begin
+        a_tail_fits: assert (in_fire);
+      end
       if (state_q == S_TAIL && in_fire) begin
         a_icrc_lanes: assert (!out_fire && 32'(cnt_q) + 32'(pad_q)
                               == (cross_q ? W8 + 2 : W8 - 4 * 32'(zq_q) - 2));
       end
-      if (state_q == S_IDLE && pkt_valid_i) begin
+      if (take) begin
         a_frame_length_2_mod_4: assert (frame_len[1:0] == 2'd2);
         a_icrc_done_before_next_frame: assert (cleft_q == '0 && !d_v_q);
       end
