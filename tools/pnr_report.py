@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The report of make pnr: utilisation, Fmax and the worst paths of nic_core on the ECP5-85F.
 
-    tools/pnr_report.py fit DIR                 after nextpnr --pack-only: does it fit?
+    tools/pnr_report.py fit DIR [--min-free PCT] after nextpnr --pack-only: does it fit (and
+                                                leave PCT % of the logic cells free)?
     tools/pnr_report.py report DIR --target MHZ [--min-free PCT]
                                                 after place and route: Fmax and the worst paths
 
@@ -10,8 +11,9 @@ DIR is build/pnr/<config> (the Makefile's pnr section): synth.log (Yosys, ending
 nic_core.json (the synthesized netlist), pack.log (nextpnr --pack-only), report.json (nextpnr
 --report --detailed-timing-report), nextpnr.log. Both steps print a summary and write DIR/pnr.json
 (machine-readable: utilisation, Fmax, target, fits, paths, run times). Exit status 1 when the
-design does not fit the part (fit), or when Fmax is below the target or fewer than PCT % of the
-logic cells (TRELLIS_COMB, default 30) are free (report).
+design does not fit the part (fit), when fewer than PCT % of the logic cells (TRELLIS_COMB) are
+free (fit with --min-free: make pnr-fit, the area check CI runs), or when Fmax is below the
+target or fewer than PCT % (default 30) are free (report).
 
 The worst paths. nextpnr reports one critical path per clock in full; its detailed report adds
 the arrival time at every timing endpoint (a register or block-RAM input), which is exact. The
@@ -118,7 +120,7 @@ def write_json(d, data):
         f.write("\n")
 
 
-def cmd_fit(d):
+def cmd_fit(d, min_free=None):
     util = utilisation(os.path.join(d, "pack.log"))
     stat = yosys_stat(os.path.join(d, "synth.log"))
     print_util(util, stat)
@@ -131,7 +133,19 @@ def cmd_fit(d):
             print(f"pnr: FAIL: nic_core does not fit the {PART}: {b} {u} of {a} "
                   f"({pct(u, a):.0f} %); no placement attempted (report: {d}/pnr.json)")
         sys.exit(1)
-    print(f"pnr: fits; placing and routing")
+    if min_free is None:
+        print(f"pnr: fits; placing and routing")
+        return
+    # the area check alone (make pnr-fit): no placement, so no Fmax
+    used, avail = util["TRELLIS_COMB"]
+    free = 100.0 - pct(used, avail)
+    data["fmax_mhz"] = None
+    data["target_free_pct"] = min_free
+    write_json(d, data)
+    ok = free >= min_free
+    print(f"pnr: {'PASS' if ok else 'FAIL'}: TRELLIS_COMB {used} of {avail}, {free:.1f} % free, "
+          f"target at least {min_free} % free (packed, not placed; report: {d}/pnr.json)")
+    sys.exit(0 if ok else 1)
 
 
 # ---- the worst paths ------------------------------------------------------------------------
@@ -348,13 +362,14 @@ def main():
     ap.add_argument("step", choices=["fit", "report"])
     ap.add_argument("dir")
     ap.add_argument("--target", type=float, default=100.0, help="MHz")
-    ap.add_argument("--min-free", type=float, default=30.0,
-                    help="the share of logic cells (TRELLIS_COMB) that must stay free, in %%")
+    ap.add_argument("--min-free", type=float, default=None,
+                    help="the share of logic cells (TRELLIS_COMB) that must stay free, in %% "
+                         "(report: default 30; fit: checked only when given)")
     a = ap.parse_args()
     if a.step == "fit":
-        cmd_fit(a.dir)
+        cmd_fit(a.dir, a.min_free)
     else:
-        cmd_report(a.dir, a.target, a.min_free)
+        cmd_report(a.dir, a.target, 30.0 if a.min_free is None else a.min_free)
 
 
 if __name__ == "__main__":
