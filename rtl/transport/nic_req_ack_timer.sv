@@ -368,8 +368,10 @@ module nic_req_ack_timer #(
   // was (re)started with (f_start_q, f_tmo_q): the timer must expire P + 1 ticks after it,
   // P = ceil(4.096 us x 2^ack_timeout) of that code. The RTL keeps the start and computes the
   // expiry from it and tmo_q (tmo_hit); the shadows are in the same representation, so the
-  // solver compares them bit for bit (an arithmetic form such as start + P + 1 == due did not
-  // finish within 10 minutes in Yices).
+  // per-QP invariants are equalities bit for bit (an invariant in arithmetic form, such as
+  // start + P + 1 == due, did not finish within 10 minutes in Yices), and the expiry test itself
+  // is checked against start + P + 1 at the scanned QP in the cycle it is made
+  // (f_timeout_when_due: arithmetic of one cycle, not an invariant; proven in seconds).
   logic [NumQps-1:0] f_conn_q, f_conn_d;
   logic [2:0]        f_spent_q [NumQps];
   logic [35:0]       f_start_q [NumQps];
