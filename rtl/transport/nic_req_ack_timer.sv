@@ -120,7 +120,7 @@ module nic_req_ack_timer #(
   logic [2:0]        left_q  [NumQps];   // retries left
   logic [23:0]       acked_q [NumQps];   // last PSN acknowledged
   logic [23:0]       sent_q  [NumQps];   // last PSN of the newest WQE that went out
-  logic [35:0]       due_q   [NumQps];   // the timer expires when now_us reaches it
+  logic [35:0]       start_q [NumQps];   // now_us at the timer's last (re)start
   logic [23:0]       pend_psn_q [NumQps];
   logic [NumQps-1:0] armed_q, armed_d;
   logic [NumQps-1:0] pend_q, pend_d;
@@ -168,7 +168,12 @@ module nic_req_ack_timer #(
   // ---- the timers: one QP looked at a cycle while any is armed -------------------------------
   logic tmo_hit;              // the scanned QP's timer expired (not in a cycle its ACK comes)
   logic tmo_go, tmo_fail;
-  assign tmo_hit  = sweep_q != '0 && armed_q[scan_q] && ((now_us_q - due_q[scan_q]) & 36'h8_0000_0000) == 36'd0
+  // It expires when now_us reaches start + P + 1: now_us - (start + P + 1) is not negative
+  // (modulo 2^36), written (now_us - start) + ~P. Only the scanned QP's expiry is computed,
+  // from its start and its code: tmo_q of an armed QP cannot change (QP_CONNECT disarms it).
+  logic [35:0] tmo_elapsed;   // now_us - start - P - 1 of the scanned QP
+  assign tmo_elapsed = (now_us_q - start_q[scan_q]) + ~ack_period_us(tmo_q[scan_q]);
+  assign tmo_hit  = sweep_q != '0 && armed_q[scan_q] && (tmo_elapsed & 36'h8_0000_0000) == 36'd0
                     && !(ack_take_i && ack_q_i == scan_q);
   assign tmo_go   = tmo_hit && left_q[scan_q] != 3'd0;
   assign tmo_fail = tmo_hit && left_q[scan_q] == 3'd0;
@@ -221,34 +226,62 @@ module nic_req_ack_timer #(
   assign ev_retry_o   = seq_go || tmo_go;
 
   // ---- per-QP tables ----------------------------------------------------------------------------
+  // The timer's (re)starts: arming by an append, progress, a timeout or sequence NAK that orders
+  // a replay. Every one records the same value (now_us), so a QP's start costs an enable only.
+  logic [NumQps-1:0] restart;
+  always_comb begin
+    restart = '0;
+    if (append_i && append_pend_i && !armed_q[append_qpn_i]) begin
+      restart[append_qpn_i] = 1'b1;
+    end
+    if (tmo_go) begin
+      restart[scan_q] = 1'b1;
+    end
+    if (ack_progress) begin
+      restart[ack_q_i] = 1'b1;
+    end
+    if (seq_go) begin
+      restart[ack_q_i] = 1'b1;
+    end
+  end
+
+  // The replay's PSN: a timeout's (the scanned QP: the oldest PSN not acknowledged), or the
+  // ACK's QP's: a sequence NAK's, or, after progress while a replay is pending, the first PSN
+  // after what is acknowledged now (the completer pops the entries this ACK covers, and a walk
+  // from a PSN inside one of them would find its first WQE beginning after the replay's PSN,
+  // and fail it INVALID_PARAMETER). Both writes of the ACK's QP write the same value, and a
+  // timeout is never of the ACK's QP (tmo_hit), so a QP's entry takes one of two values.
+  logic pend_psn_ack;   // the ACK's QP's replay PSN moves to ack_upto_i + 1
+  assign pend_psn_ack = seq_go || (ack_progress && pend_q[ack_q_i]
+                                   && nic_roce_pkg::psn_le(pend_psn_q[ack_q_i], ack_upto_i));
+
   always_ff @(posedge clk_i) begin
-    // the timer's (re)starts: arming by an append, progress, a timeout that orders a replay
-    if (append_i && append_pend_i) begin
-      sent_q[append_qpn_i] <= append_psn_i;
-      if (!armed_q[append_qpn_i]) begin
-        due_q[append_qpn_i] <= now_us_q + ack_period_us(tmo_q[append_qpn_i]) + 36'd1;
+    for (int q = 0; q < NumQps; q++) begin
+      if (restart[q]) begin
+        start_q[q] <= now_us_q;
       end
     end
     if (tmo_go) begin
-      due_q[scan_q]      <= now_us_q + ack_period_us(tmo_q[scan_q]) + 36'd1;
-      left_q[scan_q]     <= left_q[scan_q] - 3'd1;
       pend_psn_q[scan_q] <= acked_q[scan_q] + 24'd1;
+    end
+    if (pend_psn_ack) begin
+      pend_psn_q[ack_q_i] <= ack_upto_i + 24'd1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (append_i && append_pend_i) begin
+      sent_q[append_qpn_i] <= append_psn_i;
+    end
+    if (tmo_go) begin
+      left_q[scan_q]     <= left_q[scan_q] - 3'd1;
     end
     if (ack_progress) begin
       acked_q[ack_q_i] <= ack_upto_i;
       left_q[ack_q_i]  <= rcnt_q[ack_q_i];
-      due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
-      // a replay still pending starts after what is acknowledged now: the completer pops the
-      // entries this ACK covers, and a walk from a PSN inside one of them would find its first
-      // WQE beginning after the replay's PSN (and fail it INVALID_PARAMETER)
-      if (pend_q[ack_q_i] && nic_roce_pkg::psn_le(pend_psn_q[ack_q_i], ack_upto_i)) begin
-        pend_psn_q[ack_q_i] <= ack_upto_i + 24'd1;
-      end
     end
     if (seq_go) begin
       left_q[ack_q_i]     <= seq_left - 3'd1;
-      pend_psn_q[ack_q_i] <= ack_upto_i + 24'd1;
-      due_q[ack_q_i]      <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
     end
     if (cmd_connect_i) begin
       tmo_q[cmd_qpn_i]   <= cmd_ack_timeout_i;
@@ -331,13 +364,18 @@ module nic_req_ack_timer #(
   //
   // The proof's own bookkeeping (shadows: written from the events the IBA names, never from the
   // tables they check): per QP, connected since QP_CONNECT, the retries spent since the last
-  // progress (f_spent_q), and the microsecond at which the timer must expire: P + 1 ticks after
-  // its last (re)start, P = ceil(4.096 us x 2^ack_timeout) (f_due_q; the same expression as the
-  // RTL's, so the solver sees it is one: an arithmetic form such as start + P + 1 == due did
-  // not finish within 10 minutes in Yices).
+  // progress (f_spent_q), and the microsecond of the timer's last (re)start with the code it
+  // was (re)started with (f_start_q, f_tmo_q): the timer must expire P + 1 ticks after it,
+  // P = ceil(4.096 us x 2^ack_timeout) of that code. The RTL keeps the start and computes the
+  // expiry from it and tmo_q (tmo_hit); the shadows are in the same representation, so the
+  // per-QP invariants are equalities bit for bit (an invariant in arithmetic form, such as
+  // start + P + 1 == due, did not finish within 10 minutes in Yices), and the expiry test itself
+  // is checked against start + P + 1 at the scanned QP in the cycle it is made
+  // (f_timeout_when_due: arithmetic of one cycle, not an invariant; proven in seconds).
   logic [NumQps-1:0] f_conn_q, f_conn_d;
   logic [2:0]        f_spent_q [NumQps];
-  logic [35:0]       f_due_q [NumQps];
+  logic [35:0]       f_start_q [NumQps];
+  logic [4:0]        f_tmo_q [NumQps];
   logic [2:0]        f_spent_ack;        // the ACK's QP's spent retries after its own progress
   logic [2:0]        f_spent_scan;       // the scanned QP's
   logic [2:0]        f_rcnt_ack, f_rcnt_scan;
@@ -364,19 +402,23 @@ module nic_req_ack_timer #(
       f_conn_q <= f_conn_d;
     end
     if (append_i && append_pend_i && !armed_q[append_qpn_i]) begin
-      f_due_q[append_qpn_i] <= now_us_q + ack_period_us(tmo_q[append_qpn_i]) + 36'd1;
+      f_start_q[append_qpn_i] <= now_us_q;
+      f_tmo_q[append_qpn_i]   <= tmo_q[append_qpn_i];
     end
     if (tmo_go) begin
       f_spent_q[scan_q] <= f_spent_scan + 3'd1;
-      f_due_q[scan_q]   <= now_us_q + ack_period_us(tmo_q[scan_q]) + 36'd1;
+      f_start_q[scan_q] <= now_us_q;
+      f_tmo_q[scan_q]   <= tmo_q[scan_q];
     end
     if (ack_progress) begin
       f_spent_q[ack_q_i] <= 3'd0;
-      f_due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+      f_start_q[ack_q_i] <= now_us_q;
+      f_tmo_q[ack_q_i]   <= tmo_q[ack_q_i];
     end
     if (seq_go) begin
       f_spent_q[ack_q_i] <= f_spent_ack + 3'd1;
-      f_due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;
+      f_start_q[ack_q_i] <= now_us_q;
+      f_tmo_q[ack_q_i]   <= tmo_q[ack_q_i];
     end
     if (cmd_connect_i) begin
       f_spent_q[cmd_qpn_i] <= 3'd0;
@@ -387,14 +429,15 @@ module nic_req_ack_timer #(
   // in every iteration; a failing one is reported by its source line).
   for (genvar q = 0; q < NumQps; q++) begin : gen_f_qp
     logic [2:0]  f_spent, f_left, f_rcnt;
-    logic [4:0]  f_tmo;
-    logic [35:0] f_due, f_due_spec;
+    logic [4:0]  f_tmo, f_tmo_spec;
+    logic [35:0] f_start, f_start_spec;
     assign f_spent = f_spent_q[q];
     assign f_left  = left_q[q];
     assign f_rcnt  = rcnt_q[q];
     assign f_tmo   = tmo_q[q];
-    assign f_due   = due_q[q];
-    assign f_due_spec = f_due_q[q];
+    assign f_start = start_q[q];
+    assign f_start_spec = f_start_q[q];
+    assign f_tmo_spec   = f_tmo_q[q];
     always_ff @(posedge clk_i) begin
       if (!rst_i) begin
         // Code 0 means no timer: a QP with ack_timeout 0 is never armed.
@@ -408,9 +451,11 @@ module nic_req_ack_timer #(
           assert (f_left == f_rcnt - f_spent);
           // An armed timer expires P + 1 ticks after its last (re)start: it was restarted at
           // every event that restarts it (a WQE out while not armed, progress, a timeout or
-          // sequence NAK that orders a replay), with the period of the QP's own code.
+          // sequence NAK that orders a replay), and it runs with the period of the code it was
+          // (re)started with (tmo_hit reads tmo_q: no QP_CONNECT changed it since).
           if (armed_q[q]) begin
-            assert (f_due == f_due_spec);
+            assert (f_start == f_start_spec);
+            assert (f_tmo == f_tmo_spec);
           end
         end
         cover (f_conn_q[q] && armed_q[q] && pend_q[q]);
@@ -430,6 +475,13 @@ module nic_req_ack_timer #(
       // per-QP invariant above, due = P + 1 ticks after the last restart).
       if (tmo_hit) begin
         f_no_early_timeout: assert (f_conn_q[scan_q] && tmo_q[scan_q] != 5'd0);
+      end
+      // The scanned armed timer expires exactly when now_us has reached its last (re)start
+      // + P + 1 (modulo 2^36, as a signed difference), P of the code it was (re)started with.
+      if (sweep_q != '0 && armed_q[scan_q] && !(ack_take_i && ack_q_i == scan_q)) begin
+        f_timeout_when_due: assert (tmo_hit == (((now_us_q - (f_start_q[scan_q]
+                                                  + ack_period_us(f_tmo_q[scan_q]) + 36'd1))
+                                                 & 36'h8_0000_0000) == 36'd0));
       end
       // A retry is ordered only with one left; none left, the timeout or sequence NAK fails the
       // oldest request not acknowledged (IO_TIMEOUT) instead of replaying.

@@ -66,6 +66,39 @@ module nic_req_completer #(
 
   localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
 
+  // A failure's status is one of a closed set: a NAK's (nic_req_rnr: IO_TIMEOUT for the RNR
+  // retries spent, ACCESS_VIOLATION, REMOTE_ERROR), a replayed WQE's failed checks
+  // (nic_req_intake's status_q: INVALID_PARAMETER, CANCELLED, ACCESS_VIOLATION), a payload read's
+  // (nic_requester: INTERNAL_ERROR) and the ACK timer's (IO_TIMEOUT). The table keeps 3 bits a
+  // QP instead of 32, decoded where it is read (nak_status). Bits 7, 6, 5, 3 and 0 of the status
+  // tell the set's members apart; a_nak_status_encodable, a_fail_status_encodable and
+  // a_timeout_encodable check that every status that arrives is one of them (decoding its code
+  // gives it back).
+  function automatic logic [2:0] nak_code(input logic [4:0] key);   // status[7:5,3,0]
+    case (key)
+      5'b10101: nak_code = 3'd1;   // IO_TIMEOUT         C00000B5
+      5'b00001: nak_code = 3'd2;   // ACCESS_VIOLATION   C0000005
+      5'b00111: nak_code = 3'd3;   // REMOTE_ERROR       C000013D
+      5'b00011: nak_code = 3'd4;   // INVALID_PARAMETER  C000000D
+      5'b00100: nak_code = 3'd5;   // CANCELLED          C0000120
+      5'b11101: nak_code = 3'd6;   // INTERNAL_ERROR     C00000E5
+      default:  nak_code = 3'd0;   // SUCCESS            00000000
+    endcase
+  endfunction
+  localparam logic [2:0] NakCodeIoTimeout = 3'd1;
+
+  function automatic logic [31:0] nak_status(input logic [2:0] code);
+    case (code)
+      3'd1:    nak_status = nic_pkg::STATUS_IO_TIMEOUT;
+      3'd2:    nak_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+      3'd3:    nak_status = nic_pkg::STATUS_REMOTE_ERROR;
+      3'd4:    nak_status = nic_pkg::STATUS_INVALID_PARAMETER;
+      3'd5:    nak_status = nic_pkg::STATUS_CANCELLED;
+      3'd6:    nak_status = nic_pkg::STATUS_INTERNAL_ERROR;
+      default: nak_status = nic_pkg::STATUS_SUCCESS;
+    endcase
+  endfunction
+
   typedef enum logic [1:0] {
     C_IDLE,   // pick a QP with work
     C_READ,   // its oldest entry is being read
@@ -91,7 +124,7 @@ module nic_req_completer #(
   logic [NumQps-1:0] acked_v_q, acked_v_d;
   logic [NumQps-1:0] nak_v_q, nak_v_d;
   logic [23:0]       nak_psn_q [NumQps];
-  logic [31:0]       nak_status_q [NumQps];
+  logic [2:0]        nak_code_q [NumQps];   // the NAK's status, encoded (nak_code)
   logic [NumQps-1:0] work_q, work_d;
 
   // round robin over the QPs with work, after the one picked last (cq_q; only in C_IDLE, its
@@ -136,7 +169,7 @@ module nic_req_completer #(
       c_done   = 1'b1;
     end else if (nak_v_q[cq_q] && nic_roce_pkg::psn_le(nak_psn_q[cq_q], e_psn)) begin
       c_done     = 1'b1;
-      c_status   = nak_status_q[cq_q];
+      c_status   = nak_status(nak_code_q[cq_q]);
       c_nak_used = 1'b1;
     end else if (qp_state_i[2*cq_q +: 2] == nic_pkg::QP_STATE_ERROR) begin
       c_done   = 1'b1;
@@ -219,14 +252,18 @@ module nic_req_completer #(
     end
   end
 
+  logic [2:0] rp_fail_code, ack_nak_code;
+  assign rp_fail_code = nak_code({rp_fail_status_i[7:5], rp_fail_status_i[3], rp_fail_status_i[0]});
+  assign ack_nak_code = nak_code({ack_nak_status_i[7:5], ack_nak_status_i[3], ack_nak_status_i[0]});
+
   always_ff @(posedge clk_i) begin
     if (tm_fail_i) begin
       nak_psn_q[tm_fail_qpn_i]    <= tm_fail_psn_i;
-      nak_status_q[tm_fail_qpn_i] <= nic_pkg::STATUS_IO_TIMEOUT;
+      nak_code_q[tm_fail_qpn_i]   <= NakCodeIoTimeout;
     end
     if (rp_fail_i) begin
       nak_psn_q[rp_fail_qpn_i]    <= rp_fail_psn_i;
-      nak_status_q[rp_fail_qpn_i] <= rp_fail_status_i;
+      nak_code_q[rp_fail_qpn_i]   <= rp_fail_code;
     end
     if (ack_take_i) begin
       // the acknowledged PSN only moves forward: an ACK overtaken on the wire by a later one
@@ -237,7 +274,7 @@ module nic_req_completer #(
       end
       if (ack_nak_i) begin
         nak_psn_q[ack_q_i]    <= ack_psn_i;
-        nak_status_q[ack_q_i] <= ack_nak_status_i;
+        nak_code_q[ack_q_i]   <= ack_nak_code;
       end
     end
   end
@@ -325,6 +362,16 @@ module nic_req_completer #(
     if (!rst_i && chk_cpl_held_q) begin
       // an offered completion stays offered, unchanged, until taken
       a_cpl_stable: assert (cpl_valid_o && cpl_cqe_o == chk_cpl_cqe_q);
+    end
+    // every failure's status is one nak_code encodes (the table keeps only its code)
+    if (!rst_i && ack_take_i && ack_nak_i) begin
+      a_nak_status_encodable: assert (nak_status(ack_nak_code) == ack_nak_status_i);
+    end
+    if (!rst_i && tm_fail_i) begin
+      a_timeout_encodable: assert (nak_status(NakCodeIoTimeout) == nic_pkg::STATUS_IO_TIMEOUT);
+    end
+    if (!rst_i && rp_fail_i) begin
+      a_fail_status_encodable: assert (nak_status(rp_fail_code) == rp_fail_status_i);
     end
   end
 `endif

@@ -110,8 +110,12 @@ BUGS = {
         "ack_timer", AT, "      left_q[ack_q_i]  <= rcnt_q[ack_q_i];\n", "",
         "budget left = retry_count - spent (progress restores it)"),
     "ack_timer_not_restarted_on_progress": (
-        "ack_timer", AT, "      due_q[ack_q_i]   <= now_us_q + ack_period_us(tmo_q[ack_q_i]) + 36'd1;\n", "",
+        "ack_timer", AT, "    if (ack_progress) begin\n      restart[ack_q_i] = 1'b1;\n    end\n", "",
         "an armed timer expires P + 1 ticks after its last restart"),
+    "ack_timer_expires_one_tick_early": (
+        "ack_timer", AT, "(now_us_q - start_q[scan_q]) + ~ack_period_us(tmo_q[scan_q]);",
+        "(now_us_q - start_q[scan_q]) - ack_period_us(tmo_q[scan_q]);",
+        "f_timeout_when_due (expiry P + 1 ticks after the last restart)"),
     "ack_timer_armed_with_code_0": (
         "ack_timer", AT, "if (append_i && append_pend_i && tmo_q[append_qpn_i] != 5'd0) begin",
         "if (append_i && append_pend_i) begin", "code 0: never armed, no timeout"),
