@@ -174,20 +174,25 @@ module nic_mr_table #(
 
   // Each writer's index decoded once, as the AND of a decoded high half and a decoded low half
   // (shared by the entries; a comparison per entry and writer costs several LUTs each).
-  localparam int LoW = MrW / 2;
-  localparam int HiW = MrW - LoW;
+  localparam int DecW = (MrW < 2) ? 2 : MrW;   // the indices widened to have two halves
+  localparam int LoW  = DecW / 2;
+  localparam int HiW  = DecW - LoW;
+  logic [DecW-1:0]   wr_dec_idx, inv_dec_idx, cmd_dec_idx;
   logic [2**LoW-1:0] wr_lo, inv_lo, cmd_lo;
   logic [2**HiW-1:0] wr_hi, inv_hi, cmd_hi;
   always_comb begin
+    wr_dec_idx  = DecW'(wr_idx_i);
+    inv_dec_idx = DecW'(x1_inv_idx);
+    cmd_dec_idx = DecW'(cmd_idx);
     for (int i = 0; i < 2**LoW; i++) begin
-      wr_lo[i]  = wr_idx_i[LoW-1:0] == LoW'(i);
-      inv_lo[i] = x1_inv_idx[LoW-1:0] == LoW'(i);
-      cmd_lo[i] = cmd_idx[LoW-1:0] == LoW'(i);
+      wr_lo[i]  = wr_dec_idx[LoW-1:0] == LoW'(i);
+      inv_lo[i] = inv_dec_idx[LoW-1:0] == LoW'(i);
+      cmd_lo[i] = cmd_dec_idx[LoW-1:0] == LoW'(i);
     end
     for (int i = 0; i < 2**HiW; i++) begin
-      wr_hi[i]  = wr_i && wr_idx_i[MrW-1:LoW] == HiW'(i);
-      inv_hi[i] = x1_inv_wr && x1_inv_idx[MrW-1:LoW] == HiW'(i);
-      cmd_hi[i] = (mr_init || mr_free) && cmd_idx[MrW-1:LoW] == HiW'(i);
+      wr_hi[i]  = wr_i && wr_dec_idx[DecW-1:LoW] == HiW'(i);
+      inv_hi[i] = x1_inv_wr && inv_dec_idx[DecW-1:LoW] == HiW'(i);
+      cmd_hi[i] = (mr_init || mr_free) && cmd_dec_idx[DecW-1:LoW] == HiW'(i);
     end
   end
 
