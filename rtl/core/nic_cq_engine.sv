@@ -495,8 +495,9 @@ module nic_cq_engine #(
           tick_mod             = mod_q[c];
           tim_tick[16*c +: 16] = sat_inc(tlive_q[c] ? tim_q[c] : 16'd0);
           // "interval != 0 and tim >= interval" as an equality: a held CQ has not reached its
-          // interval (held needs !(tlive && treach)), so its timer is below a nonzero interval
-          // and one tick reaches it exactly; a timer after a tick is never 0
+          // interval (held needs !(tlive && treach)), so its timer is below the interval or the
+          // interval is 0; one tick reaches a nonzero interval exactly, and a timer after a
+          // tick is never 0
           treach_d[c] = tim_tick[16*c +: 16] == tick_mod.interval_us;
         end
       end
