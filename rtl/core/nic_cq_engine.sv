@@ -494,8 +494,11 @@ module nic_cq_engine #(
         if (hold[c]) begin
           tick_mod             = mod_q[c];
           tim_tick[16*c +: 16] = sat_inc(tlive_q[c] ? tim_q[c] : 16'd0);
-          treach_d[c] = tick_mod.interval_us != 16'd0
-                        && tim_tick[16*c +: 16] >= tick_mod.interval_us;
+          // "interval != 0 and tim >= interval" as an equality: a held CQ has not reached its
+          // interval (held needs !(tlive && treach)), so its timer is below the interval or the
+          // interval is 0; one tick reaches a nonzero interval exactly, and a timer after a
+          // tick is never 0
+          treach_d[c] = tim_tick[16*c +: 16] == tick_mod.interval_us;
         end
       end
     end

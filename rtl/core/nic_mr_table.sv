@@ -172,6 +172,30 @@ module nic_mr_table #(
   logic                x1_inv_wr;
   logic [MrW-1:0]      x1_inv_idx;
 
+  // Each writer's index decoded once, as the AND of a decoded high half and a decoded low half
+  // (shared by the entries; a comparison per entry and writer costs several LUTs each).
+  localparam int DecW = (MrW < 2) ? 2 : MrW;   // the indices widened to have two halves
+  localparam int LoW  = DecW / 2;
+  localparam int HiW  = DecW - LoW;
+  logic [DecW-1:0]   wr_dec_idx, inv_dec_idx, cmd_dec_idx;
+  logic [2**LoW-1:0] wr_lo, inv_lo, cmd_lo;
+  logic [2**HiW-1:0] wr_hi, inv_hi, cmd_hi;
+  always_comb begin
+    wr_dec_idx  = DecW'(wr_idx_i);
+    inv_dec_idx = DecW'(x1_inv_idx);
+    cmd_dec_idx = DecW'(cmd_idx);
+    for (int i = 0; i < 2**LoW; i++) begin
+      wr_lo[i]  = wr_dec_idx[LoW-1:0] == LoW'(i);
+      inv_lo[i] = inv_dec_idx[LoW-1:0] == LoW'(i);
+      cmd_lo[i] = cmd_dec_idx[LoW-1:0] == LoW'(i);
+    end
+    for (int i = 0; i < 2**HiW; i++) begin
+      wr_hi[i]  = wr_i && wr_dec_idx[DecW-1:LoW] == HiW'(i);
+      inv_hi[i] = x1_inv_wr && inv_dec_idx[DecW-1:LoW] == HiW'(i);
+      cmd_hi[i] = (mr_init || mr_free) && cmd_dec_idx[DecW-1:LoW] == HiW'(i);
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q <= {NumMrs{nic_pkg::MR_STATE_FREE}};
@@ -179,23 +203,27 @@ module nic_mr_table #(
       // One constant slice per entry, enabled by the decoded indices: a write at a computed
       // offset (state_q[2*wr_idx_i +: 2]) is a shifter of the whole vector in Yosys 0.23.
       for (int e = 0; e < NumMrs; e++) begin
-        if (wr_i && wr_idx_i == MrW'(e)) begin
+        if (cmd_lo[e % (2**LoW)] && cmd_hi[e / (2**LoW)]) begin
+          state_q[2*e +: 2] <= mr_init ? nic_pkg::MR_STATE_INVALID : nic_pkg::MR_STATE_FREE;
+        end else if (inv_lo[e % (2**LoW)] && inv_hi[e / (2**LoW)]) begin
+          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
+        end else if (wr_lo[e % (2**LoW)] && wr_hi[e / (2**LoW)]) begin
           state_q[2*e +: 2] <= wr_state_i;
-        end
-        if (x1_inv_wr && x1_inv_idx == MrW'(e)) begin
-          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
-        end
-        if (mr_init && cmd_idx == MrW'(e)) begin
-          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
-        end
-        if (mr_free && cmd_idx == MrW'(e)) begin
-          state_q[2*e +: 2] <= nic_pkg::MR_STATE_FREE;
         end
       end
     end
   end
 
   assign state_o      = state_q;
+
+  // Bit 1 of each state: VALID is the only state with it set (no entry is ever in state 3, see
+  // a_wr_state_known), so a reader that asks only "VALID?" reads one bit per entry.
+  logic [NumMrs-1:0] state_valid;
+  always_comb begin
+    for (int e = 0; e < NumMrs; e++) begin
+      state_valid[e] = state_q[2*e+1];
+    end
+  end
   assign cmd_wr_o     = mr_init || mr_free;
   assign cmd_wr_idx_o = cmd_idx;
 
@@ -267,7 +295,7 @@ module nic_mr_table #(
 
   logic             x1_in_range, x1_entry_ok, x1_access_ok, x1_range_ok, x1_parent_ok, x1_ok;
   logic             x1_inv_ok;
-  logic [1:0]       x1_state, x1_parent_state;
+  logic             x1_valid, x1_parent_valid;   // the entry / its parent is VALID
   logic [MrW-1:0]   x1_idx, x1_parent;
   logic [63:0]      x1_base_va, x1_length, x1_byte_off, x1_off;
   logic [31:0]      x1_span;            // the length checked: len, or 1 for a length of 0
@@ -278,14 +306,14 @@ module nic_mr_table #(
   always_comb begin
     x1_idx          = x1_tok.index[MrW-1:0];
     x1_in_range     = 1'b0;
-    x1_state        = nic_pkg::MR_STATE_FREE;
+    x1_valid        = 1'b0;
     x1_base_va      = '0;
     x1_length       = '0;
     x1_byte_off     = '0;
     x1_entry_access = '0;
     x1_mtt_base     = '0;
     x1_parent       = '0;
-    x1_parent_state = nic_pkg::MR_STATE_FREE;
+    x1_parent_valid = 1'b0;
     x1_entry_ok     = 1'b0;
     x1_access_ok    = 1'b0;
     x1_range_ok     = 1'b0;
@@ -297,22 +325,22 @@ module nic_mr_table #(
     x1_span         = '0;
     if (x1_valid_q) begin
       x1_in_range     = 32'(x1_tok.index) < NumMrs;
-      x1_state        = x1_in_range ? state_o[2*x1_idx +: 2] : nic_pkg::MR_STATE_FREE;
+      x1_valid        = x1_in_range && state_valid[x1_idx];
       x1_base_va      = xl_reg[71:8];
       x1_length       = xl_reg[135:72];
       x1_byte_off     = xl_reg[199:136];
       x1_entry_access = xl_reg[215:200];
       x1_mtt_base     = xl_reg[216 +: MttAW];
       x1_parent       = xl_reg[216+MttAW +: MrW];
-      x1_parent_state = state_o[2*x1_parent +: 2];
-      x1_entry_ok     = x1_in_range && x1_state == nic_pkg::MR_STATE_VALID &&
+      x1_parent_valid = state_valid[x1_parent];
+      x1_entry_ok     = x1_valid &&
                         xl_reg[7:0] == x1_tok.key && xl_id[15:0] == x1_pd_q;
       x1_access_ok    = (x1_access_q & AccessMask & ~x1_entry_access) == '0;
       // a request of length 0 is checked as one byte: the page holding va must be the entry's
       x1_span         = x1_len_q | {31'd0, x1_len_q == '0};
       x1_range_ok     = {1'b0, x1_va_q} >= {1'b0, x1_base_va} &&
                         {1'b0, x1_va_q} + 65'(x1_span) <= {1'b0, x1_base_va} + {1'b0, x1_length};
-      x1_parent_ok    = !xl_id[16] || x1_parent_state == nic_pkg::MR_STATE_VALID;
+      x1_parent_ok    = !xl_id[16] || x1_parent_valid;
       x1_inv_ok       = x1_entry_ok && !(wr_i && wr_idx_i == x1_idx);
       x1_ok           = x1_inv_q ? x1_inv_ok
                                  : x1_entry_ok && x1_access_ok && x1_range_ok && x1_parent_ok;
