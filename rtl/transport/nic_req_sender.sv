@@ -64,6 +64,12 @@ module nic_req_sender #(
   localparam int LW = $clog2(W8);
   localparam int NB = LW + 1;
 
+  // the inline bytes in words of the stream: an inline packet's beats take whole words of them
+  // (every beat but the last carries W8 bytes), so a beat's offset into them is a multiple of W8
+  localparam int InlBits  = 384;
+  localparam int InlWords = (InlBits + DataWidth - 1) / DataWidth;
+  localparam int InlIdxW  = 6 - LW;   // the word index: the 6-bit byte offset's bits above LW
+
   localparam int PktDepth   = 16;
   localparam int PieceDepth = 16;
   localparam int PkW = $clog2(PktDepth);
@@ -121,7 +127,10 @@ module nic_req_sender #(
   nic_roce_pkg::tx_pkt_t o_head;                 // the head descriptor (for its QP and PSN)
   logic [23:0]           o_head_sqpn, o_head_psn;
   nic_roce_pkg::tx_pkt_t o_pkt;
-  logic [383:0]          o_inl, o_inl_shifted;
+  logic [383:0]          o_inl;
+  logic [InlWords*DataWidth-1:0] o_inl_words;   // the inline bytes, zero-padded to whole words
+  logic [5:0]            o_inl_off;              // the beat's byte offset into the inline bytes
+  logic [DataWidth-1:0]  o_inl_beat;             // the beat's word of them
   logic                  o_isinl;
   logic [LW-1:0]         o_lane_head, lane0;
   logic [12:0]           o_len_head, o_cur_left;
@@ -149,7 +158,9 @@ module nic_req_sender #(
     // while it takes this packet's payload)
     chunk_data    = '0;
     o_inl         = '0;
-    o_inl_shifted = '0;
+    o_inl_off     = '0;
+    o_inl_words   = '0;
+    o_inl_beat    = '0;
     o_head      = pq_pkt_mem[pq_rp_q[PkW-1:0]];
     o_head_sqpn = o_head.sqpn;
     o_head_psn  = o_head.psn;
@@ -158,8 +169,17 @@ module nic_req_sender #(
       chunk_data = gb_data_i >> (8 * 32'(lane0));
     end
     if (ostate_q == O_INLINE) begin
-      o_inl         = pq_inl_mem[pq_rp_q[PkW-1:0]];
-      o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+      o_inl     = pq_inl_mem[pq_rp_q[PkW-1:0]];
+      o_inl_off = 6'(o_pkt.pay_len - o_left_q);
+      // The beat's word, selected at constant slices (its offset is a multiple of W8: a_inl_
+      // offset_whole_words) rather than shifted by the byte offset, which would be a 384-bit
+      // barrel shifter by 48 byte positions. An offset past the bytes reads zeros, as the shift.
+      o_inl_words = (InlWords*DataWidth)'(o_inl);
+      for (int k = 0; k < InlWords; k++) begin
+        if (o_inl_off[5:LW] == InlIdxW'(k)) begin
+          o_inl_beat = o_inl_words[k*DataWidth +: DataWidth];
+        end
+      end
     end
   end
 
@@ -175,7 +195,7 @@ module nic_req_sender #(
       tx_pl_valid_o = gb_valid_i && pc_avail;
     end else if (ostate_q == O_INLINE) begin
       tx_pl_valid_o  = 1'b1;
-      tx_pl_data_o   = o_inl_shifted[DataWidth-1:0];
+      tx_pl_data_o   = o_inl_beat;
       tx_pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
     end
   end
@@ -276,8 +296,6 @@ module nic_req_sender #(
   assign fail_qpn_o = 8'(o_head_sqpn - nic_pkg::QPN_BASE);
   assign fail_psn_o = o_head_psn;
 
-  logic unused_inl;
-  assign unused_inl = ^o_inl_shifted[383:DataWidth];
   logic unused_head;                     // only the head's QP and PSN are read here
   assign unused_head = ^o_head;
 
@@ -288,6 +306,10 @@ module nic_req_sender #(
       a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
       a_piece_ends_on_rlast: assert (gb_last_i == (o_cur_left == 13'(chunk_n)));
       a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || gb_last_i);
+    end
+    if (!rst_i && ostate_q == O_INLINE) begin
+      // every inline beat but the last carries W8 bytes, so a beat starts at a whole word
+      a_inl_offset_whole_words: assert (o_inl_off[LW-1:0] == '0);
     end
     if (!rst_i && mark_pop_i) begin
       // the intake pops only a marker at the head, never a payload piece
