@@ -64,15 +64,47 @@ module nic_req_sender #(
   localparam int LW = $clog2(W8);
   localparam int NB = LW + 1;
 
+  // the inline bytes in words of the stream: an inline packet's beats take whole words of them
+  // (every beat but the last carries W8 bytes), so a beat's offset into them is a multiple of W8
+  localparam int InlBits  = 384;
+  localparam int InlWords = (InlBits + DataWidth - 1) / DataWidth;
+  localparam int InlIdxW  = 6 - LW;   // the word index: the 6-bit byte offset's bits above LW
+
   localparam int PktDepth   = 16;
   localparam int PieceDepth = 16;
   localparam int PkW = $clog2(PktDepth);
   localparam int PcW = $clog2(PieceDepth);
 
-  // Plain vectors of the descriptor's width, not an array of nic_roce_pkg::tx_pkt_t: Yosys 0.23
-  // silently drops the unpacked dimension of an array whose element is a packed-struct type
-  // (one register instead of PktDepth; STYLE.md). Assigned to and from tx_pkt_t as it is.
-  logic [$bits(pkt_i)-1:0] pq_pkt_mem [PktDepth];
+  // A queued descriptor holds only what a request packet carries: no AETH (the requester sends
+  // no acknowledgement or Read response; the intake leaves it zero) and the sending QP as its
+  // index (the intake's sqpn is always QPN_BASE + an 8-bit index). 48 bits of LUT RAM fewer a
+  // slot; the descriptor offered to nic_roce_tx is rebuilt from it bit for bit
+  // (a_pkt_fits_the_queue).
+  typedef struct packed {
+    logic [47:0]         dst_mac;
+    logic [31:0]         dst_ip;
+    logic [7:0]          opcode;
+    logic                se;
+    logic                ackreq;
+    logic [23:0]         dqpn;
+    logic [7:0]          sqpn_idx;   // sqpn - QPN_BASE
+    logic [23:0]         psn;
+    logic [63:0]         reth_va;     // nic_roce_pkg::reth_t's fields (Yosys 0.23 cannot nest a
+    logic [31:0]         reth_rkey;   // package's struct type in a module's)
+    logic [31:0]         reth_dma_len;
+    logic [31:0]         ieth_rkey;
+    logic [12:0]         pay_len;
+  } pq_pkt_t;
+
+  // Plain vectors of the descriptor's width, not an array of pq_pkt_t: Yosys 0.23 silently drops
+  // the unpacked dimension of an array whose element is a packed-struct type (one register
+  // instead of PktDepth; STYLE.md). Assigned to and from pq_pkt_t as it is.
+  // (the width is pq_pkt_t's: the descriptor less its AETH and 16 bits of sqpn; Yosys 0.23 has
+  // no $bits of a module's own typedef, Verilator's width check holds the two equal)
+  localparam int PqPktW = $bits(pkt_i) - 32 - 16;
+  logic [PqPktW-1:0]     pq_pkt_mem [PktDepth];
+  pq_pkt_t               pq_wr;   // the descriptor pushed, as the queue holds it
+  pq_pkt_t               pq_rd;   // the head slot
   logic [383:0]          pq_inl_mem [PktDepth];
   logic                  pq_isinl_mem [PktDepth];
   logic [LW-1:0]         pc_lane_mem [PieceDepth];   // byte lane of the piece's first byte
@@ -91,9 +123,25 @@ module nic_req_sender #(
   assign pc_head_mark = !pc_empty && pc_mark_mem[pc_rp_q[PcW-1:0]];
   assign pc_avail     = !pc_empty && !pc_head_mark;
 
+  always_comb begin
+    pq_wr.dst_mac   = pkt_i.dst_mac;
+    pq_wr.dst_ip    = pkt_i.dst_ip;
+    pq_wr.opcode    = pkt_i.opcode;
+    pq_wr.se        = pkt_i.se;
+    pq_wr.ackreq    = pkt_i.ackreq;
+    pq_wr.dqpn      = pkt_i.dqpn;
+    pq_wr.sqpn_idx  = 8'(pkt_i.sqpn - nic_pkg::QPN_BASE);
+    pq_wr.psn       = pkt_i.psn;
+    pq_wr.reth_va      = pkt_i.reth.va;
+    pq_wr.reth_rkey    = pkt_i.reth.rkey;
+    pq_wr.reth_dma_len = pkt_i.reth.dma_len;
+    pq_wr.ieth_rkey = pkt_i.ieth_rkey;
+    pq_wr.pay_len   = pkt_i.pay_len;
+  end
+
   always_ff @(posedge clk_i) begin
     if (pkt_push_i) begin
-      pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= pkt_i;
+      pq_pkt_mem[pq_wp_q[PkW-1:0]]   <= pq_wr;
       pq_inl_mem[pq_wp_q[PkW-1:0]]   <= inl_i;
       pq_isinl_mem[pq_wp_q[PkW-1:0]] <= is_inl_i;
     end
@@ -119,9 +167,12 @@ module nic_req_sender #(
   logic                  o_poison_q, o_poison_d; // a beat of this packet's payload failed
   logic                  o_bad;                  // this beat is sent as poisoned zeros
   nic_roce_pkg::tx_pkt_t o_head;                 // the head descriptor (for its QP and PSN)
-  logic [23:0]           o_head_sqpn, o_head_psn;
+  logic [23:0]           o_head_psn;
   nic_roce_pkg::tx_pkt_t o_pkt;
-  logic [383:0]          o_inl, o_inl_shifted;
+  logic [383:0]          o_inl;
+  logic [InlWords*DataWidth-1:0] o_inl_words;   // the inline bytes, zero-padded to whole words
+  logic [5:0]            o_inl_off;              // the beat's byte offset into the inline bytes
+  logic [DataWidth-1:0]  o_inl_beat;             // the beat's word of them
   logic                  o_isinl;
   logic [LW-1:0]         o_lane_head, lane0;
   logic [12:0]           o_len_head, o_cur_left;
@@ -132,9 +183,24 @@ module nic_req_sender #(
   always_comb begin
     // the head descriptor while it is offered (nic_roce_tx looks at it only then) or its inline
     // bytes are sent
+    pq_rd  = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+    o_head = '0;   // aeth: none in a request
+    o_head.dst_mac   = pq_rd.dst_mac;
+    o_head.dst_ip    = pq_rd.dst_ip;
+    o_head.opcode    = pq_rd.opcode;
+    o_head.se        = pq_rd.se;
+    o_head.ackreq    = pq_rd.ackreq;
+    o_head.dqpn      = pq_rd.dqpn;
+    o_head.sqpn      = nic_pkg::QPN_BASE + 24'(pq_rd.sqpn_idx);
+    o_head.psn       = pq_rd.psn;
+    o_head.reth.va      = pq_rd.reth_va;
+    o_head.reth.rkey    = pq_rd.reth_rkey;
+    o_head.reth.dma_len = pq_rd.reth_dma_len;
+    o_head.ieth_rkey = pq_rd.ieth_rkey;
+    o_head.pay_len   = pq_rd.pay_len;
     o_pkt       = '0;
     if ((ostate_q == O_IDLE && !pq_empty) || ostate_q == O_INLINE) begin
-      o_pkt = pq_pkt_mem[pq_rp_q[PkW-1:0]];
+      o_pkt = o_head;
     end
     o_isinl     = pq_isinl_mem[pq_rp_q[PkW-1:0]];
     o_lane_head = pc_lane_mem[pc_rp_q[PcW-1:0]];
@@ -149,17 +215,26 @@ module nic_req_sender #(
     // while it takes this packet's payload)
     chunk_data    = '0;
     o_inl         = '0;
-    o_inl_shifted = '0;
-    o_head      = pq_pkt_mem[pq_rp_q[PkW-1:0]];
-    o_head_sqpn = o_head.sqpn;
-    o_head_psn  = o_head.psn;
+    o_inl_off     = '0;
+    o_inl_words   = '0;
+    o_inl_beat    = '0;
+    o_head_psn  = pq_rd.psn;
     o_bad  = ostate_q == O_DATA && (o_poison_q || gb_err_i);
     if (ostate_q == O_DATA && !o_bad) begin
       chunk_data = gb_data_i >> (8 * 32'(lane0));
     end
     if (ostate_q == O_INLINE) begin
-      o_inl         = pq_inl_mem[pq_rp_q[PkW-1:0]];
-      o_inl_shifted = o_inl >> (8 * 32'(6'(o_pkt.pay_len - o_left_q)));
+      o_inl     = pq_inl_mem[pq_rp_q[PkW-1:0]];
+      o_inl_off = 6'(o_pkt.pay_len - o_left_q);
+      // The beat's word, selected at constant slices (its offset is a multiple of W8: a_inl_
+      // offset_whole_words) rather than shifted by the byte offset, which would be a 384-bit
+      // barrel shifter by 48 byte positions. An offset past the bytes reads zeros, as the shift.
+      o_inl_words = (InlWords*DataWidth)'(o_inl);
+      for (int k = 0; k < InlWords; k++) begin
+        if (o_inl_off[5:LW] == InlIdxW'(k)) begin
+          o_inl_beat = o_inl_words[k*DataWidth +: DataWidth];
+        end
+      end
     end
   end
 
@@ -175,7 +250,7 @@ module nic_req_sender #(
       tx_pl_valid_o = gb_valid_i && pc_avail;
     end else if (ostate_q == O_INLINE) begin
       tx_pl_valid_o  = 1'b1;
-      tx_pl_data_o   = o_inl_shifted[DataWidth-1:0];
+      tx_pl_data_o   = o_inl_beat;
       tx_pl_nbytes_o = (o_left_q >= 13'(W8)) ? NB'(W8) : NB'(o_left_q);
     end
   end
@@ -273,13 +348,11 @@ module nic_req_sender #(
   assign gb_take_o  = o_beat;
   assign tx_pl_poison_o = o_bad;
   assign fail_o     = o_beat && gb_err_i && !o_poison_q;
-  assign fail_qpn_o = 8'(o_head_sqpn - nic_pkg::QPN_BASE);
+  assign fail_qpn_o = pq_rd.sqpn_idx;
   assign fail_psn_o = o_head_psn;
 
-  logic unused_inl;
-  assign unused_inl = ^o_inl_shifted[383:DataWidth];
-  logic unused_head;                     // only the head's QP and PSN are read here
-  assign unused_head = ^o_head;
+  logic unused_aeth;                     // a request carries none (a_pkt_fits_the_queue)
+  assign unused_aeth = ^pkt_i.aeth;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
@@ -288,6 +361,15 @@ module nic_req_sender #(
       a_chunk_nonempty: assert (chunk_n != '0 && 13'(chunk_n) <= o_cur_left);
       a_piece_ends_on_rlast: assert (gb_last_i == (o_cur_left == 13'(chunk_n)));
       a_packet_ends_on_a_piece: assert (o_left_q != 13'(chunk_n) || gb_last_i);
+    end
+    if (!rst_i && pkt_push_i) begin
+      // what the queue drops of a descriptor: its AETH is zero, its sqpn QPN_BASE + an index
+      a_pkt_fits_the_queue: assert (pkt_i.aeth == '0
+                                    && pkt_i.sqpn - nic_pkg::QPN_BASE < 24'd256);
+    end
+    if (!rst_i && ostate_q == O_INLINE) begin
+      // every inline beat but the last carries W8 bytes, so a beat starts at a whole word
+      a_inl_offset_whole_words: assert (o_inl_off[LW-1:0] == '0);
     end
     if (!rst_i && mark_pop_i) begin
       // the intake pops only a marker at the head, never a payload piece
