@@ -576,7 +576,7 @@ $(FUZZ_BIN): tests/fuzz/ndk_fuzz.c tests/roce_ref.c tests/roce_ref.h $(LIB_OUTPU
 		$(LIB) -lpciaccess -lz -lstdc++ -lpthread -lm
 
 .PHONY: help deps lib models test build-tests run bench interop-full outhash lint lint-steps lint-formats lint-yosys-subset lint-c synth-report \
-	test-netlist netlist pnr pnr-run pnr-fit pnr-fit-ci area \
+	test-netlist netlist pnr pnr-run pnr-fit pnr-fit-ci depth area \
 	synth clean FORCE $(WIDTHS:%=lint-rtl-w%) pyenv test-board $(WIDTHS:%=lint-eth-w%) lint-eth-yosys synth-eth \
 	lint-pcie synth-pcie lint-boards synth-board formal coverage soak fuzz fuzz-check fuzz-build fuzz-plant
 FORCE:
@@ -601,6 +601,8 @@ help:
 	@echo '           PNR_PARAMS="NumQps=4 NumCqs=4 NumMrs=64" for another configuration. Heavy; not in CI'
 	@echo '  pnr-fit  synthesis and packing only (~4 min): utilisation, fails below PNR_MIN_FREE % free logic'
 	@echo '           cells; pnr-fit-ci: the default core against PNR_CI_MIN_FREE (the check CI runs)'
+	@echo '  depth    synthesis only, then the logic levels into every register (tools/depth_report.py):'
+	@echo '           the quick proxy for Fmax; modules and registers over DEPTH_LIMIT (8) levels'
 	@echo '  area     LUT4 / FF / RAM per module of nic_core (Yosys synth_ecp5 per hierarchy, not flattened)'
 	@echo '  synth-eth    Yosys resource estimate of the Ethernet port (rtl/eth) for UltraScale+, both widths'
 	@echo '  synth-board  BOARD=vcu118|u200: Yosys resource estimate of a whole board top for UltraScale+ (CORE=0: nic_core a black box; CORE=only: nic_core alone at the board parameters)'
@@ -680,6 +682,16 @@ pnr-fit: deps
 	@$(PYTHON) tools/pnr_report.py fit $(PNR_DIR) --min-free $(PNR_MIN_FREE)
 pnr-fit-ci: deps
 	@$(MAKE) --no-print-directory pnr-fit PNR_MIN_FREE=$(PNR_CI_MIN_FREE) PNR_PARAMS=
+
+# Logic depth (tools/depth_report.py), the quick proxy for Fmax: the synthesis of make pnr for
+# PNR_PARAMS (minutes), then the logic levels into every register, deepest first, with the
+# modules and registers over DEPTH_LIMIT levels (8: what 100 MHz allows on the ECP5-85F, speed
+# 8; docs/timing-area.md "Logic depth, the proxy"). Writes $(PNR_DIR)/depth.json. Measures only.
+DEPTH_LIMIT ?= 8
+depth: deps
+	@$(MAKE) --no-print-directory $(PNR_DIR)/nic_core.json
+	@$(PYTHON) tools/depth_report.py $(PNR_DIR)/nic_core.json --limit $(DEPTH_LIMIT) \
+		--json $(PNR_DIR)/depth.json
 
 # The post-synthesis simulation: the smoke subset (tools/run_tests.sh --netlist lists it) against
 # the netlist model. `make test` runs it too; NDK_TEST_NETLIST=0 leaves it out.
