@@ -59,30 +59,62 @@ module nic_port_counters (
     ev[4'(nic_pkg::PORT_COUNTER_RNR_NAKS_RECEIVED)]      = rnr_nak_received_i;
   end
 
-  // the counters, one 64-bit word each in a flat vector (no multidimensional packed arrays)
-  logic [64*N-1:0] cnt_q, cnt_d;
+  // Where the counts live. Twelve 64-bit counters in flip-flops were 768 flip-flops and twelve
+  // 64-bit incrementers, fed straight by the engines' event logic. Instead:
+  //  - ev_q: the events, registered (the event pulses come out of deep logic in the engines;
+  //    the counters start from a register);
+  //  - pend_q: per counter, the events registered but not yet in its word (4 bits: see drain);
+  //  - word_q: per counter, the 64-bit word in LUT RAM, with init_q (the word has been written
+  //    since reset: a LUT RAM is not reset, so an entry not yet written reads 0);
+  //  - the drain: while anything is pending it visits one counter per cycle, round robin
+  //    (vis_q), adds its pending count into its word and keeps only that cycle's event pending.
+  //    Each counter is visited every N cycles and gains at most one event a cycle, so pending
+  //    never exceeds N = 12 (a_pending_fits; with the cycle's event, 13 on the read side).
+  //    When nothing is pending nothing moves: the module is at rest as soon as the last events
+  //    are drained.
+  // A counter's value is word + pend + ev (the events up to the last cycle), which is exactly what
+  // the flip-flop counter held: rd_data_o and hi_q are the same in every cycle.
+  localparam int VisW = 4;         // a counter's number (rd_word_i[4:1])
+
+  logic [N-1:0]    ev_q;
+  logic [4*N-1:0]  pend_q, pend_d;
+  logic [63:0]     word_q [16];    // indexed by the 4-bit counter number; 12 of 16 used
+  logic [15:0]     init_q;
+  logic [VisW-1:0] vis_q;
+  logic            busy;
+  logic [63:0]     vis_base;
   logic [31:0]     hi_q, hi_d;
   logic [3:0]      rd_idx;
-  logic [63:0]     rd_cnt;
+  logic [63:0]     rd_base, rd_cnt;
+  logic [3:0]      rd_pend;
 
   assign rd_idx = rd_word_i[4:1];
+  assign busy   = |ev_q || |pend_q;
+
+  // the word of an entry: what the LUT RAM holds once written, 0 before (two read ports: the
+  // drain's and the CSR's; the RAM is small enough to be held twice)
+  assign vis_base = init_q[vis_q] ? word_q[vis_q] : 64'd0;
+  assign rd_base  = init_q[rd_idx] ? word_q[rd_idx] : 64'd0;
 
   always_comb begin
-    cnt_d = cnt_q;
+    pend_d = pend_q;
     for (int i = 0; i < N; i++) begin
-      if (ev[i]) begin
-        cnt_d[64*i +: 64] = cnt_q[64*i +: 64] + 64'd1;
+      if (busy && VisW'(i) == vis_q) begin
+        pend_d[4*i +: 4] = {3'd0, ev_q[i]};
+      end else begin
+        pend_d[4*i +: 4] = pend_q[4*i +: 4] + {3'd0, ev_q[i]};
       end
     end
   end
 
   always_comb begin
-    rd_cnt = '0;
+    rd_pend = 4'd0;
     for (int i = 0; i < N; i++) begin
       if (32'(rd_idx) == i) begin
-        rd_cnt = cnt_q[64*i +: 64];
+        rd_pend = pend_q[4*i +: 4] + {3'd0, ev_q[i]};
       end
     end
+    rd_cnt = rd_base + {60'd0, rd_pend};
     hi_d = hi_q;
     if (rd_i && !rd_word_i[0]) begin
       hi_d = rd_cnt[63:32];
@@ -96,14 +128,39 @@ module nic_port_counters (
     end
   end
 
+  // the LUT RAM: one write port (the drain), never reset
   always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      cnt_q <= '0;
-      hi_q  <= '0;
-    end else begin
-      cnt_q <= cnt_d;
-      hi_q  <= hi_d;
+    if (!rst_i && busy) begin
+      word_q[vis_q] <= vis_base + {60'd0, pend_q[4*vis_q +: 4]};
     end
   end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ev_q   <= '0;
+      pend_q <= '0;
+      init_q <= '0;
+      vis_q  <= '0;
+      hi_q   <= '0;
+    end else begin
+      ev_q   <= ev;
+      pend_q <= pend_d;
+      hi_q   <= hi_d;
+      if (busy) begin
+        init_q[vis_q] <= 1'b1;
+        vis_q         <= vis_q == VisW'(N - 1) ? '0 : vis_q + 1'b1;
+      end
+    end
+  end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      for (int i = 0; i < N; i++) begin
+        a_pending_fits: assert (pend_q[4*i +: 4] <= 4'(N));
+      end
+    end
+  end
+`endif
 
 endmodule
