@@ -9,8 +9,16 @@
 // Policy: the dispatcher and the transport take turns (when both wait, the one not served last
 // goes), and within the transport's turns the requester and the responder take turns the same
 // way; an offer not taken keeps its choice, so the output holds still until taken. (This is the
-// order of the two cascaded arbiters this one replaced, kept so that no completion moves by a
-// cycle.)
+// order of the two cascaded arbiters this one replaced.)
+//
+// Output register (timing): the pick goes into a register (out_*_q), and the CQ engine takes the
+// completion from there, so no combinational path runs from a producer's state through this
+// arbiter into the CQ engine's record build (docs/timing-area.md, "The completion arbiter's
+// output registered"). The register is loaded only when it is empty, so the producers' ready
+// does not depend on the CQ engine either. The cost is one cycle on every completion's way to
+// its CQ; the rate stays one completion every two cycles, the CQ engine's own (it offers each
+// record for at least a cycle before it takes the next), because the register refills in the
+// cycle the CQ engine offers the record.
 module nic_cpl_arb (
   input  logic          clk_i,
   input  logic          rst_i,
@@ -38,6 +46,12 @@ module nic_cpl_arb (
   logic          last_tr_q, held_q, held_tr_q;     // dispatcher vs transport
   logic          last_s_q, held_t_q, held_s_q;     // requester vs responder
   logic          pick_tr, pick_s, tr_valid, tr_ready;
+  logic          arb_valid, arb_ready;             // the pick, into the output register
+  logic [7:0]    arb_cqn;
+  nic_pkg::cqe_t arb_cqe;
+  logic          out_valid_q;                      // the output register
+  logic [7:0]    out_cqn_q;
+  nic_pkg::cqe_t out_cqe_q;
   logic [7:0]    tr_cqn;
   nic_pkg::cqe_t tr_cqe;
 
@@ -48,12 +62,17 @@ module nic_cpl_arb (
   assign q_ready_o = tr_ready && !pick_s;
   assign s_ready_o = tr_ready && pick_s;
 
-  assign pick_tr     = held_q ? held_tr_q : (tr_valid && (!x_valid_i || !last_tr_q));
-  assign cpl_valid_o = x_valid_i || tr_valid;
-  assign cpl_cqn_o   = pick_tr ? tr_cqn : x_cqn_i;
-  assign cpl_cqe_o   = pick_tr ? tr_cqe : x_cqe_i;
-  assign x_ready_o   = cpl_ready_i && !pick_tr;
-  assign tr_ready    = cpl_ready_i && pick_tr;
+  assign pick_tr   = held_q ? held_tr_q : (tr_valid && (!x_valid_i || !last_tr_q));
+  assign arb_valid = x_valid_i || tr_valid;
+  assign arb_cqn   = pick_tr ? tr_cqn : x_cqn_i;
+  assign arb_cqe   = pick_tr ? tr_cqe : x_cqe_i;
+  assign arb_ready = !out_valid_q;
+  assign x_ready_o = arb_ready && !pick_tr;
+  assign tr_ready  = arb_ready && pick_tr;
+
+  assign cpl_valid_o = out_valid_q;
+  assign cpl_cqn_o   = out_cqn_q;
+  assign cpl_cqe_o   = out_cqe_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -64,16 +83,34 @@ module nic_cpl_arb (
       held_t_q  <= 1'b0;
       held_s_q  <= 1'b0;
     end else begin
-      if (cpl_valid_o && cpl_ready_i) begin
+      if (arb_valid && arb_ready) begin
         last_tr_q <= pick_tr;
       end
-      held_q    <= cpl_valid_o && !cpl_ready_i;
+      held_q    <= arb_valid && !arb_ready;
       held_tr_q <= pick_tr;
       if (tr_valid && tr_ready) begin
         last_s_q <= pick_s;
       end
       held_t_q <= tr_valid && !tr_ready;
       held_s_q <= pick_s;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      out_valid_q <= 1'b0;
+    end else if (arb_valid && arb_ready) begin
+      out_valid_q <= 1'b1;
+    end else if (cpl_ready_i) begin
+      out_valid_q <= 1'b0;
+    end
+  end
+
+  // The data needs no reset: it is read only with out_valid_q.
+  always_ff @(posedge clk_i) begin
+    if (arb_valid && arb_ready) begin
+      out_cqn_q <= arb_cqn;
+      out_cqe_q <= arb_cqe;
     end
   end
 

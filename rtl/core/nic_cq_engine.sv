@@ -290,13 +290,25 @@ module nic_cq_engine #(
       end
     end
   end
+  assign acc_cqn = flt_any ? flt_cqn : CqBits'(cpl_cqn_i);
+
+  // The decision (S_IDLE) and the commit (S_WRITE) never fall in one cycle, so they share one
+  // read of the indices: ctx_cqn, selected by the state register alone. (Read separately, Yosys
+  // merges the two reads into one anyway, with an address mux selected by the whole decision:
+  // that put the completion request, the fault pick and the FSM in front of the index RAMs.)
+  logic [CqBits-1:0] ctx_cqn;
+  logic [15:0]       ctx_pi, ctx_ci;
+  always_comb begin
+    ctx_cqn = (state_q == S_WRITE) ? wr_cqn_q : acc_cqn;
+    ctx_pi  = pi_z_q[ctx_cqn] ? 16'd0 : pi_mem[ctx_cqn];
+    ctx_ci  = ci_z_q[ctx_cqn] ? 16'd0 : ci_mem[ctx_cqn];
+  end
 
   always_comb begin
     acc_in_range = {1'b0, cpl_cqn_i} < 9'(NumCqs);
-    acc_cqn      = flt_any ? flt_cqn : CqBits'(cpl_cqn_i);
     acc_live     = acc_in_range && valid_q[acc_cqn] && !error_q[acc_cqn];
-    acc_pi       = pi_z_q[acc_cqn] ? 16'd0 : pi_mem[acc_cqn];
-    acc_ci       = ci_z_q[acc_cqn] ? 16'd0 : ci_mem[acc_cqn];
+    acc_pi       = ctx_pi;
+    acc_ci       = ctx_ci;
     acc_logd     = logd_q[acc_cqn];
     acc_depth    = depth_of(acc_logd);
     acc_occ      = acc_pi - acc_ci;
@@ -423,8 +435,9 @@ module nic_cq_engine #(
 
   // The new indices of the commit CQ and of the doorbell CQ (they may be the same CQ).
   always_comb begin
-    wr_pi_now = pi_z_q[wr_cqn_q] ? 16'd0 : pi_mem[wr_cqn_q];
-    wr_ci_now = ci_z_q[wr_cqn_q] ? 16'd0 : ci_mem[wr_cqn_q];
+    // (the shared read: these are wr_cqn_q's indices in S_WRITE, the only state that commits)
+    wr_pi_now = ctx_pi;
+    wr_ci_now = ctx_ci;
     wr_ss_now = ss_r_q[wr_cqn_q] ? 16'd0 : ss_c_q[wr_cqn_q] ? 16'hffff : ss_mem[wr_cqn_q];
     c_same_d  = db_ci && (db_cqn == wr_cqn_q);
 
