@@ -200,11 +200,14 @@ module nic_rsp_dispatch #(
   logic [QW:0]      ms_waddr, ms_raddr;
   logic [MsgW-1:0]  ms_wdata, ms_rdata;
 
-  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM)
+  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM). No
+  // forwarding: it is read in R_IDLE and its data taken in R_LOAD, the next cycle, and written
+  // only in R_DONE, so a write never meets the held read before its data is used (with
+  // forwarding, 673 flip-flops held a copy that was never selected in R_LOAD).
   nic_ram_1r1w #(
     .Width   (MsgW),
     .Depth   (2 << QW),
-    .Forward (1'b1),
+    .Forward (1'b0),
     .RamStyle("block")
   ) u_msg (
     .clk_i  (clk_i),
@@ -268,7 +271,7 @@ module nic_rsp_dispatch #(
   nic_roce_pkg::rx_pkt_t  pkt_q;                  // loaded when taken (pkt_ready_o)
   logic [QW-1:0]          qpn_q, qpn_d;
   logic [511:0]           rwqe_q;                 // the receive WQE of the Send in progress
-  logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache
+  logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache (below)
   logic [31:0]            moff_q, moff_d;         // message bytes placed before this packet
   logic [63:0]            wva_q, wva_d;           // Write: VA of the next byte
   logic [31:0]            wkey_q, wkey_d;         // Write: R_Key
@@ -642,7 +645,6 @@ module nic_rsp_dispatch #(
   always_comb begin
     state_d      = state_q;
     qpn_d        = qpn_q;
-    rwqe_ld_pf   = 1'b0;
     moff_d       = moff_q;
     wva_d        = wva_q;
     wkey_d       = wkey_q;
@@ -847,8 +849,7 @@ module nic_rsp_dispatch #(
               cpl_due_d = 1'b0;
               state_d   = R_ACK;
             end else if (q_pf_n != '0) begin
-              rwqe_ld_pf = 1'b1;           // prefetched: read from the cache in R_LOAD
-              state_d = R_PIECE;
+              state_d = R_PIECE;           // prefetched: read from the cache in R_LOAD
             end else begin
               state_d = R_RQ_WAIT;
             end
@@ -868,7 +869,6 @@ module nic_rsp_dispatch #(
         if (q_state != nic_pkg::QP_STATE_RTS || q_ci == q_pi) begin
           state_d = R_DRAIN;               // the QP failed or was destroyed meanwhile
         end else if (q_pf_n != '0) begin
-          rwqe_ld_pf = 1'b1;
           state_d = R_PIECE;
         end
       end
@@ -1264,6 +1264,15 @@ module nic_rsp_dispatch #(
       dr_set_q <= dr_set_d;
     end
   end
+
+  // The receive WQE is taken from the prefetch cache (read in R_LOAD, current in R_RQ_WAIT) when a
+  // Send's FIRST / ONLY finds it on chip, in R_CHECK or R_RQ_WAIT. It is loaded on that test
+  // alone, not on the whole of R_CHECK's verdict (PSN, QP state, opcode sequence: one select of
+  // 512 flip-flops), so it is also loaded for a packet that is then dropped, NAKed or found
+  // RNR; rwqe_q is dead on all those paths (nothing reads it before the next packet's R_LOAD
+  // loads it again: only R_PIECE, R_DONE and the message state's write read it).
+  assign rwqe_ld_pf = ((state_q == R_CHECK && is_send && is_first) || state_q == R_RQ_WAIT)
+                      && q_pf_n != '0;
 
   // Working registers of the packet in hand: loaded before use.
   always_ff @(posedge clk_i) begin
