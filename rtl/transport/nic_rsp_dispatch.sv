@@ -604,7 +604,9 @@ module nic_rsp_dispatch #(
   // took), not again from its length and the path MTU when it is looked at: the division by the
   // MTU (a shift by the QP context's log_mtu, an add and a test for zero) ran from the RAM's
   // output through the compare into the next state. The MTU is the same then and now: it is
-  // written only by QP_CONNECT, which forgets the QP's saved Reads (dr_set).
+  // written only by QP_CONNECT, which forgets the QP's saved Reads (dr_set). (Only a lookup
+  // already under way, for a request of the QP's previous life, would meet a new MTU: the QP
+  // destroyed, created and connected again within the lookup's at most IRD cycles.)
   logic [23:0] de_psn, de_off, de_npkts;
   logic [63:0] de_va;
   logic [31:0] de_len, de_key, de_skip;
