@@ -200,11 +200,14 @@ module nic_rsp_dispatch #(
   logic [QW:0]      ms_waddr, ms_raddr;
   logic [MsgW-1:0]  ms_wdata, ms_rdata;
 
-  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM)
+  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM). No
+  // forwarding: it is read in R_IDLE and its data taken in R_LOAD, the next cycle, and written
+  // only in R_DONE, so a write never meets the held read before its data is used (with
+  // forwarding, 673 flip-flops held a copy that was never selected in R_LOAD).
   nic_ram_1r1w #(
     .Width   (MsgW),
     .Depth   (2 << QW),
-    .Forward (1'b1),
+    .Forward (1'b0),
     .RamStyle("block")
   ) u_msg (
     .clk_i  (clk_i),
@@ -218,13 +221,13 @@ module nic_rsp_dispatch #(
   );
 
   // the Reads this side answered: per QP a ring of the last MaxReads Read requests (first PSN,
-  // VA, length, R_Key), written when a new Read is accepted. A duplicate Read request (a PSN
+  // PSNs taken, VA, length, R_Key), written when a new Read is accepted. A duplicate Read request (a PSN
   // behind the expected one: the requester sent it again because responses were lost) is
   // answered again from the saved Read whose PSNs hold it, from that PSN on (a duplicate may
   // start in the middle of the original); only the IRD newest are looked at. The expected PSN
   // and the MSN do not move.
   localparam int DRW  = (MaxReads > 1) ? $clog2(MaxReads) : 1;
-  localparam int DupW = 24 + 64 + 32 + 32;
+  localparam int DupW = 24 + 24 + 64 + 32 + 32;
   logic [DRW-1:0]    dr_wp_q [NumQps];    // the QP's next slot to write
   logic [DRW:0]      dr_n_q  [NumQps];    // Reads saved, up to MaxReads
   logic [NumQps-1:0] dr_set_q, dr_set_d;  // the QP's pointers were written (clear: both read 0)
@@ -268,7 +271,7 @@ module nic_rsp_dispatch #(
   nic_roce_pkg::rx_pkt_t  pkt_q;                  // loaded when taken (pkt_ready_o)
   logic [QW-1:0]          qpn_q, qpn_d;
   logic [511:0]           rwqe_q;                 // the receive WQE of the Send in progress
-  logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache
+  logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache (below)
   logic [31:0]            moff_q, moff_d;         // message bytes placed before this packet
   logic [63:0]            wva_q, wva_d;           // Write: VA of the next byte
   logic [31:0]            wkey_q, wkey_d;         // Write: R_Key
@@ -414,8 +417,18 @@ module nic_rsp_dispatch #(
   assign place_drain_o  = state_q == R_DRAIN;
 
   // ---- a Read request: how many PSNs its responses take ----------------------------------------
+  // Read in R_RD_START (the PSNs a new Read takes, saved with it), where wleft_q has not moved
+  // since the cycle before unless the Read has length 0 (R_CHECK went straight there; 0 bytes
+  // take one PSN whatever the MTU): so it is registered, computed one cycle early from the same
+  // wleft_q, and the division by the MTU (a shift by the QP context's log_mtu, an add) is not
+  // on the path into the expected PSN's adder and the saved Reads' RAM. (A duplicate, which may
+  // come to R_RD_START with a new wleft, takes no PSN and saves nothing.) The MTU of the cycle
+  // before is the one of R_RD_START unless QP_CONNECT connected the QP anew in that very cycle,
+  // which needs its request's QP destroyed, created and connected while the request was being
+  // checked.
   logic [23:0] rd_npkts;                // responses: ceil(length / MTU), at least one
-  assign rd_npkts = nic_roce_pkg::read_npkts(wleft_q, ctx_log_mtu_i);
+  logic [23:0] rd_npkts_q;              // ... of wleft_q as it was in the cycle before
+  assign rd_npkts = (wleft_q == 32'd0) ? 24'd1 : rd_npkts_q;
 
   // a Read's context as a receive WQE, so its responses are placed like a Send's payload
   // (built only in R_RR_CTX, the one state that loads it)
@@ -450,14 +463,24 @@ module nic_rsp_dispatch #(
   // receive indices are gone (nic_rsp_rq forgot them), so the offered CQE keeps the WQE index it
   // was offered with (cpl_idx_q) and taking it moves no index of the QP's next incarnation
   // (found by the fuzzer, tests/fuzz/: the index changed under a held completion).
+  // Set when the completion's QP is reset in a cycle that enters or stays in R_CPL / R_FLUSH,
+  // kept while it stays. Written from the transitions themselves rather than from state_d (the
+  // whole next-state decision), which made it the deepest register of the dispatcher: staying
+  // (the completion not taken; its QP and flush_q do not move), entering R_FLUSH (from R_IDLE,
+  // at fl_qpn), entering R_CPL (the last packet of a Send placed without an ACK asked for, or
+  // the ACK / NAK handed with a receive completion due, at qpn_q).
   logic          cpl_gone_q, cpl_gone_d;
   logic [15:0]   cpl_idx_q;
+  logic          cpl_stay, cpl_to_flush, cpl_to_cpl;
   always_comb begin
-    cpl_gone_d = 1'b0;
-    if (state_d == R_CPL || state_d == R_FLUSH) begin
-      cpl_gone_d = (state_q == state_d && cpl_gone_q)
-                   || (cmd_reset && cmd_qpn == ((state_d == R_FLUSH) ? flush_d : qpn_d));
-    end
+    cpl_stay     = (state_q == R_CPL || state_q == R_FLUSH) && !cpl_ready_i;
+    cpl_to_flush = state_q == R_IDLE && fl_found;
+    cpl_to_cpl   = (state_q == R_DONE && !rr_q && is_last && !pkt_q.ackreq && is_send)
+                   || (state_q == R_ACK && !rr_q && cpl_due_q
+                       && ((m_tx_valid && tx_ready_i) || (!fatal_q && rdq_has_q && !rdq_full)));
+    cpl_gone_d   = (cpl_stay && (cpl_gone_q || (cmd_reset && cmd_qpn == cpl_qpn_o)))
+                   || (cpl_to_flush && cmd_reset && cmd_qpn == fl_qpn)
+                   || (cpl_to_cpl && cmd_reset && cmd_qpn == qpn_q);
   end
 
   always_ff @(posedge clk_i) begin
@@ -570,20 +593,27 @@ module nic_rsp_dispatch #(
     .rst_i  (rst_i),
     .we_i   (dr_we),
     .waddr_i({qpn_q, q_dr_wp}),
-    .wdata_i({pkt_q.psn, wva_q, wleft_q, wkey_q}),
+    .wdata_i({pkt_q.psn, rd_npkts, wva_q, wleft_q, wkey_q}),
     .re_i   (dr_re),
     .raddr_i({qpn_q, dr_rslot}),
     .rdata_o(dr_rdata)
   );
 
-  // the saved Read read (dr_rdata, in R_DUP_CMP) and whether it holds the duplicate's PSN
-  logic [23:0] de_psn, de_off;
+  // the saved Read read (dr_rdata, in R_DUP_CMP) and whether it holds the duplicate's PSN. Its
+  // PSN count (de_npkts) is saved with it, computed when it was accepted (rd_npkts, the PSNs it
+  // took), not again from its length and the path MTU when it is looked at: the division by the
+  // MTU (a shift by the QP context's log_mtu, an add and a test for zero) ran from the RAM's
+  // output through the compare into the next state. The MTU is the same then and now: it is
+  // written only by QP_CONNECT, which forgets the QP's saved Reads (dr_set). (Only a lookup
+  // already under way, for a request of the QP's previous life, would meet a new MTU: the QP
+  // destroyed, created and connected again within the lookup's at most IRD cycles.)
+  logic [23:0] de_psn, de_off, de_npkts;
   logic [63:0] de_va;
   logic [31:0] de_len, de_key, de_skip;
   logic        de_hit;
-  assign {de_psn, de_va, de_len, de_key} = dr_rdata;
+  assign {de_psn, de_npkts, de_va, de_len, de_key} = dr_rdata;
   assign de_off  = pkt_q.psn - de_psn;                       // responses before the duplicate's
-  assign de_hit  = de_off < nic_roce_pkg::read_npkts(de_len, ctx_log_mtu_i);
+  assign de_hit  = de_off < de_npkts;
   assign de_skip = 32'(de_off) << ctx_log_mtu_i;             // ... and their bytes
   assign q_dr_wp  = dr_set_q[qpn_q] ? dr_wp_q[qpn_q] : '0;
   assign q_dr_n   = dr_set_q[qpn_q] ? dr_n_q[qpn_q] : '0;
@@ -617,7 +647,6 @@ module nic_rsp_dispatch #(
   always_comb begin
     state_d      = state_q;
     qpn_d        = qpn_q;
-    rwqe_ld_pf   = 1'b0;
     moff_d       = moff_q;
     wva_d        = wva_q;
     wkey_d       = wkey_q;
@@ -822,8 +851,7 @@ module nic_rsp_dispatch #(
               cpl_due_d = 1'b0;
               state_d   = R_ACK;
             end else if (q_pf_n != '0) begin
-              rwqe_ld_pf = 1'b1;           // prefetched: read from the cache in R_LOAD
-              state_d = R_PIECE;
+              state_d = R_PIECE;           // prefetched: read from the cache in R_LOAD
             end else begin
               state_d = R_RQ_WAIT;
             end
@@ -843,7 +871,6 @@ module nic_rsp_dispatch #(
         if (q_state != nic_pkg::QP_STATE_RTS || q_ci == q_pi) begin
           state_d = R_DRAIN;               // the QP failed or was destroyed meanwhile
         end else if (q_pf_n != '0) begin
-          rwqe_ld_pf = 1'b1;
           state_d = R_PIECE;
         end
       end
@@ -1119,7 +1146,9 @@ module nic_rsp_dispatch #(
           wva_d   = de_va + 64'(de_skip);
           wkey_d  = de_key;
           wleft_d = de_len - de_skip;
-          state_d = (de_len == de_skip) ? R_RD_START : R_RD_XL;
+          // nothing left (de_len == de_skip) only for a Read of length 0: with a hit, de_off is
+          // below ceil(de_len / MTU), so de_skip < de_len whenever de_len != 0
+          state_d = (de_len == 32'd0) ? R_RD_START : R_RD_XL;
         end else if (32'(dup_k_q) + 32'd1 < 32'(q_dr_lim)) begin
           dr_re    = 1'b1;
           dr_rslot = q_dr_wp - DRW'(1) - DRW'(dup_k_q + (DRW+1)'(1));
@@ -1238,6 +1267,15 @@ module nic_rsp_dispatch #(
     end
   end
 
+  // The receive WQE is taken from the prefetch cache (read in R_LOAD, current in R_RQ_WAIT) when a
+  // Send's FIRST / ONLY finds it on chip, in R_CHECK or R_RQ_WAIT. It is loaded on that test
+  // alone, not on the whole of R_CHECK's verdict (PSN, QP state, opcode sequence: one select of
+  // 512 flip-flops), so it is also loaded for a packet that is then dropped, NAKed or found
+  // RNR; rwqe_q is dead on all those paths (nothing reads it before the next packet's R_LOAD
+  // loads it again: only R_PIECE, R_DONE and the message state's write read it).
+  assign rwqe_ld_pf = ((state_q == R_CHECK && is_send && is_first) || state_q == R_RQ_WAIT)
+                      && q_pf_n != '0;
+
   // Working registers of the packet in hand: loaded before use.
   always_ff @(posedge clk_i) begin
     // the packet and the receive WQE (wide): loaded only when they change
@@ -1253,6 +1291,7 @@ module nic_rsp_dispatch #(
     end
     // (R_IDLE changes none of these: an idle dispatcher does not copy them)
     if (state_q != R_IDLE) begin
+      rd_npkts_q   <= nic_roce_pkg::read_npkts(wleft_q, ctx_log_mtu_i);
       moff_q       <= moff_d;
       wva_q        <= wva_d;
       wkey_q       <= wkey_d;

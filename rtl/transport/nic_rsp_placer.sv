@@ -39,12 +39,6 @@ module nic_rsp_placer #(
   localparam int LW = $clog2(W8);
   localparam int CB = $clog2(2 * W8) + 1;
 
-  function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
-    for (int i = 0; i < W8; i++) begin
-      lanes_below[i] = CB'(i) < n;
-    end
-  endfunction
-
   logic [DataWidth-1:0]   rd_word;                 // the payload word in hand (pl_data_i)
   logic [LW:0]            rd_off_q, rd_off_d;      // its bytes already used
   logic [2*DataWidth-1:0] acc_q;                   // (wide: loaded only when it changes)
@@ -59,17 +53,23 @@ module nic_rsp_placer #(
   assign rd_word = pl_data_i;
 
   // this cycle's chunk: the unused bytes of the word in hand, at most what the piece still takes,
-  // shifted to lane 0 and cut to ch_n bytes (stray bytes would corrupt the lanes after them)
-  logic [DataWidth-1:0] chunk_bytes;
-  // (cut only in a cycle that takes a chunk, its one reader)
+  // shifted to lane 0 and cut to ch_n bytes (stray bytes would corrupt the lanes after them).
+  // Its lanes below ch_n = min(the word's bytes left, take_left_q) are found side by side, each
+  // against one of the two (no compare after the min). Whether a chunk is taken at all (ch_take,
+  // which waits for the DMA's wr_ready_i) gates it only after its shift into the accumulator,
+  // not before: so the handshake does not run through the shifter's data.
+  logic [DataWidth-1:0] chunk_data;
+  logic [LW:0]          word_left;               // the word's bytes not yet used
+  logic [W8-1:0]        chunk_lanes;             // the chunk's lanes: below ch_n
   always_comb begin
-    chunk_bytes = '0;
-    if (ch_take) begin
-      chunk_bytes = rd_word >> (8 * 32'(rd_off_q));
-      for (int i = 0; i < W8; i++) begin
-        if ((LW+1)'(i) >= ch_n) begin
-          chunk_bytes[8*i +: 8] = 8'd0;
-        end
+    word_left = pl_nbytes_i - rd_off_q;
+    for (int i = 0; i < W8; i++) begin
+      chunk_lanes[i] = (LW+1)'(i) < word_left && 13'(i) < take_left_q;
+    end
+    chunk_data = rd_word >> (8 * 32'(rd_off_q));
+    for (int i = 0; i < W8; i++) begin
+      if (!chunk_lanes[i]) begin
+        chunk_data[8*i +: 8] = 8'd0;
       end
     end
   end
@@ -150,9 +150,9 @@ module nic_rsp_placer #(
       sacc_q <= '0;
     end else if (beat_out && wr_ready_i || ch_take) begin
       acc_q  <= ((beat_out && wr_ready_i) ? (acc_q >> DataWidth) : acc_q)
-                | (ch_take ? ((2*DataWidth)'(chunk_bytes) << (8 * cnt_out)) : '0);
+                | (ch_take ? ((2*DataWidth)'(chunk_data) << (8 * cnt_out)) : '0);
       sacc_q <= ((beat_out && wr_ready_i) ? (sacc_q >> W8) : sacc_q)
-                | (ch_take ? ((2*W8)'(lanes_below(CB'(ch_n))) << cnt_out) : '0);
+                | (ch_take ? ((2*W8)'(chunk_lanes) << cnt_out) : '0);
     end
   end
 
