@@ -192,6 +192,7 @@ module nic_core #(
   logic [63:0]         mr_a_base_va, mr_a_length, mr_a_byte_off;
   logic [15:0]         mr_a_access;
   logic [MttAW-1:0]    mr_a_mtt_base;
+  logic [1:0]          mr_a_state, mr_b_state;   // ports A and B's entries' states
   logic                mr_wr, mr_wr_reg;
   logic [MrW-1:0]      mr_wr_idx, mr_wr_parent;
   logic [1:0]          mr_wr_state;
@@ -415,12 +416,12 @@ module nic_core #(
   );
 
   // ---- dispatch, memory operations, page lists -----------------------------------------------------
-  logic                mo_load, mo_cur_valid, mo_exec, mo_commit;
+  logic                mo_load, mo_cur_valid, mo_exec, mo_commit, mo_ok;
   logic [511:0]        mo_cur_wqe;
   logic [15:0]         mo_qp_pd;
   logic [31:0]         mo_status, mo_fr_mtt_offset;
   logic [MttAW-1:0]    mo_mtt_base;
-  logic                pl_start, pl_active, pl_done, pl_err, pl_bad;
+  logic                pl_load, pl_active, pl_done, pl_err, pl_bad;
   logic [63:0]         pl_addr;
   logic [31:0]         pl_mtt_off, pl_count;
 
@@ -465,10 +466,11 @@ module nic_core #(
     .mo_cur_wqe_o      (mo_cur_wqe),
     .mo_qp_pd_o        (mo_qp_pd),
     .mo_status_i       (mo_status),
+    .mo_ok_i           (mo_ok),
     .mo_fr_mtt_offset_i(mo_fr_mtt_offset),
     .mo_exec_o         (mo_exec),
     .mo_commit_o       (mo_commit),
-    .pl_start_o        (pl_start),
+    .pl_load_o         (pl_load),
     .pl_addr_o         (pl_addr),
     .pl_mtt_off_o      (pl_mtt_off),
     .pl_active_o       (pl_active),
@@ -488,6 +490,7 @@ module nic_core #(
     .cur_wqe_i         (mo_cur_wqe),
     .qp_pd_i           (mo_qp_pd),
     .status_o          (mo_status),
+    .ok_o              (mo_ok),
     .fr_mtt_offset_o   (mo_fr_mtt_offset),
     .exec_i            (mo_exec),
     .commit_i          (mo_commit),
@@ -510,10 +513,12 @@ module nic_core #(
     .mr_a_byte_off_i   (mr_a_byte_off),
     .mr_a_access_i     (mr_a_access),
     .mr_a_mtt_base_i   (mr_a_mtt_base),
+    .mr_a_state_i      (mr_a_state),
     .mr_b_re_o         (mr_b_re),
     .mr_b_idx_o        (mr_b_idx),
     .mr_b_pd_i         (mr_b_pd),
     .mr_b_is_mw_i      (mr_b_is_mw),
+    .mr_b_state_i      (mr_b_state),
     .mr_wr_o           (mr_wr),
     .mr_wr_idx_o       (mr_wr_idx),
     .mr_wr_state_o     (mr_wr_state),
@@ -533,7 +538,7 @@ module nic_core #(
   ) u_page_list (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
-    .start_i    (pl_start),
+    .load_i     (pl_load),
     .addr_i     (pl_addr),
     .mtt_off_i  (pl_mtt_off),
     .active_i   (pl_active),
@@ -584,10 +589,12 @@ module nic_core #(
     .a_byte_off_o      (mr_a_byte_off),
     .a_access_o        (mr_a_access),
     .a_mtt_base_o      (mr_a_mtt_base),
+    .a_state_o         (mr_a_state),
     .b_re_i            (mr_b_re),
     .b_idx_i           (mr_b_idx),
     .b_pd_o            (mr_b_pd),
     .b_is_mw_o         (mr_b_is_mw),
+    .b_state_o         (mr_b_state),
     .wr_i              (mr_wr),
     .wr_idx_i          (mr_wr_idx),
     .wr_state_i        (mr_wr_state),

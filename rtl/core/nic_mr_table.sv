@@ -16,8 +16,9 @@
 // Read ports (RAM latency one cycle, so each is "present an index with re, use the data from the
 // next cycle on"): the data is kept current with later writes to the same entry (the RAMs
 // forward), so a reader may hold an entry across stall cycles.
-//   A: nic_mem_op's token (FastRegister / Bind MR / Invalidate): all fields.
-//   B: nic_mem_op's Bind MW: pd and is_mw.
+//   A: nic_mem_op's token (FastRegister / Bind MR / Invalidate): all fields, and the entry's
+//      state (a_state_o: a register kept current with every state write, as the RAM data are).
+//   B: nic_mem_op's Bind MW: pd and is_mw, and the entry's state (b_state_o, as a_state_o).
 //   xl: translation for the transport (RDMA Read/Write/Send data placement), a two-stage
 //       pipeline, one request per cycle: a request {token, va, len, pd, needed access, tag} gives
 //       {status, pfn, page offset, the same tag} XlLatency cycles later, the tag naming the asker
@@ -69,11 +70,13 @@ module nic_mr_table #(
   output logic [63:0]               a_byte_off_o,
   output logic [15:0]               a_access_o,
   output logic [$clog2(MttEntries)-1:0] a_mtt_base_o,
+  output logic [1:0]                a_state_o,      // state_o's entry a_idx_i (as read)
   // read port B
   input  logic                      b_re_i,
   input  logic [$clog2(NumMrs)-1:0] b_idx_i,
   output logic [15:0]               b_pd_o,
   output logic                      b_is_mw_o,
+  output logic [1:0]                b_state_o,
   // nic_mem_op's write port: state, and with wr_reg_i the registration fields
   input  logic                      wr_i,
   input  logic [$clog2(NumMrs)-1:0] wr_idx_i,
@@ -166,10 +169,13 @@ module nic_mr_table #(
   // ---- entry states ---------------------------------------------------------------------------
   // One vector of flops (it needs a reset and every reader sees it current), written like a RAM:
   // only the entry a write names changes, nothing is evaluated per entry in other cycles. The
-  // nic_mem_op writes first, a remote invalidation (never on its entry, see x1_inv_ok)
-  // next, the commands last: a command wins a same-cycle clash on one entry.
+  // commands win a same-cycle clash on one entry; a remote invalidation never writes the entry
+  // nic_mem_op writes in its cycle (see x1_inv_ok), so the state writes take the invalidation
+  // without that clash term (x1_inv_pre) behind nic_mem_op's write: the same next state, and
+  // nic_mem_op's write (late in the cycle: the dispatcher's decision) does not pass through
+  // the invalidation's check on its way into the states.
   logic [2*NumMrs-1:0] state_q;
-  logic                x1_inv_wr;
+  logic                x1_inv_pre;
   logic [MrW-1:0]      x1_inv_idx;
 
   // Each writer's index decoded once, as the AND of a decoded high half and a decoded low half
@@ -191,7 +197,7 @@ module nic_mr_table #(
     end
     for (int i = 0; i < 2**HiW; i++) begin
       wr_hi[i]  = wr_i && wr_dec_idx[DecW-1:LoW] == HiW'(i);
-      inv_hi[i] = x1_inv_wr && inv_dec_idx[DecW-1:LoW] == HiW'(i);
+      inv_hi[i] = x1_inv_pre && inv_dec_idx[DecW-1:LoW] == HiW'(i);
       cmd_hi[i] = (mr_init || mr_free) && cmd_dec_idx[DecW-1:LoW] == HiW'(i);
     end
   end
@@ -205,10 +211,10 @@ module nic_mr_table #(
       for (int e = 0; e < NumMrs; e++) begin
         if (cmd_lo[e % (2**LoW)] && cmd_hi[e / (2**LoW)]) begin
           state_q[2*e +: 2] <= mr_init ? nic_pkg::MR_STATE_INVALID : nic_pkg::MR_STATE_FREE;
-        end else if (inv_lo[e % (2**LoW)] && inv_hi[e / (2**LoW)]) begin
-          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
         end else if (wr_lo[e % (2**LoW)] && wr_hi[e / (2**LoW)]) begin
           state_q[2*e +: 2] <= wr_state_i;
+        end else if (inv_lo[e % (2**LoW)] && inv_hi[e / (2**LoW)]) begin
+          state_q[2*e +: 2] <= nic_pkg::MR_STATE_INVALID;
         end
       end
     end
@@ -226,6 +232,64 @@ module nic_mr_table #(
   end
   assign cmd_wr_o     = mr_init || mr_free;
   assign cmd_wr_idx_o = cmd_idx;
+
+  // ---- the states of ports A and B's entries ------------------------------------------------------
+  // Registers that hold state_q's entry of the index last read on port A (B), updated by the same
+  // writes in the same priority: equal to state_q[2*held +: 2] in every cycle
+  // (a_held_state_current), without a 2*NumMrs-to-2 mux after the reader's index. Each write's
+  // hit compares its index with both candidates of the held index, so the compares do not wait
+  // for the read enable (a_re_i is the dispatcher's take, late in its cycle).
+  logic [MrW-1:0] a_held_q, a_held_d, b_held_q, b_held_d;
+  logic [1:0]     a_st_q, a_st_d, b_st_q, b_st_d;
+
+  function automatic logic [1:0] held_state_next(
+      input logic re, input logic [MrW-1:0] raddr, input logic [MrW-1:0] held,
+      input logic [1:0] now, input logic [2*NumMrs-1:0] states,
+      input logic cmd_w, input logic cmd_init, input logic [MrW-1:0] cmd_i,
+      input logic inv_w, input logic [MrW-1:0] inv_i,
+      input logic wr_w, input logic [MrW-1:0] wr_ix, input logic [1:0] wr_st);
+    logic cmd_hit, inv_hit, wr_hit;
+    cmd_hit = cmd_w && (re ? cmd_i == raddr : cmd_i == held);
+    inv_hit = inv_w && (re ? inv_i == raddr : inv_i == held);
+    wr_hit  = wr_w && (re ? wr_ix == raddr : wr_ix == held);
+    if (cmd_hit) begin
+      held_state_next = cmd_init ? nic_pkg::MR_STATE_INVALID : nic_pkg::MR_STATE_FREE;
+    end else if (wr_hit) begin
+      held_state_next = wr_st;
+    end else if (inv_hit) begin
+      held_state_next = nic_pkg::MR_STATE_INVALID;
+    end else if (re) begin
+      held_state_next = states[2*raddr +: 2];
+    end else begin
+      held_state_next = now;
+    end
+  endfunction
+
+  always_comb begin
+    a_held_d = a_re_i ? a_idx_i : a_held_q;
+    b_held_d = b_re_i ? b_idx_i : b_held_q;
+    a_st_d   = held_state_next(a_re_i, a_idx_i, a_held_q, a_st_q, state_q, mr_init || mr_free,
+                               mr_init, cmd_idx, x1_inv_pre, x1_inv_idx, wr_i, wr_idx_i, wr_state_i);
+    b_st_d   = held_state_next(b_re_i, b_idx_i, b_held_q, b_st_q, state_q, mr_init || mr_free,
+                               mr_init, cmd_idx, x1_inv_pre, x1_inv_idx, wr_i, wr_idx_i, wr_state_i);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      a_held_q <= '0;
+      b_held_q <= '0;
+      a_st_q   <= nic_pkg::MR_STATE_FREE;
+      b_st_q   <= nic_pkg::MR_STATE_FREE;
+    end else begin
+      a_held_q <= a_held_d;
+      b_held_q <= b_held_d;
+      a_st_q   <= a_st_d;
+      b_st_q   <= b_st_d;
+    end
+  end
+
+  assign a_state_o = a_st_q;
+  assign b_state_o = b_st_q;
 
   // ---- RAMs: one copy per read port -------------------------------------------------------------
   nic_ram_1r1w #(.Width(InitW), .Depth(NumMrs), .Forward(1'b1)) u_init_a (
@@ -349,7 +413,9 @@ module nic_mr_table #(
     end
   end
 
-  assign x1_inv_wr  = x1_valid_q && x1_inv_q && x1_inv_ok;
+  // A remote invalidation that succeeds (x1_inv_ok) writes its entry INVALID; the state writes
+  // take it without x1_inv_ok's clash term (they order nic_mem_op's write first instead).
+  assign x1_inv_pre = x1_valid_q && x1_inv_q && x1_entry_ok;
   assign x1_inv_idx = x1_idx;
 
   always_comb begin
@@ -430,6 +496,13 @@ module nic_mr_table #(
       if (mtt_we_i) begin
         a_mtt_idx_in_range: assert (32'(mtt_idx_i) < MttEntries);
       end
+      // The invalidation the state writes take is the successful one, or one on the entry
+      // nic_mem_op writes in that cycle (whose write then lands instead, as x1_inv_ok refuses it).
+      if (x1_inv_pre && !x1_inv_ok) begin
+        a_inv_clash_is_mem_op_write: assert (wr_i && wr_idx_i == x1_inv_idx);
+      end
+      a_held_state_current: assert (a_st_q == state_q[2*a_held_q +: 2] &&
+                                    b_st_q == state_q[2*b_held_q +: 2]);
       // A successful translation's page lies in the MTT.
       if (x1_valid_q && x1_ok && !x1_inv_q) begin
         a_xl_mtt_in_range: assert (32'(x1_mtt_base) + 32'(x1_off >> 12) < MttEntries);

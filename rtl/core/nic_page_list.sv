@@ -1,8 +1,11 @@
 `default_nettype none
 // nic_page_list: reads a FastRegister's page list by DMA into the MTT.
 //
-// A start pulse (start_i, with the list's address, the MTT entry of its first page and the lane
-// of its first entry) loads the reader; while active_i it requests the list in bursts (from the
+// While load_i (the dispatcher is not reading or committing a list) the reader loads the list's
+// address, the MTT entry of its first page and the lane of its first entry, in every cycle: the
+// values of the cycle in which active_i rises are those of the FastRegister then in the
+// dispatcher, and the load needs no decision of the dispatcher's (a start pulse would wait for
+// its checks). While active_i it requests the list in bursts (from the
 // next address aligned down to a beat, up to the end of the list, the 4 KiB page or 256 beats,
 // whichever comes first) and writes each 64-bit entry's page frame number (entry >> 12) into
 // MTT[mtt_off + n], one entry per cycle. done_o says every entry was requested and received;
@@ -17,7 +20,7 @@ module nic_page_list #(
   input  logic                          clk_i,
   input  logic                          rst_i,
   // control (nic_wqe_dispatch)
-  input  logic                          start_i,     // load: a FastRegister's list follows
+  input  logic                          load_i,      // idle: load the list's parameters
   input  logic [63:0]                   addr_i,      // the list's logical address (8-byte aligned)
   input  logic [31:0]                   mtt_off_i,   // the MTT entry of its first page
   input  logic                          active_i,    // the list is being read
@@ -135,7 +138,7 @@ module nic_page_list #(
     err_d     = err_q;
     bad_d     = bad_q;
     mtt_off_d = mtt_off_q;
-    if (start_i) begin
+    if (load_i) begin
       addr_d    = addr_i;
       left_d    = count_i;
       rcv_d     = '0;
@@ -197,8 +200,8 @@ module nic_page_list #(
         a_pl_burst_ok: assert (beats != '0 && beats <= 9'd256 &&
                                32'(aligned[11:0]) + burst_bytes <= 4096);
       end
-      if (start_i) begin
-        a_start_idle: assert (!active_i);
+      if (load_i) begin
+        a_load_idle: assert (!active_i);
       end
     end
   end

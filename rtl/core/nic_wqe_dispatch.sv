@@ -83,11 +83,12 @@ module nic_wqe_dispatch #(
   output logic [511:0]                  mo_cur_wqe_o,      // ... this one
   output logic [15:0]                   mo_qp_pd_o,        // ... of a QP of this PD
   input  logic [31:0]                   mo_status_i,       // its checks' status
+  input  logic                          mo_ok_i,           // ... is SUCCESS
   input  logic [31:0]                   mo_fr_mtt_offset_i,
   output logic                          mo_exec_o,         // Bind / Invalidate: write now
   output logic                          mo_commit_o,       // FastRegister: register now
   // nic_page_list
-  output logic                          pl_start_o,
+  output logic                          pl_load_o,         // idle: load `cur`'s list parameters
   output logic [63:0]                   pl_addr_o,
   output logic [31:0]                   pl_mtt_off_o,
   output logic                          pl_active_o,
@@ -137,8 +138,21 @@ module nic_wqe_dispatch #(
   assign hdr = cur_wqe_q;
   assign fr  = cur_wqe_q;
 
+  // What the decisions ask of `cur`'s WQE, decoded when it is taken and held with it (equal to
+  // decoding cur_wqe_q, see a_decode_of_cur): the decisions start from flip-flops, not from
+  // the opcode and index compares of the 512-bit register.
+  nic_pkg::wqe_hdr_t head;
+  logic              cur_tp_op_q, cur_tp_op_d;     // SEND / SEND_INV / WRITE / READ
+  logic              cur_mo_q, cur_mo_d;           // FAST_REG / BIND / INVALIDATE
+  logic              cur_fr_q, cur_fr_d;           // FAST_REG
+  logic              cur_nop_q, cur_nop_d;         // NOP
+  logic              cur_silent_q, cur_silent_d;   // FLAG_SILENT_SUCCESS
+  logic              cur_idx_ok_q, cur_idx_ok_d;   // its `index` is the ring index it came from
+
+  assign head = wqe_data_i;
+
   logic unused_views;               // the rest is the transport's and nic_mem_op's
-  assign unused_views = ^{hdr, fr};
+  assign unused_views = ^{hdr, fr, head};
 
   // ---- its QP -------------------------------------------------------------------------------------
   // The retire and the error of a WQE leave registered (retire_q, qp_err_q: a cycle after its
@@ -162,12 +176,11 @@ module nic_wqe_dispatch #(
 
   // ---- transport WQEs -----------------------------------------------------------------------------
   logic is_tp_op, tp_busy, to_tp, tp_hold;
-  assign is_tp_op = hdr.opcode == nic_pkg::WQE_OP_SEND || hdr.opcode == nic_pkg::WQE_OP_SEND_INV ||
-                    hdr.opcode == nic_pkg::WQE_OP_WRITE || hdr.opcode == nic_pkg::WQE_OP_READ;
+  assign is_tp_op = cur_tp_op_q;
   assign tp_busy  = 32'(cur_qpn_q) < NumQps && tp_busy_i[QpW'(cur_qpn_q)];
   // to the transport: a well-formed transport WQE of a connected QP, or of a QP in error whose
   // earlier transport WQEs are still there (the transport cancels it after them)
-  assign to_tp    = is_tp_op && !cur_dma_err_q && hdr.index == cur_idx_q &&
+  assign to_tp    = is_tp_op && !cur_dma_err_q && cur_idx_ok_q &&
                     (qp_state == nic_pkg::QP_STATE_RTS ||
                      (qp_state == nic_pkg::QP_STATE_ERROR && tp_busy));
   // anything completed here waits while earlier WQEs of its QP are in the transport
@@ -179,7 +192,14 @@ module nic_wqe_dispatch #(
   assign tp_idx_o   = cur_idx_q;
 
   // ---- the status of `cur` when it is reached (FastRegister: before its page list) ----------------
+  // run_ok is run_status == SUCCESS, as one AND of registered decodes and nic_mem_op's ok: the
+  // decisions need only that bit; the 32-bit status goes only into the CQE.
   logic [31:0] run_status;
+  logic        run_ok;
+
+  assign run_ok = !cur_valid_q ||
+                  (qp_state != nic_pkg::QP_STATE_ERROR && !cur_dma_err_q && cur_idx_ok_q &&
+                   (cur_nop_q || (cur_mo_q && mo_ok_i)));
 
   always_comb begin
     if (!cur_valid_q) begin
@@ -207,6 +227,7 @@ module nic_wqe_dispatch #(
 
   // ---- the FSM --------------------------------------------------------------------------------------
   logic [31:0]   status, commit_status;
+  logic          ok, commit_ok;                 // status / commit_status is SUCCESS
   logic          emit, need_cpl, out_free;
   logic          cpl_valid_q, cpl_valid_d;
   logic [7:0]    cpl_cqn_q, cpl_cqn_d;
@@ -217,17 +238,17 @@ module nic_wqe_dispatch #(
   // is not registered; otherwise they pass as they did before the page list).
   assign commit_status = pl_err_i ? nic_pkg::STATUS_INTERNAL_ERROR :
                          pl_bad_i ? nic_pkg::STATUS_INVALID_PARAMETER : mo_status_i;
+  assign commit_ok     = !pl_err_i && !pl_bad_i && mo_ok_i;
   assign status   = (st_q == StCommit) ? commit_status : run_status;
+  assign ok       = (st_q == StCommit) ? commit_ok : run_ok;
   assign out_free = !cpl_valid_q || cpl_ready_i;
-  assign need_cpl = !(status == nic_pkg::STATUS_SUCCESS &&
-                      (hdr.flags & nic_pkg::FLAG_SILENT_SUCCESS) != '0);
+  assign need_cpl = !(ok && cur_silent_q);
 
   always_comb begin
     st_d        = st_q;
     finish      = 1'b0;
     emit        = 1'b0;
     bounce      = 1'b0;
-    pl_start_o  = 1'b0;
     mo_exec_o   = 1'b0;
     mo_commit_o = 1'b0;
 
@@ -243,14 +264,12 @@ module nic_wqe_dispatch #(
             // waits behind: then give it back to the fetch (it comes again once the QP is idle)
             bounce = wqe_valid_i && !rewind_busy_i;
             finish = bounce;
-          end else if (hdr.opcode == nic_pkg::WQE_OP_FAST_REG &&
-                       run_status == nic_pkg::STATUS_SUCCESS) begin
+          end else if (cur_fr_q && run_ok) begin
             st_d       = StPageList;
-            pl_start_o = 1'b1;
           end else if (!need_cpl || out_free) begin
             finish    = 1'b1;
             emit      = need_cpl;
-            mo_exec_o = run_status == nic_pkg::STATUS_SUCCESS;   // Bind / Invalidate write
+            mo_exec_o = run_ok;                  // Bind / Invalidate write
           end
         end
       end
@@ -267,13 +286,17 @@ module nic_wqe_dispatch #(
           finish      = 1'b1;
           emit        = need_cpl;
           st_d        = StRun;
-          mo_commit_o = status == nic_pkg::STATUS_SUCCESS;
+          mo_commit_o = ok;
         end
       end
       default: st_d = StRun;
     endcase
   end
 
+  // The reader loads while `cur` is not in its page list or commit (StRun, a registered
+  // decision): when a FastRegister goes to StPageList it has loaded that cycle's values, the
+  // ones a start pulse in that cycle would have given it.
+  assign pl_load_o     = st_q == StRun;
   assign pl_addr_o     = fr.page_list_addr;
   assign pl_mtt_off_o  = mo_fr_mtt_offset_i;
   assign pl_active_o   = st_q == StPageList;
@@ -291,12 +314,26 @@ module nic_wqe_dispatch #(
     cur_idx_d     = cur_idx_q;
     cur_dma_err_d = cur_dma_err_q;
     cur_stale_d   = cur_stale_q || (qp_reset_i && qp_reset_qpn_i == cur_qpn_q);
+    cur_tp_op_d   = cur_tp_op_q;
+    cur_mo_d      = cur_mo_q;
+    cur_fr_d      = cur_fr_q;
+    cur_nop_d     = cur_nop_q;
+    cur_silent_d  = cur_silent_q;
+    cur_idx_ok_d  = cur_idx_ok_q;
     if (load) begin
       cur_valid_d   = 1'b1;
       cur_qpn_d     = wqe_qpn_i;
       cur_idx_d     = wqe_idx_i;
       cur_dma_err_d = wqe_dma_err_i;
       cur_stale_d   = wqe_stale_i || (qp_reset_i && qp_reset_qpn_i == wqe_qpn_i);
+      cur_tp_op_d   = head.opcode == nic_pkg::WQE_OP_SEND || head.opcode == nic_pkg::WQE_OP_SEND_INV ||
+                      head.opcode == nic_pkg::WQE_OP_WRITE || head.opcode == nic_pkg::WQE_OP_READ;
+      cur_mo_d      = head.opcode == nic_pkg::WQE_OP_FAST_REG || head.opcode == nic_pkg::WQE_OP_BIND ||
+                      head.opcode == nic_pkg::WQE_OP_INVALIDATE;
+      cur_fr_d      = head.opcode == nic_pkg::WQE_OP_FAST_REG;
+      cur_nop_d     = head.opcode == nic_pkg::WQE_OP_NOP;
+      cur_silent_d  = (head.flags & nic_pkg::FLAG_SILENT_SUCCESS) != '0;
+      cur_idx_ok_d  = head.index == wqe_idx_i;
     end
   end
 
@@ -332,7 +369,7 @@ module nic_wqe_dispatch #(
   // two share the QP number.
   logic retire_d, qp_err_d;
   assign retire_d     = finish && !discard && !bounce;
-  assign qp_err_d     = retire_d && !to_tp && status != nic_pkg::STATUS_SUCCESS;
+  assign qp_err_d     = retire_d && !to_tp && !ok;
   assign qp_err_o     = qp_err_q;
   assign qp_err_qpn_o = retire_qpn_q;
   assign retire_o     = retire_q;
@@ -349,6 +386,12 @@ module nic_wqe_dispatch #(
       cur_idx_q     <= '0;
       cur_dma_err_q <= 1'b0;
       cur_stale_q   <= 1'b0;
+      cur_tp_op_q   <= 1'b0;             // as the all-zero WQE of the reset decodes: a NOP
+      cur_mo_q      <= 1'b0;
+      cur_fr_q      <= 1'b0;
+      cur_nop_q     <= 1'b1;
+      cur_silent_q  <= 1'b0;
+      cur_idx_ok_q  <= 1'b1;
       cpl_valid_q   <= 1'b0;
       cpl_cqn_q     <= '0;
       cpl_cqe_q     <= '0;
@@ -363,6 +406,12 @@ module nic_wqe_dispatch #(
       cur_idx_q     <= cur_idx_d;
       cur_dma_err_q <= cur_dma_err_d;
       cur_stale_q   <= cur_stale_d;
+      cur_tp_op_q   <= cur_tp_op_d;
+      cur_mo_q      <= cur_mo_d;
+      cur_fr_q      <= cur_fr_d;
+      cur_nop_q     <= cur_nop_d;
+      cur_silent_q  <= cur_silent_d;
+      cur_idx_ok_q  <= cur_idx_ok_d;
       cpl_valid_q   <= cpl_valid_d;
       cpl_cqn_q     <= cpl_cqn_d;
       cpl_cqe_q     <= cpl_cqe_d;
@@ -431,6 +480,16 @@ module nic_wqe_dispatch #(
       end
       if (cur_valid_q) begin
         a_cur_qpn_in_range: assert (32'(cur_qpn_q) < NumQps);
+        a_decode_of_cur: assert (
+          cur_tp_op_q == (hdr.opcode == nic_pkg::WQE_OP_SEND || hdr.opcode == nic_pkg::WQE_OP_SEND_INV ||
+                          hdr.opcode == nic_pkg::WQE_OP_WRITE || hdr.opcode == nic_pkg::WQE_OP_READ) &&
+          cur_mo_q == (hdr.opcode == nic_pkg::WQE_OP_FAST_REG || hdr.opcode == nic_pkg::WQE_OP_BIND ||
+                       hdr.opcode == nic_pkg::WQE_OP_INVALIDATE) &&
+          cur_fr_q == (hdr.opcode == nic_pkg::WQE_OP_FAST_REG) &&
+          cur_nop_q == (hdr.opcode == nic_pkg::WQE_OP_NOP) &&
+          cur_silent_q == ((hdr.flags & nic_pkg::FLAG_SILENT_SUCCESS) != '0) &&
+          cur_idx_ok_q == (hdr.index == cur_idx_q));
+        a_ok_is_success: assert (ok == (status == nic_pkg::STATUS_SUCCESS));
       end
       if (cpl_valid_o) begin
         a_cpl_cqn_of_qp: assert (32'(cpl_cqe_o.qpn) < NumQps);

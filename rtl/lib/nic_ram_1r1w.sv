@@ -68,9 +68,11 @@ module nic_ram_1r1w #(
     logic             fwd_hit;              // this cycle's write is to the held address
     logic [Width-1:0] fwd_data_q;           // that write's data (loaded only then)
 
+    // fwd_hit compares the write address with both candidates of held_d and picks by re_i: the
+    // same as waddr_i == held_d, but the two compares do not wait for a late read enable.
     always_comb begin
       held_d  = re_i ? raddr_i : held_q;
-      fwd_hit = we_i && waddr_i == held_d;
+      fwd_hit = we_i && (re_i ? waddr_i == raddr_i : waddr_i == held_q);
       fwd_d   = fwd_hit || (!re_i && fwd_q);
     end
 

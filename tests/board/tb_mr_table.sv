@@ -27,6 +27,7 @@ module tb_mr_table #(
   input  logic [511:0]              cur_wqe_i,
   input  logic [15:0]               qp_pd_i,
   output logic [31:0]               status_o,
+  output logic                      ok_o,
   output logic [31:0]               fr_mtt_offset_o,
   input  logic                      exec_i,
   input  logic                      commit_i,
@@ -63,6 +64,7 @@ module tb_mr_table #(
   logic [7:0]          a_key;
   logic [63:0]         a_base_va, a_length, a_byte_off;
   logic [MttAW-1:0]    a_mtt_base;
+  logic [1:0]          a_state, b_state;
   logic                wr, wr_reg;
   logic [MrW-1:0]      wr_idx, wr_parent;
   logic [1:0]          wr_state;
@@ -88,6 +90,7 @@ module tb_mr_table #(
     .cur_wqe_i         (cur_wqe_i),
     .qp_pd_i           (qp_pd_i),
     .status_o          (status_o),
+    .ok_o              (ok_o),
     .fr_mtt_offset_o   (fr_mtt_offset_o),
     .exec_i            (exec_i),
     .commit_i          (commit_i),
@@ -110,10 +113,12 @@ module tb_mr_table #(
     .mr_a_byte_off_i   (a_byte_off),
     .mr_a_access_i     (a_access),
     .mr_a_mtt_base_i   (a_mtt_base),
+    .mr_a_state_i      (a_state),
     .mr_b_re_o         (b_re),
     .mr_b_idx_o        (b_idx),
     .mr_b_pd_i         (b_pd),
     .mr_b_is_mw_i      (b_is_mw),
+    .mr_b_state_i      (b_state),
     .mr_wr_o           (wr),
     .mr_wr_idx_o       (wr_idx),
     .mr_wr_state_o     (wr_state),
@@ -154,10 +159,12 @@ module tb_mr_table #(
     .a_byte_off_o   (a_byte_off),
     .a_access_o     (a_access),
     .a_mtt_base_o   (a_mtt_base),
+    .a_state_o      (a_state),
     .b_re_i         (b_re),
     .b_idx_i        (b_idx),
     .b_pd_o         (b_pd),
     .b_is_mw_o      (b_is_mw),
+    .b_state_o      (b_state),
     .wr_i           (wr),
     .wr_idx_i       (wr_idx),
     .wr_state_i     (wr_state),
