@@ -5,7 +5,9 @@
 //
 // Ports (besides clock and reset):
 //   port_mac_i, port_ipv4_i   the port's own addresses (source of every frame)
-//   pkt_*     one packet descriptor (valid/ready); taken while the previous frame still drains
+//   pkt_*     one packet descriptor (valid/ready); accepted into a register while the previous
+//             frame's tail is built, its headers built from that register (pkt_ready_o is a
+//             function of registers)
 //   pl_*      its payload: chunks of pl_nbytes_i (1..DataWidth/8) bytes in lanes [0, n), lane 0
 //             first, pkt.pay_len bytes in all, in order (valid/ready). A packet with pay_len 0
 //             takes no chunk.
@@ -127,75 +129,202 @@ module nic_roce_tx #(
   } state_e;
 
   state_e        state_q, state_d;
-  logic [HB-1:0] hdr_q;              // the headers not yet packed, first byte in the top bits
+  logic [HB-1:0] hdr_q;              // the headers not yet packed, first byte in the top bits;
+                                     // between frames the accepted descriptor's header fields
   logic [6:0]    hpos_q, hpos_d;     // frame position of hdr_q's top byte
   logic [6:0]    hlen_q, hlen_d;     // header bytes: 54 + extension
   logic [12:0]   left_q, left_d;     // payload bytes still to come
   logic [1:0]    pad_q, pad_d;
   logic          poison_q, poison_d;  // a payload chunk of this frame was poisoned
 
-  // the headers of a new packet
+  // The packet descriptor register (docs/timing-area.md "The packet descriptor registered"): a
+  // descriptor is accepted while no frame's payload is still to come (S_IDLE, or S_TAIL: the
+  // payload stage and the TX arbiter switch to the next packet's owner at the accept) into the
+  // registers the sequencer does not use then: its header fields copied as they are into hdr_q,
+  // its payload length into left_q. The take moves it to the sequencer from S_IDLE, or in S_TAIL
+  // in the cycle the frame's {pad, ICRC} piece goes into the packer, and fills in the fields
+  // computed from the lengths (the IPv4 total length and checksum, the UDP length, the pad count)
+  // and the port's addresses, from registers only. So no path runs from the engine that offers a
+  // packet into the header build: where frames follow each other the descriptor is accepted in
+  // the tail's first cycle and the next frame starts as before; a lone packet starts one cycle
+  // later.
+  logic                    pkt_v_q;    // a descriptor is accepted and not yet taken
+  logic                    accept;
+  logic                    take;
+  logic                    tail_done;  // (assigned after the ICRC's registers, below)
+
+  // the descriptor's header fields, as accepted: the computed fields and the port's zero
+  nic_roce_pkg::base_hdr_t acc_base;
+  logic [127:0]            acc_ext;
+  logic [4:0]              acc_ext_n;
+  // the headers at the take
   nic_roce_pkg::base_hdr_t base;
-  logic [127:0]            ext;
   logic [4:0]              ext_n;
   logic [1:0]              pad_new;
   logic [12:0]             frame_len;  // without FCS: headers + payload + pad + ICRC
 
+  assign pkt_ready_o = !pkt_v_q && (state_q == S_IDLE || state_q == S_TAIL);
+  assign accept      = pkt_valid_i && pkt_ready_o;
   // A packet is taken in S_IDLE, or in S_TAIL in the cycle the frame's {pad, ICRC} piece goes
   // into the packer (the ICRC is computed from this cycle's registers, which the take then
   // reloads): the next frame's headers start while the last beat is still to leave, so the
   // cycle the pipelined ICRC costs a frame is not a gap on the wire between frames. The tail
-  // piece always fits when the ICRC is ready (less than a beat in the packer, a_tail_fits), so
-  // the ready depends on no port.
-  // (assigned after the ICRC's registers, below)
-  logic tail_done;
-  logic take;
+  // piece always fits when the ICRC is ready (less than a beat in the packer, a_tail_fits).
+  assign take        = pkt_v_q && (state_q == S_IDLE || tail_done);
 
-  // Used only when a packet is taken: evaluated only then.
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pkt_v_q <= 1'b0;
+    end else if (accept) begin
+      pkt_v_q <= 1'b1;
+    end else if (take) begin
+      pkt_v_q <= 1'b0;
+    end
+  end
+
+  // Used only when a packet is accepted: evaluated only then.
+  always_comb begin
+    acc_ext_n = '0;
+    acc_base  = '0;
+    acc_ext   = '0;
+    if (accept) begin
+      acc_ext_n = nic_roce_pkg::ext_bytes(pkt_i.opcode);
+
+      acc_base                = '0;
+      acc_base.eth.dst_mac    = pkt_i.dst_mac;
+      acc_base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
+      acc_base.ip.version     = 4'd4;
+      acc_base.ip.ihl         = 4'd5;
+      acc_base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
+      acc_base.ip.ttl         = nic_roce_pkg::IP_TTL;
+      acc_base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+      acc_base.ip.dst         = pkt_i.dst_ip;
+      acc_base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
+      acc_base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
+      acc_base.bth.opcode     = pkt_i.opcode;
+      acc_base.bth.se         = pkt_i.se;
+      acc_base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
+      acc_base.bth.dqpn       = pkt_i.dqpn;
+      acc_base.bth.ackreq     = pkt_i.ackreq;
+      acc_base.bth.psn        = pkt_i.psn;
+
+      acc_ext = '0;
+      if (acc_ext_n == 5'd16) begin
+        acc_ext = pkt_i.reth;
+      end else if (acc_ext_n == 5'd4) begin
+        acc_ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
+                           || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
+                                                                               : pkt_i.aeth;
+      end
+    end
+  end
+
+  // The IPv4 header checksum at the take, from registers, in few levels: the header's 16-bit
+  // words summed in ones' complement (mod 2^16 - 1, where 2^16 = 1) by a carry-save tree whose
+  // carries wrap around from bit 15 to bit 0, then one add with its carry wrapped around (both
+  // sums computed, the carry picks one). The header's constant words and the lengths' constant
+  // part are one word chosen by the extension's size and the pad; the payload length rounded
+  // down to 4 bytes is another. The sum is never zero (the constant words are not), so it is
+  // the value nic_roce_pkg::ipv4_sum gives (a_checksum_matches_reference).
+  localparam logic [15:0] IpConstSum = nic_roce_pkg::ipv4_sum({4'd4, 4'd5, 8'd0, 16'd0, 16'd0,
+      nic_roce_pkg::IP_FLAGS_DF, nic_roce_pkg::IP_TTL, nic_roce_pkg::IP_PROTO_UDP, 16'd0,
+      32'd0, 32'd0});
+  // the IPv4 total length without the payload rounded down to 4: headers after the Ethernet
+  // one, the pad's 4 when the payload is not a multiple of 4, the ICRC
+  function automatic logic [15:0] ip_len_const(input logic [4:0] ext_bytes, input logic padded);
+    ip_len_const = 16'(nic_roce_pkg::BASE_HDR_BYTES - nic_roce_pkg::ETH_BYTES
+                       + nic_roce_pkg::ICRC_BYTES) + 16'(ext_bytes) + (padded ? 16'd4 : 16'd0);
+  endfunction
+  function automatic logic [15:0] ones_add(input logic [15:0] a, input logic [15:0] b);
+    logic [16:0] t;
+    t = 17'(a) + 17'(b);
+    ones_add = t[15:0] + 16'(t[16]);
+  endfunction
+  // that word by {16-byte extension, 4-byte extension, padded}
+  function automatic logic [8*16-1:0] csum_k_table();
+    for (int i = 0; i < 8; i++) begin
+      csum_k_table[16*i +: 16] = ones_add(IpConstSum, ip_len_const((i >= 4) ? 5'd16
+                                                                   : (i >= 2) ? 5'd4 : 5'd0,
+                                                                   i % 2 == 1));
+    end
+  endfunction
+  localparam logic [8*16-1:0] CsumK = csum_k_table();
+  // a carry-save step: three words into a sum and a carry word (the carry of bit 15 to bit 0)
+  function automatic logic [31:0] csa_wrap(input logic [15:0] a, input logic [15:0] b,
+                                           input logic [15:0] c);
+    logic [15:0] m;
+    m = (a & b) | (a & c) | (b & c);
+    csa_wrap = {m[14:0], m[15], a ^ b ^ c};
+  endfunction
+
+  // the fields the take fills in (the others are the accepted ones)
+  function automatic nic_roce_pkg::base_hdr_t take_fields();
+    nic_roce_pkg::base_hdr_t f;
+    f               = '0;
+    f.eth.src_mac   = '1;
+    f.ip.total_len  = '1;
+    f.ip.src        = '1;
+    f.ip.csum       = '1;
+    f.udp.len       = '1;
+    f.bth.padcnt    = '1;
+    take_fields     = f;
+  endfunction
+  localparam nic_roce_pkg::base_hdr_t TakeFields = take_fields();
+
+  logic        ext16_q;       // the accepted packet has a 16-byte extension header (RETH)
+  logic        ext4_q;        // ... a 4-byte one (AETH, IETH)
+  logic        padded;        // its payload is not a multiple of 4
+  logic [15:0] ip_len;        // the IPv4 total length
+  logic [15:0] csum_k;        // the constant words and the lengths' constant part
+  logic [31:0] csum_1, csum_2, csum_3, csum_4;
+  logic [16:0] csum_p0;
+  logic [15:0] csum_p1;
+
+  // Used only when a packet is taken: evaluated only then. The accepted fields are in hdr_q,
+  // the payload length in left_q.
   always_comb begin
     ext_n     = '0;
     pad_new   = '0;
     frame_len = '0;
     base      = '0;
-    ext       = '0;
+    padded    = 1'b0;
+    ip_len    = '0;
+    csum_k    = '0;
+    csum_1    = '0;
+    csum_2    = '0;
+    csum_3    = '0;
+    csum_4    = '0;
+    csum_p0   = '0;
+    csum_p1   = '0;
     if (take) begin
-      ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
-      pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
-      frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
-                  + 13'(nic_roce_pkg::ICRC_BYTES);
+      base      = nic_roce_pkg::base_hdr_t'(hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES]);
+      ext_n     = ext16_q ? 5'd16 : ext4_q ? 5'd4 : 5'd0;
+      padded    = left_q[1:0] != 2'd0;
+      pad_new   = 2'(3'd4 - {1'b0, left_q[1:0]});
+      ip_len    = ip_len_const(ext_n, padded) + {3'd0, left_q[12:2], 2'd0};
+      frame_len = 13'(ip_len) + 13'(nic_roce_pkg::ETH_BYTES);
 
-      base                = '0;
-      base.eth.dst_mac    = pkt_i.dst_mac;
+      csum_k  = CsumK[16 * {ext16_q, ext4_q, padded} +: 16];
+      csum_1  = csa_wrap(port_ipv4_i[31:16], port_ipv4_i[15:0], base.ip.dst[31:16]);
+      csum_2  = csa_wrap(base.ip.dst[15:0], {3'd0, left_q[12:2], 2'd0}, csum_k);
+      csum_3  = csa_wrap(csum_1[15:0], csum_1[31:16], csum_2[15:0]);
+      csum_4  = csa_wrap(csum_3[15:0], csum_3[31:16], csum_2[31:16]);
+      csum_p0 = 17'(csum_4[15:0]) + 17'(csum_4[31:16]);
+      csum_p1 = csum_4[15:0] + csum_4[31:16] + 16'd1;
+
       base.eth.src_mac    = port_mac_i;
-      base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
-      base.ip.version     = 4'd4;
-      base.ip.ihl         = 4'd5;
-      base.ip.total_len   = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES);
-      base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
-      base.ip.ttl         = nic_roce_pkg::IP_TTL;
-      base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+      base.ip.total_len   = ip_len;
       base.ip.src         = port_ipv4_i;
-      base.ip.dst         = pkt_i.dst_ip;
-      base.ip.csum        = ~nic_roce_pkg::ipv4_sum(base.ip);
-      base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
-      base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
-      base.udp.len        = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES + 20);
-      base.bth.opcode     = pkt_i.opcode;
-      base.bth.se         = pkt_i.se;
+      base.ip.csum        = ~(csum_p0[16] ? csum_p1 : csum_p0[15:0]);
+      base.udp.len        = ip_len - 16'd20;
       base.bth.padcnt     = pad_new;
-      base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
-      base.bth.dqpn       = pkt_i.dqpn;
-      base.bth.ackreq     = pkt_i.ackreq;
-      base.bth.psn        = pkt_i.psn;
+    end
+  end
 
-      ext = '0;
-      if (ext_n == 5'd16) begin
-        ext = pkt_i.reth;
-      end else if (ext_n == 5'd4) begin
-        ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
-                       || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
-                                                                           : pkt_i.aeth;
-      end
+  always_ff @(posedge clk_i) begin
+    if (accept) begin
+      ext16_q <= acc_ext_n == 5'd16;
+      ext4_q  <= acc_ext_n == 5'd4;
     end
   end
 
@@ -247,8 +376,6 @@ module nic_roce_tx #(
   assign icrc_rdy  = cleft_q == '0 && !d_v_q;
 
   assign tail_done   = state_q == S_TAIL && icrc_rdy;
-  assign pkt_ready_o = state_q == S_IDLE || tail_done;
-  assign take        = pkt_valid_i && pkt_ready_o;
 
   // Evaluated only while a beat is offered or taken.
   always_comb begin
@@ -419,12 +546,14 @@ module nic_roce_tx #(
         state_d = S_IDLE;
       end
     endcase
+    if (accept) begin
+      left_d  = pkt_i.pay_len;
+    end
     if (take) begin
       poison_d = 1'b0;
       state_d = S_HDR;
       hpos_d  = '0;
       hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
-      left_d  = pkt_i.pay_len;
       pad_d   = pad_new;
     end
   end
@@ -459,10 +588,14 @@ module nic_roce_tx #(
   end
 
   // The header shift register is loaded before any use: it needs no reset. Loaded (wide) only
-  // when a packet is taken or a header chunk goes into the packer.
+  // when a packet is accepted or taken (the computed fields) or a header chunk goes into the
+  // packer.
   always_ff @(posedge clk_i) begin
-    if (take) begin
-      hdr_q <= {base, ext, 16'd0};
+    if (accept) begin
+      hdr_q <= {acc_base, acc_ext, 16'd0};
+    end else if (take) begin
+      hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES] <=
+          (hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES] & ~TakeFields) | (base & TakeFields);
     end else if (state_q == S_HDR && in_fire) begin
       hdr_q <= hdr_q << DataWidth;
     end
@@ -549,7 +682,12 @@ module nic_roce_tx #(
         a_icrc_lanes: assert (!out_fire && 32'(cnt_q) + 32'(pad_q)
                               == (cross_q ? W8 + 2 : W8 - 4 * 32'(zq_q) - 2));
       end
+      if (accept) begin
+        a_accept_with_no_payload_to_come: assert (left_q == '0);
+      end
       if (take) begin
+        a_checksum_matches_reference: assert (base.ip.csum == ~nic_roce_pkg::ipv4_sum(
+                                                {base.ip[159:80], 16'd0, base.ip[63:0]}));
         a_frame_length_2_mod_4: assert (frame_len[1:0] == 2'd2);
         a_icrc_done_before_next_frame: assert (cleft_q == '0 && !d_v_q);
       end
