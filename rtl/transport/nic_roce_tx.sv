@@ -74,7 +74,9 @@ module nic_roce_tx #(
   logic                   out_valid, out_last, out_fire;
   logic [CB-1:0]          cnt_after;
   logic                   in_valid, in_ready, in_end, in_fire;
-  logic [DataWidth-1:0]   in_data;
+  logic [DataWidth-1:0]   in_data;         // the piece: its bytes from lane in_n on are zero
+  logic [2*DataWidth-1:0] in_placed;       // ... at its lanes of the packer (cnt_after on)
+  logic                   in_up;           // ... one beat further than the low bits of cnt_q
   logic [NB-1:0]          in_n;
 
   function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
@@ -101,7 +103,8 @@ module nic_roce_tx #(
     // A frame's last beat and the next frame's first piece may cross in one cycle: the beat
     // leaving with tlast empties the packer (cnt_after is 0), so back-to-back frames leave
     // back to back.
-    in_ready = (!end_q || (out_fire && out_last)) && cnt_after <= CB'(W8);
+    // cnt_after <= W8, written without cnt_after: a beat out leaves at most W8 (cnt_q <= 2 * W8)
+    in_ready = (!end_q || (out_fire && out_last)) && (out_fire || cnt_q <= CB'(W8));
     in_fire  = in_valid && in_ready;
 
     cnt_d = cnt_after;
@@ -333,6 +336,7 @@ module nic_roce_tx #(
   localparam logic [31:0]   CrcInit  = nic_roce_pkg::crc32_adv(nic_roce_pkg::ICRC_SEED,
                                                                -nic_roce_pkg::ETH_BYTES);
   localparam logic [1023:0] FoldRows = nic_roce_pkg::crc32_adv_rows(W8);
+  localparam logic [1023:0] Fold2Rows = nic_roce_pkg::crc32_adv_rows(2 * W8);   // two folds
   // At the tail the register is W8 bytes on per beat folded. Every frame has 54 + 4k bytes before
   // its ICRC, so the last beat of them holds n = W8 - z bytes with z = 2 mod 4, z = 4 * zq + 2:
   // the register is moved back z bytes (A^-2 or A^-6 by zq[0], then A^-(4 * 2^s) for each further
@@ -351,6 +355,7 @@ module nic_roce_tx #(
 
   logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
   logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
+  logic                 cdone_q, cdone_d;  // cleft_q is zero (a register: no compare on the way)
   logic [ZqBits-1:0]    zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
   logic                 cross_q, cross_d;  // the pad ran into a beat of its own
   logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
@@ -372,15 +377,17 @@ module nic_roce_tx #(
   // contribution (with the data stage's beat before it, if that is not folded yet), so the ICRC
   // goes in one cycle later.
   assign take_full = out_fire && !end_q;
-  assign take_tail = state_q == S_TAIL && cleft_q != '0 && cnt_q < CB'(W8);
-  assign icrc_rdy  = cleft_q == '0 && !d_v_q;
+  assign take_tail = state_q == S_TAIL && !cdone_q && cnt_q < CB'(W8);
+  assign icrc_rdy  = cdone_q && !d_v_q;
 
   assign tail_done   = state_q == S_TAIL && icrc_rdy;
 
-  // Evaluated only while a beat is offered or taken.
+  // Evaluated only while a beat may be offered or the tail folded: a frame is in the sequencer
+  // or its last beat still in the packer (a condition of three register bits, on the way of
+  // every bit of the beat: not out_valid's or take_tail's, which are deeper).
   always_comb begin
     crc_beat = '0;
-    if (out_valid || take_tail) begin
+    if (state_q != S_IDLE || end_q) begin
       crc_beat = acc_q[DataWidth-1:0];
       for (int b = 0; b < MaskBeats; b++) begin
         if (obeat_q == 3'(b)) begin
@@ -430,6 +437,7 @@ module nic_roce_tx #(
   always_comb begin
     crc_d   = crc_pre;
     cleft_d = cleft_q;
+    cdone_d = cdone_q;
     zq_d    = zq_q;
     cross_d = cross_q;
     obeat_d = obeat_q;
@@ -437,8 +445,13 @@ module nic_roce_tx #(
       cleft_d = cleft_q - 13'(W8);
     end
     if (take_tail) begin
-      crc_d   = nic_roce_pkg::crc32_mul(FoldRows, crc_pre) ^ beat_crc;
+      // A^W8 * crc_pre ^ beat, with crc_pre's fold of d_q distributed (A^W8 is linear): the
+      // two products side by side instead of one after the other
+      crc_d   = (d_v_q ? nic_roce_pkg::crc32_mul(Fold2Rows, crc_q)
+                         ^ nic_roce_pkg::crc32_mul(FoldRows, d_q)
+                       : nic_roce_pkg::crc32_mul(FoldRows, crc_q)) ^ beat_crc;
       cleft_d = '0;
+      cdone_d = 1'b1;
       cross_d = cleft_q > 13'(W8);
     end
     if (out_fire) begin
@@ -447,6 +460,7 @@ module nic_roce_tx #(
     if (take) begin
       crc_d   = CrcInit;
       cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
+      cdone_d = 1'b0;
       cross_d = 1'b0;
       // z = W8 - n for the n bytes of the last beat before the ICRC: -(frame_len - 4) mod W8
       zq_d    = ZqBits'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
@@ -457,6 +471,7 @@ module nic_roce_tx #(
     if (rst_i) begin
       crc_q   <= '0;
       cleft_q <= '0;
+      cdone_q <= 1'b1;
       zq_q    <= '0;
       cross_q <= 1'b0;
       obeat_q <= '0;
@@ -464,6 +479,7 @@ module nic_roce_tx #(
     end else begin
       crc_q   <= crc_d;
       cleft_q <= cleft_d;
+      cdone_q <= cdone_d;
       zq_q    <= zq_d;
       cross_q <= cross_d;
       obeat_q <= obeat_d;
@@ -485,6 +501,8 @@ module nic_roce_tx #(
     in_end   = 1'b0;
     unique case (state_q)
       S_HDR: begin
+        // no mask: hdr_q is zero after the headers (the extension's unused bytes, the spare
+        // bytes, the zeros shifted in)
         in_valid = 1'b1;
         for (int j = 0; j < W8; j++) begin
           in_data[8*j +: 8] = hdr_q[HB-1-8*j -: 8];
@@ -493,7 +511,7 @@ module nic_roce_tx #(
       end
       S_PAY: begin
         in_valid = pl_valid_i;
-        in_data  = pl_data_i;
+        in_data  = keep_bytes(pl_data_i, pl_nbytes_i);
         in_n     = pl_nbytes_i;
       end
       S_TAIL: begin
@@ -509,6 +527,21 @@ module nic_roce_tx #(
   end
 
   assign pl_ready_o  = state_q == S_PAY && in_ready;
+
+  // The piece lands cnt_after bytes up: with a piece in, cnt_after is cnt_q (<= W8) without a
+  // beat out, cnt_q - W8 with one, 0 with the frame's last one. The shift by the low bits of
+  // cnt_q runs from registers; whether it goes one beat further (cnt_q is W8, or 2 * W8 with a
+  // beat out) and the last beat's case, which depend on the port's ready, are picked after it.
+  assign in_up = out_fire ? cnt_q[LW+1] : cnt_q[LW];
+  always_comb begin
+    in_placed = (2*DataWidth)'(in_data) << (8 * cnt_q[LW-1:0]);
+    if (in_up) begin
+      in_placed = in_placed << DataWidth;
+    end
+    if (out_fire && out_last) begin
+      in_placed = (2*DataWidth)'(in_data);
+    end
+  end
 
   always_comb begin
     state_d = state_q;
@@ -574,7 +607,7 @@ module nic_roce_tx #(
       // the packer's bytes change only with a beat out or a piece in (wide: loaded only then)
       if (out_fire || in_fire) begin
         acc_q <= (out_fire ? (out_last ? '0 : (acc_q >> DataWidth)) : acc_q)
-               | (in_fire ? ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after)) : '0)
+               | (in_fire ? in_placed : '0)
                | ((in_fire && state_q == S_TAIL) ? icrc_place : '0);
       end
       cnt_q   <= cnt_d;
@@ -668,6 +701,15 @@ module nic_roce_tx #(
                                 && 13'(pl_nbytes_i) <= left_q);
       end
       a_packer_in_bounds: assert (32'(cnt_q) <= 2 * W8);
+      if (out_valid || take_tail) begin
+        a_beat_evaluated: assert (state_q != S_IDLE || end_q);
+      end
+      if (in_fire) begin
+        a_piece_zero_from_its_length: assert (keep_bytes(in_data, in_n) == in_data);
+        a_piece_placed: assert (in_placed == (2*DataWidth)'(in_data) << (8 * cnt_after)
+                                && cnt_after <= CB'(W8));
+      end
+      a_cdone_is_cleft_zero: assert (cdone_q == (cleft_q == '0));
       if (take_full) begin
         a_whole_beat_before_the_last: assert (cleft_q > 13'(W8));
       end
