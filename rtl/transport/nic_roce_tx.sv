@@ -144,13 +144,15 @@ module nic_roce_tx #(
   // descriptor is accepted while no frame's payload is still to come (S_IDLE, or S_TAIL: the
   // payload stage and the TX arbiter switch to the next packet's owner at the accept) into the
   // registers the sequencer does not use then: its header fields copied as they are into hdr_q,
-  // its payload length into left_q. The take moves it to the sequencer from S_IDLE, or in S_TAIL
-  // in the cycle the frame's {pad, ICRC} piece goes into the packer, and fills in the fields
-  // computed from the lengths (the IPv4 total length and checksum, the UDP length, the pad count)
-  // and the port's addresses, from registers only. So no path runs from the engine that offers a
-  // packet into the header build: where frames follow each other the descriptor is accepted in
-  // the tail's first cycle and the next frame starts as before; a lone packet starts one cycle
-  // later.
+  // its payload length into left_q. They load in every cycle the descriptor is ready
+  // (pkt_ready_o, a function of registers), not only at the accept: whether a descriptor is
+  // offered, and whose it is, depends on the engines' deeper logic, and sets only pkt_v_q. The
+  // take moves it to the sequencer from S_IDLE, or in S_TAIL in the cycle the frame's {pad,
+  // ICRC} piece goes into the packer, and fills in the fields computed from the lengths (the
+  // IPv4 total length and checksum, the UDP length, the pad count) and the port's addresses,
+  // from registers only. So no path runs from the engine that offers a packet into the header
+  // build: where frames follow each other the descriptor is accepted in the tail's first cycle
+  // and the next frame starts as before; a lone packet starts one cycle later.
   logic                    pkt_v_q;    // a descriptor is accepted and not yet taken
   logic                    accept;
   logic                    take;
@@ -185,12 +187,12 @@ module nic_roce_tx #(
     end
   end
 
-  // Used only when a packet is accepted: evaluated only then.
+  // Used only while a packet may be accepted: evaluated only then.
   always_comb begin
     acc_ext_n = '0;
     acc_base  = '0;
     acc_ext   = '0;
-    if (accept) begin
+    if (pkt_ready_o) begin
       acc_ext_n = nic_roce_pkg::ext_bytes(pkt_i.opcode);
 
       acc_base                = '0;
@@ -325,7 +327,7 @@ module nic_roce_tx #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (accept) begin
+    if (pkt_ready_o) begin
       ext16_q <= acc_ext_n == 5'd16;
       ext4_q  <= acc_ext_n == 5'd4;
     end
@@ -579,7 +581,7 @@ module nic_roce_tx #(
         state_d = S_IDLE;
       end
     endcase
-    if (accept) begin
+    if (pkt_ready_o) begin
       left_d  = pkt_i.pay_len;
     end
     if (take) begin
@@ -621,10 +623,10 @@ module nic_roce_tx #(
   end
 
   // The header shift register is loaded before any use: it needs no reset. Loaded (wide) only
-  // when a packet is accepted or taken (the computed fields) or a header chunk goes into the
-  // packer.
+  // while a packet may be accepted (the ready's cycles: S_IDLE, the frame's tail), when one is
+  // taken (the computed fields) or a header chunk goes into the packer.
   always_ff @(posedge clk_i) begin
-    if (accept) begin
+    if (pkt_ready_o) begin
       hdr_q <= {acc_base, acc_ext, 16'd0};
     end else if (take) begin
       hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES] <=
@@ -723,9 +725,6 @@ module nic_roce_tx #(
       if (state_q == S_TAIL && in_fire) begin
         a_icrc_lanes: assert (!out_fire && 32'(cnt_q) + 32'(pad_q)
                               == (cross_q ? W8 + 2 : W8 - 4 * 32'(zq_q) - 2));
-      end
-      if (accept) begin
-        a_accept_with_no_payload_to_come: assert (left_q == '0);
       end
       if (take) begin
         a_checksum_matches_reference: assert (base.ip.csum == ~nic_roce_pkg::ipv4_sum(
