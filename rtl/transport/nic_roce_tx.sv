@@ -262,19 +262,14 @@ module nic_roce_tx #(
     csa_wrap = {m[14:0], m[15], a ^ b ^ c};
   endfunction
 
-  // the fields the take fills in (the others are the accepted ones)
-  function automatic nic_roce_pkg::base_hdr_t take_fields();
-    nic_roce_pkg::base_hdr_t f;
-    f               = '0;
-    f.eth.src_mac   = '1;
-    f.ip.total_len  = '1;
-    f.ip.src        = '1;
-    f.ip.csum       = '1;
-    f.udp.len       = '1;
-    f.bth.padcnt    = '1;
-    take_fields     = f;
-  endfunction
-  localparam nic_roce_pkg::base_hdr_t TakeFields = take_fields();
+  // the fields the take fills in (the others are the accepted ones), in base_hdr_t's order
+  // (a constant vector: Yosys 0.23 takes no function of a struct type; a_take_fields checks it)
+  localparam logic [8*nic_roce_pkg::BASE_HDR_BYTES-1:0] TakeFields = {
+      48'd0, {48{1'b1}}, 16'd0,                                   // Ethernet: the source MAC
+      16'd0, {16{1'b1}}, 16'd0, 16'd0, 16'd0, {16{1'b1}},         // IPv4: total length, checksum,
+      {32{1'b1}}, 32'd0,                                          // ... the source address
+      16'd0, 16'd0, {16{1'b1}}, 16'd0,                            // UDP: the length
+      8'd0, 2'd0, 2'b11, 4'd0, 16'd0, 8'd0, 24'd0, 8'd0, 24'd0};  // BTH: the pad count
 
   logic        ext16_q;       // the accepted packet has a 16-byte extension header (RETH)
   logic        ext4_q;        // ... a 4-byte one (AETH, IETH)
@@ -302,7 +297,7 @@ module nic_roce_tx #(
     csum_p0   = '0;
     csum_p1   = '0;
     if (take) begin
-      base      = nic_roce_pkg::base_hdr_t'(hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES]);
+      base      = hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
       ext_n     = ext16_q ? 5'd16 : ext4_q ? 5'd4 : 5'd0;
       padded    = left_q[1:0] != 2'd0;
       pad_new   = 2'(3'd4 - {1'b0, left_q[1:0]});
@@ -357,7 +352,7 @@ module nic_roce_tx #(
 
   logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
   logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
-  logic                 cdone_q, cdone_d;  // cleft_q is zero (a register: no compare on the way)
+  logic                 cbusy_q, cbusy_d;  // cleft_q is not zero (a register, not a compare)
   logic [ZqBits-1:0]    zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
   logic                 cross_q, cross_d;  // the pad ran into a beat of its own
   logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
@@ -379,8 +374,8 @@ module nic_roce_tx #(
   // contribution (with the data stage's beat before it, if that is not folded yet), so the ICRC
   // goes in one cycle later.
   assign take_full = out_fire && !end_q;
-  assign take_tail = state_q == S_TAIL && !cdone_q && cnt_q < CB'(W8);
-  assign icrc_rdy  = cdone_q && !d_v_q;
+  assign take_tail = state_q == S_TAIL && cbusy_q && cnt_q < CB'(W8);
+  assign icrc_rdy  = !cbusy_q && !d_v_q;
 
   assign tail_done   = state_q == S_TAIL && icrc_rdy;
 
@@ -439,7 +434,7 @@ module nic_roce_tx #(
   always_comb begin
     crc_d   = crc_pre;
     cleft_d = cleft_q;
-    cdone_d = cdone_q;
+    cbusy_d = cbusy_q;
     zq_d    = zq_q;
     cross_d = cross_q;
     obeat_d = obeat_q;
@@ -453,7 +448,7 @@ module nic_roce_tx #(
                          ^ nic_roce_pkg::crc32_mul(FoldRows, d_q)
                        : nic_roce_pkg::crc32_mul(FoldRows, crc_q)) ^ beat_crc;
       cleft_d = '0;
-      cdone_d = 1'b1;
+      cbusy_d = 1'b0;
       cross_d = cleft_q > 13'(W8);
     end
     if (out_fire) begin
@@ -462,7 +457,7 @@ module nic_roce_tx #(
     if (take) begin
       crc_d   = CrcInit;
       cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
-      cdone_d = 1'b0;
+      cbusy_d = 1'b1;
       cross_d = 1'b0;
       // z = W8 - n for the n bytes of the last beat before the ICRC: -(frame_len - 4) mod W8
       zq_d    = ZqBits'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
@@ -473,7 +468,7 @@ module nic_roce_tx #(
     if (rst_i) begin
       crc_q   <= '0;
       cleft_q <= '0;
-      cdone_q <= 1'b1;
+      cbusy_q <= 1'b0;
       zq_q    <= '0;
       cross_q <= 1'b0;
       obeat_q <= '0;
@@ -481,7 +476,7 @@ module nic_roce_tx #(
     end else begin
       crc_q   <= crc_d;
       cleft_q <= cleft_d;
-      cdone_q <= cdone_d;
+      cbusy_q <= cbusy_d;
       zq_q    <= zq_d;
       cross_q <= cross_d;
       obeat_q <= obeat_d;
@@ -682,6 +677,17 @@ module nic_roce_tx #(
     end
   end
 
+  nic_roce_pkg::base_hdr_t take_fields_ref;
+  always_comb begin
+    take_fields_ref               = '0;
+    take_fields_ref.eth.src_mac   = '1;
+    take_fields_ref.ip.total_len  = '1;
+    take_fields_ref.ip.src        = '1;
+    take_fields_ref.ip.csum       = '1;
+    take_fields_ref.udp.len       = '1;
+    take_fields_ref.bth.padcnt    = '1;
+  end
+
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
   // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
   logic                 tx_held_q;
@@ -711,7 +717,8 @@ module nic_roce_tx #(
         a_piece_placed: assert (in_placed == (2*DataWidth)'(in_data) << (8 * cnt_after)
                                 && cnt_after <= CB'(W8));
       end
-      a_cdone_is_cleft_zero: assert (cdone_q == (cleft_q == '0));
+      a_cbusy_is_cleft_nonzero: assert (cbusy_q == (cleft_q != '0));
+      a_take_fields: assert (TakeFields == take_fields_ref);
       if (take_full) begin
         a_whole_beat_before_the_last: assert (cleft_q > 13'(W8));
       end
