@@ -5,7 +5,9 @@
 //
 // Ports (besides clock and reset):
 //   port_mac_i, port_ipv4_i   the port's own addresses (source of every frame)
-//   pkt_*     one packet descriptor (valid/ready); taken while the previous frame still drains
+//   pkt_*     one packet descriptor (valid/ready); accepted into a register while the previous
+//             frame's tail is built, its headers built from that register (pkt_ready_o is a
+//             function of registers)
 //   pl_*      its payload: chunks of pl_nbytes_i (1..DataWidth/8) bytes in lanes [0, n), lane 0
 //             first, pkt.pay_len bytes in all, in order (valid/ready). A packet with pay_len 0
 //             takes no chunk.
@@ -72,7 +74,9 @@ module nic_roce_tx #(
   logic                   out_valid, out_last, out_fire;
   logic [CB-1:0]          cnt_after;
   logic                   in_valid, in_ready, in_end, in_fire;
-  logic [DataWidth-1:0]   in_data;
+  logic [DataWidth-1:0]   in_data;         // the piece: its bytes from lane in_n on are zero
+  logic [2*DataWidth-1:0] in_placed;       // ... at its lanes of the packer (cnt_after on)
+  logic                   in_up;           // ... one beat further than the low bits of cnt_q
   logic [NB-1:0]          in_n;
 
   function automatic logic [W8-1:0] lanes_below(input logic [CB-1:0] n);
@@ -99,7 +103,8 @@ module nic_roce_tx #(
     // A frame's last beat and the next frame's first piece may cross in one cycle: the beat
     // leaving with tlast empties the packer (cnt_after is 0), so back-to-back frames leave
     // back to back.
-    in_ready = (!end_q || (out_fire && out_last)) && cnt_after <= CB'(W8);
+    // cnt_after <= W8, written without cnt_after: a beat out leaves at most W8 (cnt_q <= 2 * W8)
+    in_ready = (!end_q || (out_fire && out_last)) && (out_fire || cnt_q <= CB'(W8));
     in_fire  = in_valid && in_ready;
 
     cnt_d = cnt_after;
@@ -127,75 +132,199 @@ module nic_roce_tx #(
   } state_e;
 
   state_e        state_q, state_d;
-  logic [HB-1:0] hdr_q;              // the headers not yet packed, first byte in the top bits
+  logic [HB-1:0] hdr_q;              // the headers not yet packed, first byte in the top bits;
+                                     // between frames the accepted descriptor's header fields
   logic [6:0]    hpos_q, hpos_d;     // frame position of hdr_q's top byte
   logic [6:0]    hlen_q, hlen_d;     // header bytes: 54 + extension
   logic [12:0]   left_q, left_d;     // payload bytes still to come
   logic [1:0]    pad_q, pad_d;
   logic          poison_q, poison_d;  // a payload chunk of this frame was poisoned
 
-  // the headers of a new packet
+  // The packet descriptor register (docs/timing-area.md "The packet descriptor registered"): a
+  // descriptor is accepted while no frame's payload is still to come (S_IDLE, or S_TAIL: the
+  // payload stage and the TX arbiter switch to the next packet's owner at the accept) into the
+  // registers the sequencer does not use then: its header fields copied as they are into hdr_q,
+  // its payload length into left_q. They load in every cycle the descriptor is ready
+  // (pkt_ready_o, a function of registers), not only at the accept: whether a descriptor is
+  // offered, and whose it is, depends on the engines' deeper logic, and sets only pkt_v_q. The
+  // take moves it to the sequencer from S_IDLE, or in S_TAIL in the cycle the frame's {pad,
+  // ICRC} piece goes into the packer, and fills in the fields computed from the lengths (the
+  // IPv4 total length and checksum, the UDP length, the pad count) and the port's addresses,
+  // from registers only. So no path runs from the engine that offers a packet into the header
+  // build: where frames follow each other the descriptor is accepted in the tail's first cycle
+  // and the next frame starts as before; a lone packet starts one cycle later.
+  logic                    pkt_v_q;    // a descriptor is accepted and not yet taken
+  logic                    accept;
+  logic                    take;
+  logic                    tail_done;  // (assigned after the ICRC's registers, below)
+
+  // the descriptor's header fields, as accepted: the computed fields and the port's zero
+  nic_roce_pkg::base_hdr_t acc_base;
+  logic [127:0]            acc_ext;
+  logic [4:0]              acc_ext_n;
+  // the headers at the take
   nic_roce_pkg::base_hdr_t base;
-  logic [127:0]            ext;
   logic [4:0]              ext_n;
   logic [1:0]              pad_new;
   logic [12:0]             frame_len;  // without FCS: headers + payload + pad + ICRC
 
+  assign pkt_ready_o = !pkt_v_q && (state_q == S_IDLE || state_q == S_TAIL);
+  assign accept      = pkt_valid_i && pkt_ready_o;
   // A packet is taken in S_IDLE, or in S_TAIL in the cycle the frame's {pad, ICRC} piece goes
   // into the packer (the ICRC is computed from this cycle's registers, which the take then
   // reloads): the next frame's headers start while the last beat is still to leave, so the
   // cycle the pipelined ICRC costs a frame is not a gap on the wire between frames. The tail
-  // piece always fits when the ICRC is ready (less than a beat in the packer, a_tail_fits), so
-  // the ready depends on no port.
-  // (assigned after the ICRC's registers, below)
-  logic tail_done;
-  logic take;
+  // piece always fits when the ICRC is ready (less than a beat in the packer, a_tail_fits).
+  assign take        = pkt_v_q && (state_q == S_IDLE || tail_done);
 
-  // Used only when a packet is taken: evaluated only then.
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pkt_v_q <= 1'b0;
+    end else if (accept) begin
+      pkt_v_q <= 1'b1;
+    end else if (take) begin
+      pkt_v_q <= 1'b0;
+    end
+  end
+
+  // Used only while a packet may be accepted: evaluated only then.
+  always_comb begin
+    acc_ext_n = '0;
+    acc_base  = '0;
+    acc_ext   = '0;
+    if (pkt_ready_o) begin
+      acc_ext_n = nic_roce_pkg::ext_bytes(pkt_i.opcode);
+
+      acc_base                = '0;
+      acc_base.eth.dst_mac    = pkt_i.dst_mac;
+      acc_base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
+      acc_base.ip.version     = 4'd4;
+      acc_base.ip.ihl         = 4'd5;
+      acc_base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
+      acc_base.ip.ttl         = nic_roce_pkg::IP_TTL;
+      acc_base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+      acc_base.ip.dst         = pkt_i.dst_ip;
+      acc_base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
+      acc_base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
+      acc_base.bth.opcode     = pkt_i.opcode;
+      acc_base.bth.se         = pkt_i.se;
+      acc_base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
+      acc_base.bth.dqpn       = pkt_i.dqpn;
+      acc_base.bth.ackreq     = pkt_i.ackreq;
+      acc_base.bth.psn        = pkt_i.psn;
+
+      acc_ext = '0;
+      if (acc_ext_n == 5'd16) begin
+        acc_ext = pkt_i.reth;
+      end else if (acc_ext_n == 5'd4) begin
+        acc_ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
+                           || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
+                                                                               : pkt_i.aeth;
+      end
+    end
+  end
+
+  // The IPv4 header checksum at the take, from registers, in few levels: the header's 16-bit
+  // words summed in ones' complement (mod 2^16 - 1, where 2^16 = 1) by a carry-save tree whose
+  // carries wrap around from bit 15 to bit 0, then one add with its carry wrapped around (both
+  // sums computed, the carry picks one). The header's constant words and the lengths' constant
+  // part are one word chosen by the extension's size and the pad; the payload length rounded
+  // down to 4 bytes is another. The sum is never zero (the constant words are not), so it is
+  // the value nic_roce_pkg::ipv4_sum gives (a_checksum_matches_reference).
+  localparam logic [15:0] IpConstSum = nic_roce_pkg::ipv4_sum({4'd4, 4'd5, 8'd0, 16'd0, 16'd0,
+      nic_roce_pkg::IP_FLAGS_DF, nic_roce_pkg::IP_TTL, nic_roce_pkg::IP_PROTO_UDP, 16'd0,
+      32'd0, 32'd0});
+  // the IPv4 total length without the payload rounded down to 4: headers after the Ethernet
+  // one, the pad's 4 when the payload is not a multiple of 4, the ICRC
+  function automatic logic [15:0] ip_len_const(input logic [4:0] ext_bytes, input logic padded);
+    ip_len_const = 16'(nic_roce_pkg::BASE_HDR_BYTES - nic_roce_pkg::ETH_BYTES
+                       + nic_roce_pkg::ICRC_BYTES) + 16'(ext_bytes) + (padded ? 16'd4 : 16'd0);
+  endfunction
+  function automatic logic [15:0] ones_add(input logic [15:0] a, input logic [15:0] b);
+    logic [16:0] t;
+    t = 17'(a) + 17'(b);
+    ones_add = t[15:0] + 16'(t[16]);
+  endfunction
+  // that word by {16-byte extension, 4-byte extension, padded}
+  function automatic logic [8*16-1:0] csum_k_table();
+    for (int i = 0; i < 8; i++) begin
+      csum_k_table[16*i +: 16] = ones_add(IpConstSum, ip_len_const((i >= 4) ? 5'd16
+                                                                   : (i >= 2) ? 5'd4 : 5'd0,
+                                                                   i % 2 == 1));
+    end
+  endfunction
+  localparam logic [8*16-1:0] CsumK = csum_k_table();
+  // a carry-save step: three words into a sum and a carry word (the carry of bit 15 to bit 0)
+  function automatic logic [31:0] csa_wrap(input logic [15:0] a, input logic [15:0] b,
+                                           input logic [15:0] c);
+    logic [15:0] m;
+    m = (a & b) | (a & c) | (b & c);
+    csa_wrap = {m[14:0], m[15], a ^ b ^ c};
+  endfunction
+
+  // the fields the take fills in (the others are the accepted ones), in base_hdr_t's order
+  // (a constant vector: Yosys 0.23 takes no function of a struct type; a_take_fields checks it)
+  localparam logic [8*nic_roce_pkg::BASE_HDR_BYTES-1:0] TakeFields = {
+      48'd0, {48{1'b1}}, 16'd0,                                   // Ethernet: the source MAC
+      16'd0, {16{1'b1}}, 16'd0, 16'd0, 16'd0, {16{1'b1}},         // IPv4: total length, checksum,
+      {32{1'b1}}, 32'd0,                                          // ... the source address
+      16'd0, 16'd0, {16{1'b1}}, 16'd0,                            // UDP: the length
+      8'd0, 2'd0, 2'b11, 4'd0, 16'd0, 8'd0, 24'd0, 8'd0, 24'd0};  // BTH: the pad count
+
+  logic        ext16_q;       // the accepted packet has a 16-byte extension header (RETH)
+  logic        ext4_q;        // ... a 4-byte one (AETH, IETH)
+  logic        padded;        // its payload is not a multiple of 4
+  logic [15:0] ip_len;        // the IPv4 total length
+  logic [15:0] csum_k;        // the constant words and the lengths' constant part
+  logic [31:0] csum_1, csum_2, csum_3, csum_4;
+  logic [16:0] csum_p0;
+  logic [15:0] csum_p1;
+
+  // Used only when a packet is taken: evaluated only then. The accepted fields are in hdr_q,
+  // the payload length in left_q.
   always_comb begin
     ext_n     = '0;
     pad_new   = '0;
     frame_len = '0;
     base      = '0;
-    ext       = '0;
+    padded    = 1'b0;
+    ip_len    = '0;
+    csum_k    = '0;
+    csum_1    = '0;
+    csum_2    = '0;
+    csum_3    = '0;
+    csum_4    = '0;
+    csum_p0   = '0;
+    csum_p1   = '0;
     if (take) begin
-      ext_n     = nic_roce_pkg::ext_bytes(pkt_i.opcode);
-      pad_new   = 2'(3'd4 - {1'b0, pkt_i.pay_len[1:0]});
-      frame_len = 13'(nic_roce_pkg::BASE_HDR_BYTES) + 13'(ext_n) + pkt_i.pay_len + 13'(pad_new)
-                  + 13'(nic_roce_pkg::ICRC_BYTES);
+      base      = hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
+      ext_n     = ext16_q ? 5'd16 : ext4_q ? 5'd4 : 5'd0;
+      padded    = left_q[1:0] != 2'd0;
+      pad_new   = 2'(3'd4 - {1'b0, left_q[1:0]});
+      ip_len    = ip_len_const(ext_n, padded) + {3'd0, left_q[12:2], 2'd0};
+      frame_len = 13'(ip_len) + 13'(nic_roce_pkg::ETH_BYTES);
 
-      base                = '0;
-      base.eth.dst_mac    = pkt_i.dst_mac;
+      csum_k  = CsumK[16 * {ext16_q, ext4_q, padded} +: 16];
+      csum_1  = csa_wrap(port_ipv4_i[31:16], port_ipv4_i[15:0], base.ip.dst[31:16]);
+      csum_2  = csa_wrap(base.ip.dst[15:0], {3'd0, left_q[12:2], 2'd0}, csum_k);
+      csum_3  = csa_wrap(csum_1[15:0], csum_1[31:16], csum_2[15:0]);
+      csum_4  = csa_wrap(csum_3[15:0], csum_3[31:16], csum_2[31:16]);
+      csum_p0 = 17'(csum_4[15:0]) + 17'(csum_4[31:16]);
+      csum_p1 = csum_4[15:0] + csum_4[31:16] + 16'd1;
+
       base.eth.src_mac    = port_mac_i;
-      base.eth.ethertype  = nic_roce_pkg::ETHERTYPE_IPV4;
-      base.ip.version     = 4'd4;
-      base.ip.ihl         = 4'd5;
-      base.ip.total_len   = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES);
-      base.ip.flags_frag  = nic_roce_pkg::IP_FLAGS_DF;
-      base.ip.ttl         = nic_roce_pkg::IP_TTL;
-      base.ip.proto       = nic_roce_pkg::IP_PROTO_UDP;
+      base.ip.total_len   = ip_len;
       base.ip.src         = port_ipv4_i;
-      base.ip.dst         = pkt_i.dst_ip;
-      base.ip.csum        = ~nic_roce_pkg::ipv4_sum(base.ip);
-      base.udp.sport      = {2'b11, pkt_i.sqpn[13:0]};
-      base.udp.dport      = nic_roce_pkg::UDP_PORT_ROCE;
-      base.udp.len        = 16'(frame_len) - 16'(nic_roce_pkg::ETH_BYTES + 20);
-      base.bth.opcode     = pkt_i.opcode;
-      base.bth.se         = pkt_i.se;
+      base.ip.csum        = ~(csum_p0[16] ? csum_p1 : csum_p0[15:0]);
+      base.udp.len        = ip_len - 16'd20;
       base.bth.padcnt     = pad_new;
-      base.bth.pkey       = nic_roce_pkg::PKEY_DEFAULT;
-      base.bth.dqpn       = pkt_i.dqpn;
-      base.bth.ackreq     = pkt_i.ackreq;
-      base.bth.psn        = pkt_i.psn;
+    end
+  end
 
-      ext = '0;
-      if (ext_n == 5'd16) begin
-        ext = pkt_i.reth;
-      end else if (ext_n == 5'd4) begin
-        ext[127:96] = (pkt_i.opcode == nic_roce_pkg::OP_SEND_LAST_INV
-                       || pkt_i.opcode == nic_roce_pkg::OP_SEND_ONLY_INV) ? pkt_i.ieth_rkey
-                                                                           : pkt_i.aeth;
-      end
+  always_ff @(posedge clk_i) begin
+    if (pkt_ready_o) begin
+      ext16_q <= acc_ext_n == 5'd16;
+      ext4_q  <= acc_ext_n == 5'd4;
     end
   end
 
@@ -204,6 +333,7 @@ module nic_roce_tx #(
   localparam logic [31:0]   CrcInit  = nic_roce_pkg::crc32_adv(nic_roce_pkg::ICRC_SEED,
                                                                -nic_roce_pkg::ETH_BYTES);
   localparam logic [1023:0] FoldRows = nic_roce_pkg::crc32_adv_rows(W8);
+  localparam logic [1023:0] Fold2Rows = nic_roce_pkg::crc32_adv_rows(2 * W8);   // two folds
   // At the tail the register is W8 bytes on per beat folded. Every frame has 54 + 4k bytes before
   // its ICRC, so the last beat of them holds n = W8 - z bytes with z = 2 mod 4, z = 4 * zq + 2:
   // the register is moved back z bytes (A^-2 or A^-6 by zq[0], then A^-(4 * 2^s) for each further
@@ -222,6 +352,7 @@ module nic_roce_tx #(
 
   logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
   logic [12:0]          cleft_q, cleft_d;  // bytes of the frame before its ICRC not yet taken
+  logic                 cbusy_q, cbusy_d;  // cleft_q is not zero (a register, not a compare)
   logic [ZqBits-1:0]    zq_q, zq_d;        // (z - 2) / 4: z the empty lanes of the last beat
   logic                 cross_q, cross_d;  // the pad ran into a beat of its own
   logic [2:0]           obeat_q, obeat_d;  // the frame's beat at the packer's output (saturating)
@@ -243,17 +374,17 @@ module nic_roce_tx #(
   // contribution (with the data stage's beat before it, if that is not folded yet), so the ICRC
   // goes in one cycle later.
   assign take_full = out_fire && !end_q;
-  assign take_tail = state_q == S_TAIL && cleft_q != '0 && cnt_q < CB'(W8);
-  assign icrc_rdy  = cleft_q == '0 && !d_v_q;
+  assign take_tail = state_q == S_TAIL && cbusy_q && cnt_q < CB'(W8);
+  assign icrc_rdy  = !cbusy_q && !d_v_q;
 
   assign tail_done   = state_q == S_TAIL && icrc_rdy;
-  assign pkt_ready_o = state_q == S_IDLE || tail_done;
-  assign take        = pkt_valid_i && pkt_ready_o;
 
-  // Evaluated only while a beat is offered or taken.
+  // Evaluated only while a beat may be offered or the tail folded: a frame is in the sequencer
+  // or its last beat still in the packer (a condition of three register bits, on the way of
+  // every bit of the beat: not out_valid's or take_tail's, which are deeper).
   always_comb begin
     crc_beat = '0;
-    if (out_valid || take_tail) begin
+    if (state_q != S_IDLE || end_q) begin
       crc_beat = acc_q[DataWidth-1:0];
       for (int b = 0; b < MaskBeats; b++) begin
         if (obeat_q == 3'(b)) begin
@@ -303,6 +434,7 @@ module nic_roce_tx #(
   always_comb begin
     crc_d   = crc_pre;
     cleft_d = cleft_q;
+    cbusy_d = cbusy_q;
     zq_d    = zq_q;
     cross_d = cross_q;
     obeat_d = obeat_q;
@@ -310,8 +442,13 @@ module nic_roce_tx #(
       cleft_d = cleft_q - 13'(W8);
     end
     if (take_tail) begin
-      crc_d   = nic_roce_pkg::crc32_mul(FoldRows, crc_pre) ^ beat_crc;
+      // A^W8 * crc_pre ^ beat, with crc_pre's fold of d_q distributed (A^W8 is linear): the
+      // two products side by side instead of one after the other
+      crc_d   = (d_v_q ? nic_roce_pkg::crc32_mul(Fold2Rows, crc_q)
+                         ^ nic_roce_pkg::crc32_mul(FoldRows, d_q)
+                       : nic_roce_pkg::crc32_mul(FoldRows, crc_q)) ^ beat_crc;
       cleft_d = '0;
+      cbusy_d = 1'b0;
       cross_d = cleft_q > 13'(W8);
     end
     if (out_fire) begin
@@ -320,6 +457,7 @@ module nic_roce_tx #(
     if (take) begin
       crc_d   = CrcInit;
       cleft_d = frame_len - 13'(nic_roce_pkg::ICRC_BYTES);
+      cbusy_d = 1'b1;
       cross_d = 1'b0;
       // z = W8 - n for the n bytes of the last beat before the ICRC: -(frame_len - 4) mod W8
       zq_d    = ZqBits'((LW'(13'(nic_roce_pkg::ICRC_BYTES) - frame_len)) >> 2);
@@ -330,6 +468,7 @@ module nic_roce_tx #(
     if (rst_i) begin
       crc_q   <= '0;
       cleft_q <= '0;
+      cbusy_q <= 1'b0;
       zq_q    <= '0;
       cross_q <= 1'b0;
       obeat_q <= '0;
@@ -337,6 +476,7 @@ module nic_roce_tx #(
     end else begin
       crc_q   <= crc_d;
       cleft_q <= cleft_d;
+      cbusy_q <= cbusy_d;
       zq_q    <= zq_d;
       cross_q <= cross_d;
       obeat_q <= obeat_d;
@@ -358,6 +498,8 @@ module nic_roce_tx #(
     in_end   = 1'b0;
     unique case (state_q)
       S_HDR: begin
+        // no mask: hdr_q is zero after the headers (the extension's unused bytes, the spare
+        // bytes, the zeros shifted in)
         in_valid = 1'b1;
         for (int j = 0; j < W8; j++) begin
           in_data[8*j +: 8] = hdr_q[HB-1-8*j -: 8];
@@ -366,7 +508,7 @@ module nic_roce_tx #(
       end
       S_PAY: begin
         in_valid = pl_valid_i;
-        in_data  = pl_data_i;
+        in_data  = keep_bytes(pl_data_i, pl_nbytes_i);
         in_n     = pl_nbytes_i;
       end
       S_TAIL: begin
@@ -382,6 +524,21 @@ module nic_roce_tx #(
   end
 
   assign pl_ready_o  = state_q == S_PAY && in_ready;
+
+  // The piece lands cnt_after bytes up: with a piece in, cnt_after is cnt_q (<= W8) without a
+  // beat out, cnt_q - W8 with one, 0 with the frame's last one. The shift by the low bits of
+  // cnt_q runs from registers; whether it goes one beat further (cnt_q is W8, or 2 * W8 with a
+  // beat out) and the last beat's case, which depend on the port's ready, are picked after it.
+  assign in_up = out_fire ? cnt_q[LW+1] : cnt_q[LW];
+  always_comb begin
+    in_placed = (2*DataWidth)'(in_data) << (8 * cnt_q[LW-1:0]);
+    if (in_up) begin
+      in_placed = in_placed << DataWidth;
+    end
+    if (out_fire && out_last) begin
+      in_placed = (2*DataWidth)'(in_data);
+    end
+  end
 
   always_comb begin
     state_d = state_q;
@@ -419,12 +576,14 @@ module nic_roce_tx #(
         state_d = S_IDLE;
       end
     endcase
+    if (pkt_ready_o) begin
+      left_d  = pkt_i.pay_len;
+    end
     if (take) begin
       poison_d = 1'b0;
       state_d = S_HDR;
       hpos_d  = '0;
       hlen_d  = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(ext_n);
-      left_d  = pkt_i.pay_len;
       pad_d   = pad_new;
     end
   end
@@ -445,7 +604,7 @@ module nic_roce_tx #(
       // the packer's bytes change only with a beat out or a piece in (wide: loaded only then)
       if (out_fire || in_fire) begin
         acc_q <= (out_fire ? (out_last ? '0 : (acc_q >> DataWidth)) : acc_q)
-               | (in_fire ? ((2*DataWidth)'(keep_bytes(in_data, in_n)) << (8 * cnt_after)) : '0)
+               | (in_fire ? in_placed : '0)
                | ((in_fire && state_q == S_TAIL) ? icrc_place : '0);
       end
       cnt_q   <= cnt_d;
@@ -459,10 +618,14 @@ module nic_roce_tx #(
   end
 
   // The header shift register is loaded before any use: it needs no reset. Loaded (wide) only
-  // when a packet is taken or a header chunk goes into the packer.
+  // while a packet may be accepted (the ready's cycles: S_IDLE, the frame's tail), when one is
+  // taken (the computed fields) or a header chunk goes into the packer.
   always_ff @(posedge clk_i) begin
-    if (take) begin
-      hdr_q <= {base, ext, 16'd0};
+    if (pkt_ready_o) begin
+      hdr_q <= {acc_base, acc_ext, 16'd0};
+    end else if (take) begin
+      hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES] <=
+          (hdr_q[HB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES] & ~TakeFields) | (base & TakeFields);
     end else if (state_q == S_HDR && in_fire) begin
       hdr_q <= hdr_q << DataWidth;
     end
@@ -514,6 +677,17 @@ module nic_roce_tx #(
     end
   end
 
+  nic_roce_pkg::base_hdr_t take_fields_ref;
+  always_comb begin
+    take_fields_ref               = '0;
+    take_fields_ref.eth.src_mac   = '1;
+    take_fields_ref.ip.total_len  = '1;
+    take_fields_ref.ip.src        = '1;
+    take_fields_ref.ip.csum       = '1;
+    take_fields_ref.udp.len       = '1;
+    take_fields_ref.bth.padcnt    = '1;
+  end
+
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
   // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
   logic                 tx_held_q;
@@ -535,6 +709,16 @@ module nic_roce_tx #(
                                 && 13'(pl_nbytes_i) <= left_q);
       end
       a_packer_in_bounds: assert (32'(cnt_q) <= 2 * W8);
+      if (out_valid || take_tail) begin
+        a_beat_evaluated: assert (state_q != S_IDLE || end_q);
+      end
+      if (in_fire) begin
+        a_piece_zero_from_its_length: assert (keep_bytes(in_data, in_n) == in_data);
+        a_piece_placed: assert (in_placed == (2*DataWidth)'(in_data) << (8 * cnt_after)
+                                && cnt_after <= CB'(W8));
+      end
+      a_cbusy_is_cleft_nonzero: assert (cbusy_q == (cleft_q != '0));
+      a_take_fields: assert (TakeFields == take_fields_ref);
       if (take_full) begin
         a_whole_beat_before_the_last: assert (cleft_q > 13'(W8));
       end
@@ -550,6 +734,8 @@ module nic_roce_tx #(
                               == (cross_q ? W8 + 2 : W8 - 4 * 32'(zq_q) - 2));
       end
       if (take) begin
+        a_checksum_matches_reference: assert (base.ip.csum == ~nic_roce_pkg::ipv4_sum(
+                                                {base.ip[159:80], 16'd0, base.ip[63:0]}));
         a_frame_length_2_mod_4: assert (frame_len[1:0] == 2'd2);
         a_icrc_done_before_next_frame: assert (cleft_q == '0 && !d_v_q);
       end

@@ -572,7 +572,12 @@ module nic_rsp_read_engine #(
     end
   end
 
-  // the header or the NAK the sender offers
+  // the header or the NAK the sender offers. Which of the two is chosen from the head's kind and
+  // sd_nak_q only, not from tx_nak / tx_ack (a failed entry's NAK waits for its zeros, a byte
+  // count on a deeper path): the fields matter only while tx_valid_o, and then an ACK entry, a
+  // failed one, or a DMA entry whose NAK is next offers an ACK / NAK (a_tx_ack_fields).
+  logic tx_ack_fields;
+  assign tx_ack_fields = !(gf_kind[gh] == GK_EMPTY || (gf_kind[gh] == GK_DMA && !sd_nak_q));
   always_comb begin
     tx_pkt_o             = '0;
     tx_pkt_o.dst_mac       = rdq_mac[gh_slot];
@@ -580,10 +585,10 @@ module nic_rsp_read_engine #(
     tx_pkt_o.dqpn          = rdq_peer[gh_slot];
     tx_pkt_o.sqpn          = nic_pkg::QPN_BASE + 24'(rdq_qpn[gh_slot]);
     tx_pkt_o.aeth.msn      = rdq_msn[gh_slot];
-    if (tx_nak || tx_ack) begin
+    if (tx_ack_fields) begin
       tx_pkt_o.opcode        = nic_roce_pkg::OP_ACK;
       tx_pkt_o.psn           = rdq_psn[gh_slot];
-      tx_pkt_o.aeth.syndrome = tx_ack ? rdq_syn[gh_slot]
+      tx_pkt_o.aeth.syndrome = (gf_kind[gh] == GK_ACK) ? rdq_syn[gh_slot]
                              : sd_err_q ? nic_roce_pkg::AETH_NAK_REMOTE_OP
                                         : nic_roce_pkg::AETH_NAK_REMOTE_ACCESS;
     end else begin
@@ -645,6 +650,10 @@ module nic_rsp_read_engine #(
       end
       if (tx_pl_valid_o) begin
         a_gather_chunk: assert (tx_pl_nbytes_o != '0);
+      end
+      if (tx_valid_o) begin
+        a_tx_ack_fields: assert (tx_ack_fields == (tx_nak || tx_ack)
+                                 && (gf_kind[gh] == GK_ACK) == tx_ack);
       end
       if (gb_take) begin
         // a piece's beats: the last one ends it

@@ -9,17 +9,18 @@
 // nic_roce_tx sees a registered chunk.
 //
 // A two-entry FIFO (a full chunk every cycle with a registered ready) that takes only the bytes
-// of the packet nic_roce_tx has taken: take_i / take_len_i load the byte count of that packet,
+// of the packet nic_roce_tx has taken (accepted into its descriptor register, docs/timing-area.md
+// "The packet descriptor registered"): take_i / take_len_i load the byte count of that packet,
 // and in_ready_o is low once it is covered. So a source that offers its next packet's payload
 // early (the same engine, or after the TX arbiter switched owner at the take) waits, as it did
-// while nic_roce_tx took payload only in its payload state. nic_roce_tx spends at least two
-// cycles on the headers after a take, so the first chunk is here before it asks for it: a chunk
-// offered at once costs nothing; a chunk that arrives after nic_roce_tx waits for it (a DMA
-// beat) reaches the packer one cycle later than before.
+// while nic_roce_tx took payload only in its payload state. nic_roce_tx spends at least three
+// cycles on the descriptor and the headers after a take, so the first chunk is here before it
+// asks for it: a chunk offered at once costs nothing; a chunk that arrives after nic_roce_tx
+// waits for it (a DMA beat) reaches the packer one cycle later than before.
 //
 // Contract: the packet's chunks sum to take_len_i (nic_roce_tx asserts it), and a take comes
 // only after the previous packet's payload has left the stage (nic_roce_tx takes a packet only
-// when idle): both asserted below.
+// when all the previous one's payload is in its packer): both asserted below.
 module nic_tx_pl_stage #(
   parameter int DataWidth = 64   // stream width in bits: 64 or 256
 ) (
