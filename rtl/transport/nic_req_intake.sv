@@ -39,6 +39,7 @@ module nic_req_intake #(
   input  logic                          cmd_connect_i,
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
   input  logic [23:0]                   cmd_sq_psn_i,     // QP_CONNECT: the first PSN to send
+  input  logic [3:0]                    cmd_log_mtu_i,    // ... and the path MTU (log_mtu_i next)
   input  logic [2*NumQps-1:0]           qp_state_i,
   output logic [NumQps-1:0]             busy_o,           // the WQE in hand's QP
   // transport WQEs, in ring order per QP
@@ -334,14 +335,21 @@ module nic_req_intake #(
   // (the PSNs of a Send or Write alike). These counts and the packet's size are registered from
   // the cycle before the one that reads them, where their inputs are already what they are then
   // (a_npkts_registered, a_pkt_registered): the message's count in S_RP_CHECK (the length is in
-  // the WQE's first 16 bytes, a beat before the slot's last one; the QP, and so log_mtu_i, is
-  // the walk's); the count of the request going out, the packet's length and whether it is the
-  // message's last in S_PIECE / S_AR, where the packet ends (msg_off_q moves only as a packet
-  // ends, and leaves these states then). The division by the MTU (a shifter) and the packet's
-  // size (a subtraction, a compare and a choice) are then off the PSN's and the state's paths.
+  // the WQE's first 16 bytes, a beat before the slot's last one; the QP is the walk's); the
+  // count of the request going out, the packet's length and whether it is the message's last in
+  // S_PIECE / S_AR, where the packet ends (msg_off_q moves only as a packet ends, and leaves
+  // these states then). The division by the MTU (a shifter) and the packet's size (a
+  // subtraction, a compare and a choice) are then off the PSN's and the state's paths. The MTU
+  // is log_mtu_i as it is in the next cycle (log_mtu_next): QP_CONNECT is its only writer, and
+  // one of the QP in hand (destroyed, created and connected again while its old WQE is still
+  // being packetised) writes nic_tp_qp_ctx now, which shows it then.
   logic [23:0] rd_npkts_q, rd_npkts_sent_q;
   logic [12:0] pkt_len_q;
   logic        pkt_last_q;
+  logic [3:0]  log_mtu_next;
+  logic [31:0] pkt_left_next;   // the message's bytes from this packet on (pkt_len_full)
+  assign log_mtu_next  = (cmd_connect_i && cmd_qpn_i == qpn_q) ? cmd_log_mtu_i : log_mtu_i;
+  assign pkt_left_next = msg_len - msg_off_q;
   assign rp_first = rp_last_q - rd_npkts_q + 24'd1;
   // the packets of the walk's first WQE before the replay's PSN (acknowledged already)
   logic [23:0] rp_skip_pkts;
@@ -1043,10 +1051,11 @@ module nic_req_intake #(
     end
     idx_q        <= idx_d;
     chk_sum_next_q  <= sum_q + cur_sge.length == msg_len;
-    rd_npkts_q      <= nic_roce_pkg::read_npkts(msg_len, log_mtu_i);
-    rd_npkts_sent_q <= nic_roce_pkg::read_npkts(msg_len - msg_off_q, log_mtu_i);
-    pkt_len_q       <= pkt_len;
-    pkt_last_q      <= pkt_last;
+    rd_npkts_q      <= nic_roce_pkg::read_npkts(msg_len, log_mtu_next);
+    rd_npkts_sent_q <= nic_roce_pkg::read_npkts(pkt_left_next, log_mtu_next);
+    pkt_len_q       <= is_read ? 13'd0 : nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next);
+    pkt_last_q      <= is_read || 32'(nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next))
+                                  == pkt_left_next;
     status_q     <= status_d;
     sge_q        <= sge_d;
     sum_q        <= sum_d;
@@ -1096,8 +1105,8 @@ module nic_req_intake #(
         a_npkts_registered: assert (rd_npkts_q == nic_roce_pkg::read_npkts(msg_len, log_mtu_i));
       end
       if (state_q == S_PIECE || state_q == S_AR) begin
-        a_npkts_sent_registered: assert (rd_npkts_sent_q
-                                         == nic_roce_pkg::read_npkts(msg_len - msg_off_q, log_mtu_i));
+        a_npkts_sent_registered: assert (rd_npkts_sent_q == nic_roce_pkg::read_npkts(
+                                           msg_len - msg_off_q, log_mtu_i));
         a_pkt_registered: assert (pkt_len_q == pkt_len && pkt_last_q == pkt_last);
       end
     end
