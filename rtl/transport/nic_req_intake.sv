@@ -39,6 +39,7 @@ module nic_req_intake #(
   input  logic                          cmd_connect_i,
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
   input  logic [23:0]                   cmd_sq_psn_i,     // QP_CONNECT: the first PSN to send
+  input  logic [3:0]                    cmd_log_mtu_i,    // ... and the path MTU (log_mtu_i next)
   input  logic [2*NumQps-1:0]           qp_state_i,
   output logic [NumQps-1:0]             busy_o,           // the WQE in hand's QP
   // transport WQEs, in ring order per QP
@@ -232,6 +233,11 @@ module nic_req_intake #(
   logic [QW-1:0]  dfr_end_wa;
   logic [15:0]    dfr_end_wd;
   logic           chk_end;                  // every SGE is checked with this cycle's (below)
+  // The lengths must add up to the message's: the sum with the SGE of S_CHECK_RSP is compared in
+  // the S_CHECK before it (the sum, the SGE and the WQE do not change between the two), so the
+  // check ends without an adder and a 32-bit compare on the state's path
+  logic           chk_sum_next_q;           // sum_q + the current SGE's length == msg_len
+  logic           chk_sum_ok;               // sum_d == msg_len when chk_end
 
   // the WQE, seen both ways
   nic_pkg::wqe_send_t ws;
@@ -268,6 +274,10 @@ module nic_req_intake #(
     end
     wq          = QW'(wqe_qpn_i);
   end
+
+  // the SGE check's end (chk_end): S_CHECK ends with no SGE of this cycle (sum_d = sum_q),
+  // S_CHECK_RSP with its SGE's length added (compared a cycle before, chk_sum_next_q)
+  assign chk_sum_ok = (state_q == S_CHECK_RSP) ? chk_sum_next_q : sum_q == msg_len;
 
   // the current packet
   nic_roce_pkg::tx_pkt_t plan_pkt;
@@ -322,11 +332,25 @@ module nic_req_intake #(
   end
 
   // a Read's responses: ceil(length / MTU) packets, at least one (a zero-length Read has one)
-  logic [23:0] rd_npkts, rd_npkts_sent;
-  assign rd_npkts = nic_roce_pkg::read_npkts(msg_len, log_mtu_i);
-  // ... of the request going out (fewer for a resumed one: those after msg_off_q)
-  assign rd_npkts_sent = nic_roce_pkg::read_npkts(msg_len - msg_off_q, log_mtu_i);
-  assign rp_first = rp_last_q - rd_npkts + 24'd1;
+  // (the PSNs of a Send or Write alike). These counts and the packet's size are registered from
+  // the cycle before the one that reads them, where their inputs are already what they are then
+  // (a_npkts_registered, a_pkt_registered): the message's count in S_RP_CHECK (the length is in
+  // the WQE's first 16 bytes, a beat before the slot's last one; the QP is the walk's); the
+  // count of the request going out, the packet's length and whether it is the message's last in
+  // S_PIECE / S_AR, where the packet ends (msg_off_q moves only as a packet ends, and leaves
+  // these states then). The division by the MTU (a shifter) and the packet's size (a
+  // subtraction, a compare and a choice) are then off the PSN's and the state's paths. The MTU
+  // is log_mtu_i as it is in the next cycle (log_mtu_next): QP_CONNECT is its only writer, and
+  // one of the QP in hand (destroyed, created and connected again while its old WQE is still
+  // being packetised) writes nic_tp_qp_ctx now, which shows it then.
+  logic [23:0] rd_npkts_q, rd_npkts_sent_q;
+  logic [12:0] pkt_len_q;
+  logic        pkt_last_q;
+  logic [3:0]  log_mtu_next;
+  logic [31:0] pkt_left_next;   // the message's bytes from this packet on (pkt_len_full)
+  assign log_mtu_next  = (cmd_connect_i && cmd_qpn_i == qpn_q) ? cmd_log_mtu_i : log_mtu_i;
+  assign pkt_left_next = msg_len - msg_off_q;
+  assign rp_first = rp_last_q - rd_npkts_q + 24'd1;
   // the packets of the walk's first WQE before the replay's PSN (acknowledged already)
   logic [23:0] rp_skip_pkts;
   assign rp_skip_pkts = psn_q - rp_first;
@@ -341,6 +365,16 @@ module nic_req_intake #(
     in_fenced   = (wflags & nic_pkg::FLAG_READ_FENCE) != 16'd0 && in_rd_out != '0;
     in_ord_full = is_read && (32'(in_rd_out) >= 32'(in_ord) || 32'(in_rd_out) >= MaxReads);
   end
+
+  // S_SPACE's ways out: the WQE goes on (room in the ring; READ_FENCE: no earlier Read
+  // outstanding; a Read: fewer than ORD outstanding (a QP connected with ORD 0 takes no Read: it
+  // fails, never waits); a replayed WQE has its entry, its PSNs and its read context already),
+  // or, waiting, it is deferred (below)
+  logic space_go, space_defer;
+  assign space_go    = rp_q || (32'(in_count) < OutDepth && !in_fenced
+                                && !(in_ord_full && in_ord != 8'd0));
+  assign space_defer = !rp_q && qp_state_i[2*qpn_q +: 2] == nic_pkg::QP_STATE_RTS
+                       && space_wait_q == '1 && (wqe_valid_i || dfr_any);
 
   // the next piece of a gather: inside the SGE, the packet, a page and one burst
   logic [63:0] piece_va;
@@ -610,10 +644,8 @@ module nic_req_intake #(
         end
       end
       S_SPACE: begin
-        // room in the ring; READ_FENCE: no earlier Read outstanding; a Read: fewer than ORD
-        // outstanding (a QP connected with ORD 0 takes no Read: it fails below, never waits).
-        // A replayed WQE has its entry, its PSNs and its read context already.
-        if (rp_q || (32'(in_count) < OutDepth && !in_fenced && !(in_ord_full && in_ord != 8'd0))) begin
+        // room for the WQE (space_go, above), else a replay due or the wait deferred
+        if (space_go) begin
           if (!rp_q) begin
             psn_d = next_psn_v_q[qpn_q] ? next_psn_q[qpn_q] : '0;
           end
@@ -644,8 +676,7 @@ module nic_req_intake #(
           held_qpn_d = qpn_q;
           held_idx_d = idx_q;
           start_walk = 1'b1;
-        end else if (!rp_q && qp_state_i[2*qpn_q +: 2] == nic_pkg::QP_STATE_RTS
-                     && space_wait_q == '1 && (wqe_valid_i || dfr_any)) begin
+        end else if (space_defer) begin
           // waited long enough with other work offered: the WQE goes back to the head of its
           // QP's run (it stays in the SQ ring), read again once an entry of its QP completes
           defer_self   = 1'b1;
@@ -715,9 +746,9 @@ module nic_req_intake #(
           end
         end else if (pkt_left_q == '0) begin
           // the packet is out
-          msg_off_d = msg_off_q + 32'(pkt_len);
-          psn_d     = psn_q + (is_read ? rd_npkts_sent : 24'd1);
-          state_d   = pkt_last ? S_RECORD : S_PKT;
+          msg_off_d = msg_off_q + 32'(pkt_len_q);
+          psn_d     = psn_q + (is_read ? rd_npkts_sent_q : 24'd1);
+          state_d   = pkt_last_q ? S_RECORD : S_PKT;
         end else if (sge_off_q == cur_sge.length) begin
           sge_d     = sge_q + 2'd1;
           sge_off_d = '0;
@@ -758,9 +789,9 @@ module nic_req_intake #(
           state_d    = S_PIECE;
           if (pkt_left_q == piece_q) begin
             // the packet's last piece: the packet is out (S_PIECE's first case, a cycle sooner)
-            msg_off_d = msg_off_q + 32'(pkt_len);
-            psn_d     = psn_q + (is_read ? rd_npkts_sent : 24'd1);
-            state_d   = pkt_last ? S_RECORD : S_PKT;
+            msg_off_d = msg_off_q + 32'(pkt_len_q);
+            psn_d     = psn_q + (is_read ? rd_npkts_sent_q : 24'd1);
+            state_d   = pkt_last_q ? S_RECORD : S_PKT;
           end
         end
       end
@@ -807,7 +838,7 @@ module nic_req_intake #(
     // the SGE check is over (in S_CHECK, or as the last SGE's translation answers): the lengths,
     // sum_d with this cycle's SGE, must add up to the message
     if (chk_end) begin
-      if (sum_d != msg_len) begin
+      if (!chk_sum_ok) begin
         status_d = nic_pkg::STATUS_INVALID_PARAMETER;
         state_d  = S_RECORD;
       end else begin
@@ -901,9 +932,12 @@ module nic_req_intake #(
       dfr_space_d[qpn_q] = 1'b1;
     end
   end
-  assign space_wait_d = (state_q == S_SPACE && state_d == S_SPACE && space_wait_q != '1)
-                      ? space_wait_q + 1'b1
-                      : (state_q == S_SPACE && state_d == S_SPACE) ? space_wait_q : '0;
+  // (from S_SPACE's own three ways out, not from state_d: the state's whole next-state logic,
+  // the SGE sums and the packet sizes of the other states, is no part of this counter's path)
+  logic space_stay;             // S_SPACE stays in S_SPACE this cycle
+  assign space_stay   = state_q == S_SPACE && !space_go && !(rnr_go_i && !held_q) && !space_defer;
+  assign space_wait_d = (space_stay && space_wait_q != '1) ? space_wait_q + 1'b1
+                      : space_stay ? space_wait_q : '0;
 
   always_ff @(posedge clk_i) begin
     if (dfr_first_we) begin
@@ -1016,6 +1050,12 @@ module nic_req_intake #(
       end
     end
     idx_q        <= idx_d;
+    chk_sum_next_q  <= sum_q + cur_sge.length == msg_len;
+    rd_npkts_q      <= nic_roce_pkg::read_npkts(msg_len, log_mtu_next);
+    rd_npkts_sent_q <= nic_roce_pkg::read_npkts(pkt_left_next, log_mtu_next);
+    pkt_len_q       <= is_read ? 13'd0 : nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next);
+    pkt_last_q      <= is_read || 32'(nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next))
+                                  == pkt_left_next;
     status_q     <= status_d;
     sge_q        <= sge_d;
     sum_q        <= sum_d;
@@ -1057,6 +1097,18 @@ module nic_req_intake #(
                                     && gb_last_i == (32'(rp_beat_q) == WqeBeats - 1));
       end
       a_reads_out_in_range: assert (32'(in_rd_out) <= MaxReads);
+      // the registered checks and counts are those of this cycle's inputs where they are read
+      if (state_q == S_CHECK_RSP) begin
+        a_sum_check_registered: assert (chk_sum_next_q == (sum_q + cur_sge.length == msg_len));
+      end
+      if (state_q == S_RP_CHECK) begin
+        a_npkts_registered: assert (rd_npkts_q == nic_roce_pkg::read_npkts(msg_len, log_mtu_i));
+      end
+      if (state_q == S_PIECE || state_q == S_AR) begin
+        a_npkts_sent_registered: assert (rd_npkts_sent_q == nic_roce_pkg::read_npkts(
+                                           msg_len - msg_off_q, log_mtu_i));
+        a_pkt_registered: assert (pkt_len_q == pkt_len && pkt_last_q == pkt_last);
+      end
     end
   end
 `endif

@@ -239,6 +239,7 @@ module nic_requester #(
     .cmd_connect_i   (cmd_connect),
     .cmd_qpn_i       (cmd_qpn),
     .cmd_sq_psn_i    (connect_args.sq_psn),
+    .cmd_log_mtu_i   (connect_args.log_mtu[3:0]),
     .qp_state_i      (qp_state_i),
     .busy_o          (busy_intake),
     .wqe_valid_i     (wqe_valid_i),
@@ -584,10 +585,11 @@ module nic_requester #(
   logic unused_events;
   assign unused_events = ev_retry;
   // the command fields the requester reads itself: QP_CONNECT's first PSN, ack_timeout and
-  // retry_count (the rest is the QP contexts', nic_qp_ctx and nic_tp_qp_ctx)
+  // retry_count, the path MTU (the intake's registered packet counts, a cycle ahead of
+  // nic_tp_qp_ctx); the rest is the QP contexts', nic_qp_ctx and nic_tp_qp_ctx
   logic unused_args;
   assign unused_args = ^{connect_args.rsvd_216, connect_args.inbound_read_limit,
-                         connect_args.outbound_read_limit, connect_args.log_mtu,
+                         connect_args.outbound_read_limit, connect_args.log_mtu[7:4],
                          connect_args.rsvd_187, connect_args.rnr_retry, connect_args.rq_psn,
                          connect_args.rsvd_155, connect_args.rsvd_125,
                          connect_args.peer_qpn, connect_args.peer_ipv4,
