@@ -3,9 +3,13 @@
 //
 // Handshake: a write is taken in the cycle AW and W are both valid (awready = wready = that
 // condition, while no B response is waiting or it is being taken); its B response (OKAY) follows
-// one cycle later. A read is taken when AR is valid (and no R response waits or it is being
-// taken); its data is registered and returned one cycle later with OKAY. Nothing ever waits on
-// the rest of the NIC, so the bus can never hang; SLVERR is never returned.
+// one cycle later. A read address is taken into a register when AR is valid and that register
+// is free or moving on (arready); the read itself happens from the register when no R response
+// waits or it is being taken, and its data is registered: R returns OKAY two cycles after AR at
+// the earliest, one read per cycle back to back. The address register keeps the bus's address
+// decode out of the read's data paths (the counters', the MSI-X table's, the CQ states'), which
+// otherwise all hung off the AR input in one cycle. Nothing ever waits on the rest of the NIC, so
+// the bus can never hang; SLVERR is never returned.
 //
 // Map (formats/nic.toml; offsets from nic_pkg::REG_*):
 //   ID block, CAP_*         read-only, from nic_pkg and the parameters
@@ -14,18 +18,20 @@
 //                           cmd_index_o = wdata[23:8] and cmd_args_o = {ARG7, ..., ARG0}
 //   QP_STATE_BASE + 4n      reads qp_state_i of QP n
 //   CQ_STATE_BASE + 4n      reads the CQ engine's {error[31], producer_index[15:0]} of CQ n
-//                           (cq_state_cqn_o -> cq_state_i, combinational)
+//                           (cq_state_cqn_o -> cq_state_i, combinational, from the address
+//                           register)
 //   PORT_COUNTERS + 4w      reads word w of nic_port_counters (cnt_rd_word_o -> cnt_rd_data_i,
-//                           combinational; cnt_rd_o marks the cycle the read is taken, which
-//                           latches a counter's high word when w is a low word)
+//                           combinational from the address register; cnt_rd_o marks the cycle
+//                           the read happens, which latches a counter's high word when w is a
+//                           low word)
 //   QP doorbell page n      DB_SQ_PI: sq_db pulse; DB_RQ_PI: rq_db pulse (pi = wdata[15:0]);
 //                           DB_SQ_BF .. +0x3F: a word of the BlueFlame WQE copy (below)
 //   CQ doorbell page n      DB_CQ_CI_ARM / DB_CQ_MODERATION: cq_db pulse with the 32-bit word,
 //                           cq_db_moderation_o = 1 for the moderation word
 //   MSIX_TABLE .. MSIX_PBA + 4*ceil(MsixVectors/32)
 //                           forwarded to nic_msix: msix_wr_* in the cycle the write is taken,
-//                           msix_rd_addr_o -> msix_rd_data_i combinational (offsets from
-//                           MSIX_TABLE)
+//                           msix_rd_addr_o -> msix_rd_data_i combinational from the address
+//                           register (offsets from MSIX_TABLE)
 // Command and doorbell pulses leave registered, one cycle after the write is taken; at most one
 // pulse of any kind per cycle. Trigger registers (CMD, doorbells) act on every write to them
 // whatever its strobes: a partial write to a trigger has no meaning, and dropping it would lose
@@ -340,8 +346,14 @@ module nic_csr #(
   assign msix_wr_strb_o  = s_axil_wstrb_i;
 
   // ---- read channel ----
-  logic           rd_take;
-  region_e        rd_region;
+  // Stage 1, the address register: AR is taken (ar_take) into ar_addr_q with its region decoded.
+  // Stage 2, the read (rd_go): from the register into rdata_q, when no R response waits or it is
+  // being taken. The register is free again in the cycle of its read, so reads flow one a cycle.
+  logic           ar_take, rd_go;
+  logic           ar_v_q;
+  logic [19:0]    ar_addr_q;                      // the word address, byte address [21:2]
+  region_e        ar_region_q;
+  region_e        ar_region;
   logic [21:0]    rd_addr;
   logic [21:0]    rd_qp_idx, rd_cq_idx;
   logic [31:0]    rd_const;
@@ -390,18 +402,32 @@ module nic_csr #(
     cap_sq_bf.bf_bytes        = 8'(nic_pkg::WQE_BYTES);   // one WQE
   end
 
-  assign rd_take          = s_axil_arvalid_i && (!rvalid_q || s_axil_rready_i);
-  assign s_axil_arready_o = rd_take;
+  assign rd_go            = ar_v_q && (!rvalid_q || s_axil_rready_i);
+  assign ar_take          = s_axil_arvalid_i && (!ar_v_q || rd_go);
+  assign s_axil_arready_o = ar_take;
+  // Decoded only while a read is offered, its only use (an idle bus costs no decode).
+  assign ar_region        = s_axil_arvalid_i ? decode(s_axil_araddr_i[21:2]) : R_NONE;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ar_v_q      <= 1'b0;
+      ar_addr_q   <= '0;
+      ar_region_q <= R_NONE;
+    end else begin
+      if (ar_take) begin
+        ar_v_q      <= 1'b1;
+        ar_addr_q   <= s_axil_araddr_i[21:2];
+        ar_region_q <= ar_region;
+      end else if (rd_go) begin
+        ar_v_q <= 1'b0;
+      end
+    end
+  end
 
   always_comb begin
-    rd_addr   = {s_axil_araddr_i[21:2], 2'b00};
+    rd_addr   = {ar_addr_q, 2'b00};
     rd_qp_idx = (rd_addr - nic_pkg::REG_QP_STATE_BASE) >> 2;
     rd_cq_idx = (rd_addr - nic_pkg::REG_CQ_STATE_BASE) >> 2;
-    // Decoded only while a read is offered, its only use (an idle bus costs no decode).
-    rd_region = R_NONE;
-    if (s_axil_arvalid_i) begin
-      rd_region = decode(s_axil_araddr_i[21:2]);
-    end
 
     unique case (rd_addr)
       nic_pkg::REG_ID_MAGIC:       rd_const = nic_pkg::MAGIC;
@@ -424,7 +450,7 @@ module nic_csr #(
   end
 
   assign cq_state_cqn_o = rd_cq_idx[7:0];
-  assign cnt_rd_o       = rd_take && rd_region == R_COUNTERS;
+  assign cnt_rd_o       = rd_go && ar_region_q == R_COUNTERS;
   assign cnt_rd_word_o  = 5'((rd_addr - nic_pkg::REG_PORT_COUNTERS) >> 2);
   assign msix_rd_addr_o = 16'(rd_addr - nic_pkg::REG_MSIX_TABLE);
 
@@ -434,9 +460,9 @@ module nic_csr #(
     if (rvalid_q && s_axil_rready_i) begin
       rvalid_d = 1'b0;
     end
-    if (rd_take) begin
+    if (rd_go) begin
       rvalid_d = 1'b1;
-      unique case (rd_region)
+      unique case (ar_region_q)
         R_CONST:    rdata_d = rd_const;
         R_SCRATCH:  rdata_d = scratch_q;
         R_ARG:      rdata_d = args_q[32*rd_addr[4:2] +: 32];
