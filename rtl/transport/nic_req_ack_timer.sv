@@ -409,6 +409,15 @@ module nic_req_ack_timer #(
       // the intake takes only a replay that is offered
       a_start_offered: assert (go_found);
     end
+  end
+`endif
+
+`ifdef FORMAL
+  // The values read a cycle early equal what they replace: checked by the simulation in every
+  // cycle (it compiles the FORMAL blocks) and proven with the module's other properties (the
+  // proof's harness assumes the acknowledgement stage: an acknowledgement of a QP was taken by
+  // nic_req_rnr, raw_*, in the cycle before).
+  always_ff @(posedge clk_i) begin
     // the expiry test made a cycle early is this cycle's, for an armed QP not restarted since
     if (!rst_i && armed_q[scan_q] && !tmo_restarted_q) begin
       a_tmo_due_registered: assert (tmo_due_q == ((((now_us_q - start_q[scan_q])

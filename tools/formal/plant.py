@@ -107,7 +107,7 @@ BUGS = {
         "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;",
         "psn_le = (b - a) <= 24'h800000;", "a_psn_reference / a_psn_total"),
     "ack_timer_retry_not_restored_on_progress": (
-        "ack_timer", AT, "      left_q[ack_q_i]  <= rcnt_q[ack_q_i];\n", "",
+        "ack_timer", AT, "      left_q[ack_q_i]  <= sn_rcnt_q;\n", "",
         "budget left = retry_count - spent (progress restores it)"),
     "ack_timer_not_restarted_on_progress": (
         "ack_timer", AT, "    if (ack_progress) begin\n      restart[ack_q_i] = 1'b1;\n    end\n", "",
