@@ -44,7 +44,12 @@ module nic_req_ack_timer #(
   input  logic [4:0]              cmd_ack_timeout_i,
   input  logic [2:0]              cmd_retry_count_i,
   input  logic [23:0]             cmd_sq_psn_i,
-  // the acknowledgement of this cycle, classified (nic_req_rnr)
+  // the acknowledgement as nic_req_rnr takes it (its QP, in range): classified, it arrives on
+  // ack_* in the next cycle (nic_requester's acknowledgement stage); its QP's entries are read
+  // for it now (the sn_* registers below)
+  input  logic                    raw_take_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] raw_q_i,
+  // the acknowledgement of this cycle, classified (nic_req_rnr, registered by nic_requester)
   input  logic                    ack_take_i,
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_i,
   input  logic                    ack_nak_i,     // a NAK that fails a request
@@ -137,33 +142,51 @@ module nic_req_ack_timer #(
   end
 
   // ---- the acknowledgement ------------------------------------------------------------------
+  // The entries of the acknowledgement's QP (last PSN acknowledged and sent, retry count and
+  // budget, whether it has a timer, the pending replay's PSN) are read in the cycle before it
+  // arrives classified, at nic_req_rnr's QP (raw_q_i), and registered (sn_*), with the writes
+  // of that cycle to that QP forwarded: they are what the tables hold in the acknowledgement's
+  // cycle (a_snap_*). nic_requester's stage drops an acknowledgement whose QP a QP_CONNECT /
+  // QP_CREATE / QP_DESTROY names in that cycle, so the command's writes need no forwarding. The
+  // checks below then start from flip-flops, not from a multiplexer of every QP's entries
+  // behind the acknowledgement's QP number.
+  logic [23:0] sn_acked_q, sn_sent_q, sn_pend_psn_q;
+  logic [2:0]  sn_rcnt_q, sn_left_q;
+  logic        sn_tmo_q;     // the QP has a timer (ack_timeout != 0)
+  logic        sn_rcnt_z_q, sn_left_z_q;   // sn_rcnt_q == 0, sn_left_q == 0
   // The last PSN an acknowledgement of the QP may name: that of its newest appended WQE, or,
   // while the intake is packetising a new WQE of the QP, the last PSN of that WQE planned so
   // far (its earlier packets may have been acknowledged, or NAKed, before it is appended).
-  logic [23:0] ack_hi;
-  assign ack_hi = (sending_i && append_qpn_i == ack_q_i
-                   && nic_roce_pkg::psn_le(sent_q[ack_q_i], sending_psn_i))
-                  ? sending_psn_i : sent_q[ack_q_i];
+  // (ack_hi_ok: the acknowledgement's PSN is not beyond it; both compares are made, and the
+  // choice between them follows, rather than a compare behind the choice)
+  logic ack_sending;   // the last PSN is the intake's, not the newest appended WQE's
+  logic ack_hi_ok;
+  assign ack_sending = sending_i && append_qpn_i == ack_q_i
+                       && nic_roce_pkg::psn_le(sn_sent_q, sending_psn_i);
+  assign ack_hi_ok   = ack_sending ? nic_roce_pkg::psn_le(ack_upto_i, sending_psn_i)
+                                   : nic_roce_pkg::psn_le(ack_upto_i, sn_sent_q);
 
   logic ack_progress;   // beyond the last PSN acknowledged, not beyond what went out
   logic ack_all;        // ... and everything sent is acknowledged
   assign ack_progress = ack_take_i && !ack_nak_i
-                        && ack_upto_i != acked_q[ack_q_i]
-                        && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
-                        && nic_roce_pkg::psn_le(ack_upto_i, ack_hi);
-  assign ack_all      = ack_progress && ack_upto_i == sent_q[ack_q_i];
+                        && ack_upto_i != sn_acked_q
+                        && nic_roce_pkg::psn_le(sn_acked_q, ack_upto_i)
+                        && ack_hi_ok;
+  assign ack_all      = ack_progress && ack_upto_i == sn_sent_q;
 
   logic       seq_in;         // a sequence NAK whose PSN is outstanding (or the next to go):
                               // one naming an older PSN is stale, and ignored
   logic       seq_go;         // a sequence NAK orders a replay
   logic       seq_fail;       // ... with no retry left: fails instead
   logic [2:0] seq_left;       // the budget the NAK finds (restored by its own progress)
-  assign seq_left = ack_progress ? rcnt_q[ack_q_i] : left_q[ack_q_i];
+  assign seq_left = ack_progress ? sn_rcnt_q : sn_left_q;
   assign seq_in   = ack_take_i && ack_seq_i && !ack_nak_i && qp_rts[ack_q_i]
-                    && nic_roce_pkg::psn_le(acked_q[ack_q_i], ack_upto_i)
-                    && nic_roce_pkg::psn_le(ack_upto_i, ack_hi);
-  assign seq_go   = seq_in && seq_left != 3'd0;
-  assign seq_fail = seq_in && seq_left == 3'd0;
+                    && nic_roce_pkg::psn_le(sn_acked_q, ack_upto_i)
+                    && ack_hi_ok;
+  logic       seq_none;       // seq_left == 0, from the snapshot's two counts
+  assign seq_none = ack_progress ? sn_rcnt_z_q : sn_left_z_q;
+  assign seq_go   = seq_in && !seq_none;
+  assign seq_fail = seq_in && seq_none;
 
   // ---- the timers: one QP looked at a cycle while any is armed -------------------------------
   logic tmo_hit;              // the scanned QP's timer expired (not in a cycle its ACK comes)
@@ -171,9 +194,16 @@ module nic_req_ack_timer #(
   // It expires when now_us reaches start + P + 1: now_us - (start + P + 1) is not negative
   // (modulo 2^36), written (now_us - start) + ~P. Only the scanned QP's expiry is computed,
   // from its start and its code: tmo_q of an armed QP cannot change (QP_CONNECT disarms it).
-  logic [35:0] tmo_elapsed;   // now_us - start - P - 1 of the scanned QP
-  assign tmo_elapsed = (now_us_q - start_q[scan_q]) + ~ack_period_us(tmo_q[scan_q]);
-  assign tmo_hit  = sweep_q != '0 && armed_q[scan_q] && (tmo_elapsed & 36'h8_0000_0000) == 36'd0
+  // It is computed a cycle early, for the QP the scan moves to (scan_d), from the clock of the
+  // next cycle (now_us_d) and the QP's start and code as they are now, and registered
+  // (tmo_due_q; a_tmo_due_registered): the table reads, the period table and the two 36-bit
+  // sums are then off the path of the timeout's decision. A start written in this cycle
+  // (restart, at now_us_q) is not in it: such a QP cannot expire in the next cycle (P >= 9
+  // ticks), tmo_restarted_q says so.
+  logic [35:0] tmo_elapsed;   // now_us - start - P - 1 of the QP scanned next, in the next cycle
+  logic        tmo_due_q, tmo_restarted_q;
+  assign tmo_elapsed = (now_us_d - start_q[scan_d]) + ~ack_period_us(tmo_q[scan_d]);
+  assign tmo_hit  = sweep_q != '0 && armed_q[scan_q] && tmo_due_q && !tmo_restarted_q
                     && !(ack_take_i && ack_q_i == scan_q);
   assign tmo_go   = tmo_hit && left_q[scan_q] != 3'd0;
   assign tmo_fail = tmo_hit && left_q[scan_q] == 3'd0;
@@ -253,7 +283,7 @@ module nic_req_ack_timer #(
   // timeout is never of the ACK's QP (tmo_hit), so a QP's entry takes one of two values.
   logic pend_psn_ack;   // the ACK's QP's replay PSN moves to ack_upto_i + 1
   assign pend_psn_ack = seq_go || (ack_progress && pend_q[ack_q_i]
-                                   && nic_roce_pkg::psn_le(pend_psn_q[ack_q_i], ack_upto_i));
+                                   && nic_roce_pkg::psn_le(sn_pend_psn_q, ack_upto_i));
 
   always_ff @(posedge clk_i) begin
     for (int q = 0; q < NumQps; q++) begin
@@ -278,7 +308,7 @@ module nic_req_ack_timer #(
     end
     if (ack_progress) begin
       acked_q[ack_q_i] <= ack_upto_i;
-      left_q[ack_q_i]  <= rcnt_q[ack_q_i];
+      left_q[ack_q_i]  <= sn_rcnt_q;
     end
     if (seq_go) begin
       left_q[ack_q_i]     <= seq_left - 3'd1;
@@ -312,7 +342,7 @@ module nic_req_ack_timer #(
     end
     if (seq_go) begin
       pend_d[ack_q_i]  = 1'b1;
-      armed_d[ack_q_i] = tmo_q[ack_q_i] != 5'd0;
+      armed_d[ack_q_i] = sn_tmo_q;
     end
     if (ack_take_i && ack_nak_i) begin
       pend_d[ack_q_i] = 1'b0;
@@ -324,6 +354,35 @@ module nic_req_ack_timer #(
     // a QP that left RTS (an error, a flush) keeps no timer and replays nothing
     armed_d = armed_d & qp_rts;
     pend_d  = pend_d & qp_rts;
+  end
+
+  always_ff @(posedge clk_i) begin
+    tmo_due_q       <= (tmo_elapsed & 36'h8_0000_0000) == 36'd0;
+    tmo_restarted_q <= restart[scan_d];
+  end
+
+  // the acknowledgement's entries for the next cycle (above): the table, or what this cycle
+  // writes to the same QP (the later write wins, as in the tables' own order)
+  logic        raw_is_ack, raw_is_scan;
+  assign raw_is_ack  = ack_q_i == raw_q_i;
+  assign raw_is_scan = scan_q == raw_q_i;
+  always_ff @(posedge clk_i) begin
+    if (raw_take_i) begin
+      sn_acked_q <= (ack_progress && raw_is_ack) ? ack_upto_i : acked_q[raw_q_i];
+      sn_sent_q  <= (append_i && append_pend_i && append_qpn_i == raw_q_i)
+                    ? append_psn_i : sent_q[raw_q_i];
+      sn_rcnt_q  <= rcnt_q[raw_q_i];
+      sn_rcnt_z_q <= rcnt_q[raw_q_i] == 3'd0;
+      sn_left_z_q <= ((seq_go && raw_is_ack) ? seq_left - 3'd1
+                    : (ack_progress && raw_is_ack) ? sn_rcnt_q
+                    : (tmo_go && raw_is_scan) ? left_q[scan_q] - 3'd1 : left_q[raw_q_i]) == 3'd0;
+      sn_tmo_q   <= tmo_q[raw_q_i] != 5'd0;
+      sn_left_q  <= (seq_go && raw_is_ack) ? seq_left - 3'd1
+                  : (ack_progress && raw_is_ack) ? sn_rcnt_q
+                  : (tmo_go && raw_is_scan) ? left_q[scan_q] - 3'd1 : left_q[raw_q_i];
+      sn_pend_psn_q <= (pend_psn_ack && raw_is_ack) ? ack_upto_i + 24'd1
+                     : (tmo_go && raw_is_scan) ? acked_q[scan_q] + 24'd1 : pend_psn_q[raw_q_i];
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -349,6 +408,31 @@ module nic_req_ack_timer #(
     if (!rst_i && start_i) begin
       // the intake takes only a replay that is offered
       a_start_offered: assert (go_found);
+    end
+  end
+`endif
+
+`ifdef FORMAL
+  // The values read a cycle early equal what they replace: checked by the simulation in every
+  // cycle (it compiles the FORMAL blocks) and proven with the module's other properties (the
+  // proof's harness assumes the acknowledgement stage: an acknowledgement of a QP was taken by
+  // nic_req_rnr, raw_*, in the cycle before).
+  always_ff @(posedge clk_i) begin
+    // the expiry test made a cycle early is this cycle's, for an armed QP not restarted since
+    if (!rst_i && armed_q[scan_q] && !tmo_restarted_q) begin
+      a_tmo_due_registered: assert (tmo_due_q == ((((now_us_q - start_q[scan_q])
+                                     + ~ack_period_us(tmo_q[scan_q])) & 36'h8_0000_0000) == 36'd0));
+    end
+    // the entries read a cycle early are the tables' in the acknowledgement's cycle (the timer's
+    // code only as far as the snapshot keeps it)
+    if (!rst_i && ack_take_i) begin
+      a_snap_acked: assert (sn_acked_q == acked_q[ack_q_i] && sn_sent_q == sent_q[ack_q_i]);
+      a_snap_retries: assert (sn_rcnt_q == rcnt_q[ack_q_i] && sn_left_q == left_q[ack_q_i]
+                              && sn_rcnt_z_q == (sn_rcnt_q == 3'd0) && sn_left_z_q == (sn_left_q == 3'd0)
+                              && sn_tmo_q == (tmo_q[ack_q_i] != 5'd0));
+      if (pend_q[ack_q_i]) begin
+        a_snap_pend_psn: assert (sn_pend_psn_q == pend_psn_q[ack_q_i]);
+      end
     end
   end
 `endif

@@ -23,7 +23,10 @@ module nic_req_completer #(
   input  logic                       cmd_connect_i,
   input  logic                       cmd_reset_i,    // QP_CREATE / QP_DESTROY
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] cmd_qpn_i,
-  // the acknowledgement of this cycle, classified (nic_req_rnr)
+  // the acknowledgement of this cycle, not classified yet (its QP, in range): work for the pick
+  input  logic                       ack_now_i,
+  input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_now_q_i,
+  // the acknowledgement of the cycle before, classified (nic_req_rnr, nic_requester's stage)
   input  logic                       ack_take_i,
   input  logic [((NumQps > 1) ? $clog2(NumQps) : 1)-1:0] ack_q_i,
   input  logic                       ack_nak_i,
@@ -133,9 +136,13 @@ module nic_req_completer #(
   // QP starts in the cycle it arrives, as it did when it came combinationally and set work_q for
   // the next cycle (a completion moved by that cycle delayed each Read of a chain: the CQE and
   // the next response's payload meet in nic_dma_wr, docs/timing-area.md). A flip-flop's short
-  // path: the ACK stage's valid and QP number (nic_req_rnr's range check) into the pick.
+  // path: the ACK stage's valid and QP number (nic_req_rnr's range check) into the pick. Its
+  // classification arrives a cycle later (ack_take_i: its tables move then, in time for the
+  // pass's decision two cycles after the pick) and counts as work in that cycle too, as the
+  // work bit it sets is seen only in the next.
   logic [NumQps-1:0] pick_req;
-  assign pick_req = work_q | (ack_take_i ? NumQps'(1) << ack_q_i : NumQps'(0));
+  assign pick_req = work_q | (ack_now_i ? NumQps'(1) << ack_now_q_i : NumQps'(0))
+                           | (ack_take_i ? NumQps'(1) << ack_q_i : NumQps'(0));
   nic_rr_pick #(
     .N(NumQps)
   ) u_pick (

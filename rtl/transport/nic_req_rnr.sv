@@ -137,11 +137,39 @@ module nic_req_rnr #(
   // and a tick that finds no waiting QP then changes no state
   assign now_us_d = now_us_q + ((us_tick_i && (rnr_wait_q != '0 || rnr_arm)) ? 24'd1 : 24'd0);
 
+  // The due time of a timer armed now is written in the next cycle (arm_*_q): its write enable
+  // is the classification's (the QP's rnr_retry, the episode's PSN compare), and the sum behind
+  // it added a carry chain to that path. The clock moved by the NAK's cycle's tick since
+  // (rnr_arm runs it), so the due time is now_us_q + the code's wait + 1 - that tick. In the
+  // cycle it is written the QP's entry still holds an older time: the scan does not expire the
+  // QP then (its wait is at least 10 us: it cannot be due).
+  logic          arm_q;
+  logic [QW-1:0] arm_qpn_q;
+  logic [4:0]    arm_code_q;
+  logic          arm_tick_q;
+  logic          arm_scan;       // the scanned QP's due time is written this cycle
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      arm_q <= 1'b0;
+    end else begin
+      arm_q <= rnr_arm;
+    end
+    if (ack_take && ack_kind == 3'b001) begin
+      arm_qpn_q  <= ack_q;
+      arm_code_q <= ack_syndrome_i[4:0];
+      arm_tick_q <= us_tick_i;
+    end
+  end
+  assign arm_scan = arm_q && arm_qpn_q == scan_q;
+
   // one QP looked at a cycle while any waits; the scan stays on an expired one until it replays
   logic [23:0] scan_due;
   always_comb begin
     scan_due = rnr_due_q[scan_q];
     rnr_go_o = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;
+    if (arm_scan) begin
+      rnr_go_o = 1'b0;
+    end
     scan_d   = scan_q;
     if (!rnr_go_o && rnr_wait_q != '0) begin
       scan_d = (32'(scan_q) == NumQps - 1) ? '0 : scan_q + QW'(1);
@@ -149,9 +177,10 @@ module nic_req_rnr #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (rnr_arm) begin
-      // one microsecond more than the code: the first tick may come at once
-      rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0])) + 24'd1;
+    if (arm_q) begin
+      // one microsecond more than the code: the first tick may come at once (in the NAK's
+      // cycle: arm_tick_q, already in now_us_q)
+      rnr_due_q[arm_qpn_q] <= now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'd0 : 24'd1);
     end
     if (ack_take && ack_kind == 3'b001) begin
       rnr_psn_q[ack_q] <= ack_psn_i;
@@ -335,7 +364,11 @@ module nic_req_rnr #(
     logic [23:0] f_psn, f_due, f_epsn, f_rpsn;
     logic [2:0]  f_cnt, f_rr, f_fcnt;
     assign f_psn  = rnr_psn_q[q];
-    assign f_due  = rnr_due_q[q];
+    // (the due time as written at the end of this cycle where arm_q writes it: the scan does
+    // not expire the QP in that cycle, arm_scan)
+    assign f_due  = (arm_q && arm_qpn_q == QW'(q))
+                    ? now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'd0 : 24'd1)
+                    : rnr_due_q[q];
     assign f_cnt  = rnr_cnt_q[q];
     assign f_epsn = f_epsn_q[q];
     assign f_rpsn = f_rpsn_q[q];

@@ -217,6 +217,10 @@ module nic_requester #(
   logic [QW-1:0]           ack_q;
   logic [23:0]             ack_upto;
   logic [31:0]             ack_nak_status;
+  logic                    ak_take_q, ak_nak_q, ak_seq_q;   // the classification, registered
+  logic [QW-1:0]           ak_q_q;
+  logic [23:0]             ak_upto_q, ak_psn_q;
+  logic [31:0]             ak_status_q;
   logic                    pop, pop_read;
   logic                    pkt_push, is_inl, pq_full, piece_push, piece_mark, pc_full, mark_head;
   nic_roce_pkg::tx_pkt_t   plan_pkt;
@@ -452,6 +456,31 @@ module nic_requester #(
     .rnr_start_i     (rnr_start)
   );
 
+  // The acknowledgement stage: nic_req_rnr's classification (which reads the QP's rnr_retry in
+  // nic_tp_qp_ctx at the acknowledgement's QP, and the RNR episode's PSN) is registered here, and
+  // its consumers (nic_req_ack_timer, nic_req_completer) take it in the next cycle: the one cycle
+  // every acknowledgement costs (docs/timing-area.md). nic_req_rnr's own tables still move in
+  // the acknowledgement's cycle. An acknowledgement of a QP that a QP_CONNECT / QP_CREATE /
+  // QP_DESTROY clears in its own cycle is dropped: taken in that cycle, the command's clear won
+  // over it in every table, and it must not reach the tables the command has just set.
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ak_take_q <= 1'b0;
+    end else begin
+      ak_take_q <= ack_take && !((cmd_connect || cmd_reset) && cmd_qpn == ack_q);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (ack_take) begin
+      ak_q_q      <= ack_q;
+      ak_nak_q    <= ack_nak;
+      ak_seq_q    <= ack_seq;
+      ak_upto_q   <= ack_upto;
+      ak_psn_q    <= ack_psn_i;
+      ak_status_q <= ack_nak_status;
+    end
+  end
+
   nic_req_ack_timer #(
     .NumQps(NumQps)
   ) u_ack_timer (
@@ -465,11 +494,13 @@ module nic_requester #(
     .cmd_ack_timeout_i(connect_args.ack_timeout),
     .cmd_retry_count_i(connect_args.retry_count),
     .cmd_sq_psn_i     (connect_args.sq_psn),
-    .ack_take_i       (ack_take),
-    .ack_q_i          (ack_q),
-    .ack_nak_i        (ack_nak),
-    .ack_seq_i        (ack_seq),
-    .ack_upto_i       (ack_upto),
+    .raw_take_i       (ack_take),
+    .raw_q_i          (ack_q),
+    .ack_take_i       (ak_take_q),
+    .ack_q_i          (ak_q_q),
+    .ack_nak_i        (ak_nak_q),
+    .ack_seq_i        (ak_seq_q),
+    .ack_upto_i       (ak_upto_q),
     .append_i         (append),
     .append_qpn_i     (in_qpn),
     .append_pend_i    (append_pend),
@@ -508,12 +539,14 @@ module nic_requester #(
     .cmd_connect_i   (cmd_connect),
     .cmd_reset_i     (cmd_reset),
     .cmd_qpn_i       (cmd_qpn),
-    .ack_take_i      (ack_take),
-    .ack_q_i         (ack_q),
-    .ack_nak_i       (ack_nak),
-    .ack_psn_i       (ack_psn_i),
-    .ack_upto_i      (ack_upto),
-    .ack_nak_status_i(ack_nak_status),
+    .ack_now_i       (ack_take),
+    .ack_now_q_i     (ack_q),
+    .ack_take_i      (ak_take_q),
+    .ack_q_i         (ak_q_q),
+    .ack_nak_i       (ak_nak_q),
+    .ack_psn_i       (ak_psn_q),
+    .ack_upto_i      (ak_upto_q),
+    .ack_nak_status_i(ak_status_q),
     .append_i        (append),
     .append_qpn_i    (in_qpn),
     .append_pend_i   (append_pend),

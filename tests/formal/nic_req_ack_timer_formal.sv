@@ -17,6 +17,8 @@ module nic_req_ack_timer_formal (
   input logic [4:0]  cmd_ack_timeout_i,
   input logic [2:0]  cmd_retry_count_i,
   input logic [23:0] cmd_sq_psn_i,
+  input logic        raw_take_i,
+  input logic        raw_q_i,
   input logic        ack_take_i,
   input logic        ack_q_i,
   input logic        ack_nak_i,
@@ -39,6 +41,19 @@ module nic_req_ack_timer_formal (
 
   initial assume (rst_i);
 
+  // nic_requester's acknowledgement stage: a classified acknowledgement (ack_*) comes the cycle
+  // after nic_req_rnr took it (raw_*), unless a command of its QP came in that cycle
+  logic f_raw_take_q, f_raw_q_q;
+  always_ff @(posedge clk_i) begin
+    f_raw_take_q <= !rst_i && raw_take_i && !((cmd_connect_i || cmd_reset_i) && cmd_qpn_i == raw_q_i);
+    f_raw_q_q    <= raw_q_i;
+  end
+  always @(*) begin
+    if (!rst_i && ack_take_i) begin
+      assume (f_raw_take_q && f_raw_q_q == ack_q_i);
+    end
+  end
+
   nic_req_ack_timer #(
     .NumQps(NumQps)
   ) u_dut (
@@ -52,6 +67,8 @@ module nic_req_ack_timer_formal (
     .cmd_ack_timeout_i(cmd_ack_timeout_i),
     .cmd_retry_count_i(cmd_retry_count_i),
     .cmd_sq_psn_i     (cmd_sq_psn_i),
+    .raw_take_i       (raw_take_i),
+    .raw_q_i          (raw_q_i),
     .ack_take_i       (ack_take_i),
     .ack_q_i          (ack_q_i),
     .ack_nak_i        (ack_nak_i),

@@ -107,14 +107,14 @@ BUGS = {
         "psn_le", PSN, "psn_le = ((b - a) & 24'h800000) == 24'd0;",
         "psn_le = (b - a) <= 24'h800000;", "a_psn_reference / a_psn_total"),
     "ack_timer_retry_not_restored_on_progress": (
-        "ack_timer", AT, "      left_q[ack_q_i]  <= rcnt_q[ack_q_i];\n", "",
+        "ack_timer", AT, "      left_q[ack_q_i]  <= sn_rcnt_q;\n", "",
         "budget left = retry_count - spent (progress restores it)"),
     "ack_timer_not_restarted_on_progress": (
         "ack_timer", AT, "    if (ack_progress) begin\n      restart[ack_q_i] = 1'b1;\n    end\n", "",
         "an armed timer expires P + 1 ticks after its last restart"),
     "ack_timer_expires_one_tick_early": (
-        "ack_timer", AT, "(now_us_q - start_q[scan_q]) + ~ack_period_us(tmo_q[scan_q]);",
-        "(now_us_q - start_q[scan_q]) - ack_period_us(tmo_q[scan_q]);",
+        "ack_timer", AT, "(now_us_d - start_q[scan_d]) + ~ack_period_us(tmo_q[scan_d]);",
+        "(now_us_d - start_q[scan_d]) - ack_period_us(tmo_q[scan_d]);",
         "f_timeout_when_due (expiry P + 1 ticks after the last restart)"),
     "ack_timer_armed_with_code_0": (
         "ack_timer", AT, "if (append_i && append_pend_i && tmo_q[append_qpn_i] != 5'd0) begin",
@@ -178,8 +178,8 @@ BUGS = {
         "rnr", RN, "ack_take = ack_valid_i && 32'(ack_qpn_i) < NumQps;", "ack_take = ack_valid_i;",
         "f_take_in_range (no acknowledgement of another side's QP is taken)"),
     "rnr_timer_one_tick_short": (
-        "rnr", RN, "rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0])) + 24'd1;",
-        "rnr_due_q[ack_q] <= now_us_q + 24'(rnr_wait_us(ack_syndrome_i[4:0]));",
+        "rnr", RN, "rnr_due_q[arm_qpn_q] <= now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'd0 : 24'd1);",
+        "rnr_due_q[arm_qpn_q] <= now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'hFFFFFF : 24'd0);",
         "f_go_not_early (never before the code's wait + 1 pulses)"),
     "rnr_clock_misses_the_arming_tick": (
         "rnr", RN, "(us_tick_i && (rnr_wait_q != '0 || rnr_arm))", "(us_tick_i && rnr_wait_q != '0)",
