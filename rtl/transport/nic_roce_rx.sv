@@ -179,12 +179,12 @@ module nic_roce_rx #(
   endfunction
   localparam logic [32*W8-1:0] Residues = residues(W8);
 
-  logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
+  logic [31:0]          crc_m_q, crc_m_d;  // the register over the beats folded so far, times A^W8
   logic [DataWidth-1:0] crc_beat;          // the beat being taken, as the ICRC reads it
   logic [31:0]          beat_crc;            // its contribution
   logic [31:0]          d_q;               // the data stage
   logic                 d_v_q;
-  logic [31:0]          crc_fold;          // crc_q with d_q folded in
+  logic [31:0]          crc_fold;          // the register with d_q folded in
   logic [LW-1:0]        last_z;            // the empty lanes of the last beat (S_CHECK)
   logic                 icrc_ok;           // S_CHECK: the residue is right
 
@@ -216,7 +216,12 @@ module nic_roce_rx #(
     .d_o   (beat_crc)
   );
 
-  assign crc_fold = nic_roce_pkg::crc32_mul(FoldRows, crc_q) ^ d_q;
+  // The register is kept moved on by one beat (timing): crc_m_q = A^W8 * crc, so the fold is one
+  // XOR (crc_fold = A^W8 * crc ^ d = crc_m_q ^ d_q) and the matrix is applied when the folded
+  // value is registered (crc_m_d = A^W8 * crc_fold): S_CHECK's verdict reads crc_fold through
+  // no matrix (a_crc_m_matches_reference compares with the register as it was).
+  localparam logic [31:0] CrcMInit = nic_roce_pkg::crc32_mul(FoldRows, CrcInit);
+  assign crc_fold = crc_m_q ^ d_q;
   // prev_n_q holds the last beat's count in S_CHECK: z = W8 - n = -n mod W8
   assign last_z   = LW'((LW+1)'(0) - prev_n_q);
 
@@ -359,7 +364,7 @@ module nic_roce_rx #(
     len_d        = len_q;
     beat_d       = beat_q;
     prev_n_d     = prev_n_q;
-    crc_d        = d_v_q ? crc_fold : crc_q;
+    crc_m_d      = d_v_q ? nic_roce_pkg::crc32_mul(FoldRows, crc_fold) : crc_m_q;
     op_d         = op_q;
     wptr_d       = wptr_q;
     fstart_d     = fstart_q;
@@ -424,7 +429,7 @@ module nic_roce_rx #(
         // first RAM word when the FIFO has room: after this frame, or (dropped: wptr_d is
         // fstart_q) its own start, as when the state leaves.
         beat_d     = '0;
-        crc_d      = CrcInit;
+        crc_m_d    = CrcMInit;
         op_d       = '0;
         too_long_d = 1'b0;
         if (state_d == S_FRAME) begin
@@ -584,7 +589,7 @@ module nic_roce_rx #(
       len_q        <= '0;
       beat_q       <= '0;
       prev_n_q     <= '0;
-      crc_q        <= CrcInit;
+      crc_m_q      <= CrcMInit;
       d_v_q        <= 1'b0;
       op_q         <= '0;
       wptr_q       <= '0;
@@ -608,7 +613,7 @@ module nic_roce_rx #(
       len_q        <= len_d;
       beat_q       <= beat_d;
       prev_n_q     <= prev_n_d;
-      crc_q        <= crc_d;
+      crc_m_q      <= crc_m_d;
       d_v_q        <= beat_fire;
       op_q         <= op_d;
       wptr_q       <= wptr_d;
@@ -752,6 +757,16 @@ module nic_roce_rx #(
     end
   end
 
+  // The ICRC register as it was (crc_q: the beats folded so far, the fold A^W8 * crc_q ^ d_q).
+  logic [31:0] ref_fold_crc_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i || state_q != S_FRAME) begin
+      ref_fold_crc_q <= CrcInit;
+    end else if (d_v_q) begin
+      ref_fold_crc_q <= nic_roce_pkg::crc32_mul(FoldRows, ref_fold_crc_q) ^ d_q;
+    end
+  end
+
   // The references of the precomputed checks: the ICRC verdict, the frame's verdict and the
   // flush flag as they were computed before (all in S_CHECK, and from the frame length).
   logic        ref_good;
@@ -797,6 +812,8 @@ module nic_roce_rx #(
           a_full_beats_before_last: assert (32'(cur_n) == W8);
         end
       end
+      a_crc_m_matches_reference: assert (crc_m_q
+                                         == nic_roce_pkg::crc32_mul(FoldRows, ref_fold_crc_q));
       a_ram_not_overrun: assert (32'(used_words) <= Depth);
       a_fifo_in_range: assert (32'(fifo_count_q) <= MaxPkts);
       if (state_q == S_CHECK) begin
