@@ -141,11 +141,9 @@ module nic_roce_rx #(
 
   logic [AW:0]       fwords;                 // RAM words this frame has written
   logic [AW:0]       used_words;
-  logic [15:0]       beats_past;             // beats after the payload's first
   assign fwords     = wptr_q - fstart_q;
   assign used_words = wptr_q - rel_q;
   assign free_words = (AW+1)'(Depth) - used_words;
-  assign beats_past = beat_q - hbeat;
   // Room for this beat's word and a possible flush word; none while checking.
   assign rx_tready_o = state_q == S_FRAME && free_words >= (AW+1)'(2);
   assign beat_fire   = rx_tvalid_i && rx_tready_o;
@@ -181,12 +179,12 @@ module nic_roce_rx #(
   endfunction
   localparam logic [32*W8-1:0] Residues = residues(W8);
 
-  logic [31:0]          crc_q, crc_d;      // the register over the beats folded so far
+  logic [31:0]          crc_m_q, crc_m_d;  // the register over the beats folded so far, times A^W8
   logic [DataWidth-1:0] crc_beat;          // the beat being taken, as the ICRC reads it
   logic [31:0]          beat_crc;            // its contribution
   logic [31:0]          d_q;               // the data stage
   logic                 d_v_q;
-  logic [31:0]          crc_fold;          // crc_q with d_q folded in
+  logic [31:0]          crc_fold;          // the register with d_q folded in
   logic [LW-1:0]        last_z;            // the empty lanes of the last beat (S_CHECK)
   logic                 icrc_ok;           // S_CHECK: the residue is right
 
@@ -218,9 +216,15 @@ module nic_roce_rx #(
     .d_o   (beat_crc)
   );
 
-  assign crc_fold = nic_roce_pkg::crc32_mul(FoldRows, crc_q) ^ d_q;
+  // The register is kept moved on by one beat (timing): crc_m_q = A^W8 * crc, so the fold is one
+  // XOR (crc_fold = A^W8 * crc ^ d = crc_m_q ^ d_q) and the matrix is applied when the folded
+  // value is registered (crc_m_d = A^W8 * crc_fold): S_CHECK's verdict reads crc_fold through
+  // no matrix (a_crc_m_matches_reference compares with the register as it was).
+  localparam logic [31:0] CrcMInit = nic_roce_pkg::crc32_mul(FoldRows, CrcInit);
+  assign crc_fold = crc_m_q ^ d_q;
   // prev_n_q holds the last beat's count in S_CHECK: z = W8 - n = -n mod W8
   assign last_z   = LW'((LW+1)'(0) - prev_n_q);
+
   assign icrc_ok  = crc_fold == Residues[32*last_z +: 32];
 
   // Realignment: payload word q = frame bytes [hlen + q*W8, ...): from beats hbeat+q and
@@ -236,6 +240,78 @@ module nic_roce_rx #(
   end
 
   // ---- checks (S_CHECK: everything is registered by now) -----------------------------------------
+  // The header's checks that read no frame length and no port address (the IPv4 checksum the
+  // deepest) are precomputed (timing): hchk_ok_q takes them in every cycle over cap_sel, the
+  // capture with the beat offered in its slot, which is the capture S_CHECK sees when that beat
+  // is the last. The length checks read the header's IPv4 total length instead of the frame's:
+  // with total_len + 14 == len (the one compare left to S_CHECK, against hchk_tl_q) the UDP
+  // length check is udp.len == total_len - 20 and the payload length total_len + 14 - min_len.
+  // a_good_matches_reference compares the verdict with the one computed all in S_CHECK.
+
+  // nic_roce_pkg::ipv4_sum's ones' complement sum, added as a tree rather than a chain
+  function automatic logic [15:0] ipv4_sum_tree(input logic [159:0] h);
+    logic [16:0] p0, p1, p2, p3, p4;
+    logic [19:0] t;
+    p0 = 17'(h[15:0])    + 17'(h[31:16]);
+    p1 = 17'(h[47:32])   + 17'(h[63:48]);
+    p2 = 17'(h[79:64])   + 17'(h[95:80]);
+    p3 = 17'(h[111:96])  + 17'(h[127:112]);
+    p4 = 17'(h[143:128]) + 17'(h[159:144]);
+    t = (20'(p0) + 20'(p1)) + (20'(p2) + 20'(p3)) + 20'(p4);
+    t = 20'(t[15:0]) + 20'(t[19:16]);
+    t = 20'(t[15:0]) + 20'(t[19:16]);
+    ipv4_sum_tree = t[15:0];
+  endfunction
+
+  logic [CapB-1:0]         cap_sel;
+  nic_roce_pkg::base_hdr_t sel_base;
+  logic                    hchk_ok_q;
+  logic [16:0]             hchk_tl_q;      // the header's IPv4 total length + 14
+
+  // A frame shorter than 58 bytes (its last beat before beat MinLast) fails the length check
+  // whatever the others say: the beats before MinLast are never the last beat of a frame that
+  // may pass, and cap_sel takes them from cap_q alone (at width 64 the whole base header: its
+  // checks read registers only).
+  localparam int MinLast = (nic_roce_pkg::BASE_HDR_BYTES + nic_roce_pkg::ICRC_BYTES - 1) / W8;
+  always_comb begin
+    cap_sel = cap_q;
+    for (int b = MinLast; b < NCap; b++) begin
+      if (beat_q == 16'(b)) begin
+        for (int j = 0; j < W8; j++) begin
+          cap_sel[CapB - 1 - DataWidth * b - 8 * j -: 8] = rx_tdata_i[8*j +: 8];
+        end
+      end
+    end
+    sel_base = cap_sel[CapB-1 -: 8 * nic_roce_pkg::BASE_HDR_BYTES];
+  end
+
+  logic [6:0]  hchk_hl;
+  logic [16:0] hchk_ml, hchk_tl;
+  logic        hchk_ok;
+  always_comb begin
+    hchk_hl = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(sel_base.bth.opcode));
+    hchk_ml = 17'(hchk_hl) + 17'(sel_base.bth.padcnt) + 17'(nic_roce_pkg::ICRC_BYTES);
+    hchk_tl = 17'(sel_base.ip.total_len) + 17'(nic_roce_pkg::ETH_BYTES);
+    hchk_ok = hchk_tl >= hchk_ml && hchk_tl - hchk_ml <= 17'(nic_roce_pkg::MAX_PAYLOAD)
+              && sel_base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
+              && sel_base.ip.version == 4'd4 && sel_base.ip.ihl == 4'd5
+              && (sel_base.ip.flags_frag & 16'h3FFF) == 16'd0
+              && ipv4_sum_tree(sel_base.ip) == 16'hFFFF
+              && sel_base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
+              && sel_base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
+              && sel_base.udp.len == sel_base.ip.total_len - 16'(20)
+              && sel_base.bth.tver == 4'd0
+              && nic_roce_pkg::opcode_known(sel_base.bth.opcode);
+  end
+
+  always_ff @(posedge clk_i) begin
+    hchk_ok_q <= hchk_ok;
+    hchk_tl_q <= hchk_tl;
+  end
+  // the checks read the base header of cap_sel only
+  logic unused_cap_sel_tail;
+  assign unused_cap_sel_tail = ^cap_sel[CapB - 8 * nic_roce_pkg::BASE_HDR_BYTES - 1:0];
+
   logic [HB-1:0]           hdr;
   nic_roce_pkg::base_hdr_t base;
   logic [127:0]            ext;
@@ -260,20 +336,9 @@ module nic_roce_rx #(
       hlen    = 7'(nic_roce_pkg::BASE_HDR_BYTES) + 7'(nic_roce_pkg::ext_bytes(base.bth.opcode));
       min_len = 16'(hlen) + 16'(base.bth.padcnt) + 16'(nic_roce_pkg::ICRC_BYTES);
       pay_len = len_q - min_len;
-      good    = !too_long_q && icrc_ok
-                && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
+      good    = !too_long_q && icrc_ok && hchk_ok_q && {1'b0, len_q} == hchk_tl_q
                 && base.eth.dst_mac == port_mac_i
-                && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
-                && base.ip.version == 4'd4 && base.ip.ihl == 4'd5
-                && (base.ip.flags_frag & 16'h3FFF) == 16'd0
-                && nic_roce_pkg::ipv4_sum(base.ip) == 16'hFFFF
-                && base.ip.total_len == len_q - 16'(nic_roce_pkg::ETH_BYTES)
-                && base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
-                && base.ip.dst == port_ipv4_i
-                && base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
-                && base.udp.len == len_q - 16'(nic_roce_pkg::ETH_BYTES + 20)
-                && base.bth.tver == 4'd0
-                && nic_roce_pkg::opcode_known(base.bth.opcode);
+                && base.ip.dst == port_ipv4_i;
 
       push_pkt           = '0;
       push_pkt.src_mac   = base.eth.src_mac;
@@ -299,7 +364,7 @@ module nic_roce_rx #(
     len_d        = len_q;
     beat_d       = beat_q;
     prev_n_d     = prev_n_q;
-    crc_d        = d_v_q ? crc_fold : crc_q;
+    crc_m_d      = d_v_q ? nic_roce_pkg::crc32_mul(FoldRows, crc_fold) : crc_m_q;
     op_d         = op_q;
     wptr_d       = wptr_q;
     fstart_d     = fstart_q;
@@ -331,8 +396,9 @@ module nic_roce_rx #(
           if (rx_tlast_i) begin
             state_d   = S_CHECK;
             // the payload's tail still in this beat, past the last merged word
-            flush_d      = rot != '0 && beat_q >= hbeat
-                           && 32'(len_q) + 32'(cur_n) > 32'(hlen_now) + W8 * 32'(beats_past);
+            // (the earlier beats were full: len_q = W8 * beat_q, and the bytes the merged
+            // words hold end at hlen + W8 * beats_past = len_q + rot: a_flush_matches_reference)
+            flush_d      = rot != '0 && beat_q >= hbeat && cur_n > (LW+1)'(rot);
           end
         end
       end
@@ -357,14 +423,20 @@ module nic_roce_rx #(
         end else begin
           state_d = S_BLOCK;
         end
+        // Ready for the next frame. The registers S_BLOCK does not read start over in S_CHECK
+        // whatever the verdict (timing: their inputs do not wait for it); the frame length (the
+        // descriptor's payload length in S_BLOCK) when the state leaves for S_FRAME; the frame's
+        // first RAM word when the FIFO has room: after this frame, or (dropped: wptr_d is
+        // fstart_q) its own start, as when the state leaves.
+        beat_d     = '0;
+        crc_m_d    = CrcMInit;
+        op_d       = '0;
+        too_long_d = 1'b0;
         if (state_d == S_FRAME) begin
-          // ready for the next frame
-          len_d      = '0;
-          beat_d     = '0;
-          crc_d      = CrcInit;
-          op_d       = '0;
-          too_long_d = 1'b0;
-          fstart_d   = wptr_d;           // after this frame, or its own start when dropped
+          len_d = '0;
+        end
+        if (!fifo_full) begin
+          fstart_d = wptr_d;
         end
       end
       default: begin
@@ -375,7 +447,10 @@ module nic_roce_rx #(
 
   // The wide registers of the write side, loaded only in the cycles that change them: a beat
   // taken (the header capture of the first NCap beats, the previous beat, the flush word of
-  // the last one), and the return to S_FRAME after a frame (the capture cleared).
+  // the last one). The capture is not cleared between frames: a frame shorter than the header
+  // leaves bytes of an earlier one in it, but no check and no descriptor field reads them
+  // (every check passing needs len = total_len + 14 >= min_len >= 58, so bytes 0..57 and the
+  // opcode's header length are this frame's, and a descriptor is pushed only when they pass).
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       cap_q        <= '0;
@@ -399,8 +474,6 @@ module nic_roce_rx #(
           flush_word_q <= rx_tdata_i >> (8 * 32'(rot));
         end
       end
-    end else if ((state_q == S_CHECK || state_q == S_BLOCK) && state_d == S_FRAME) begin
-      cap_q <= '0;
     end
   end
 
@@ -516,7 +589,7 @@ module nic_roce_rx #(
       len_q        <= '0;
       beat_q       <= '0;
       prev_n_q     <= '0;
-      crc_q        <= CrcInit;
+      crc_m_q      <= CrcMInit;
       d_v_q        <= 1'b0;
       op_q         <= '0;
       wptr_q       <= '0;
@@ -540,7 +613,7 @@ module nic_roce_rx #(
       len_q        <= len_d;
       beat_q       <= beat_d;
       prev_n_q     <= prev_n_d;
-      crc_q        <= crc_d;
+      crc_m_q      <= crc_m_d;
       d_v_q        <= beat_fire;
       op_q         <= op_d;
       wptr_q       <= wptr_d;
@@ -684,6 +757,41 @@ module nic_roce_rx #(
     end
   end
 
+  // The ICRC register as it was (crc_q: the beats folded so far, the fold A^W8 * crc_q ^ d_q).
+  logic [31:0] ref_fold_crc_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i || state_q != S_FRAME) begin
+      ref_fold_crc_q <= CrcInit;
+    end else if (d_v_q) begin
+      ref_fold_crc_q <= nic_roce_pkg::crc32_mul(FoldRows, ref_fold_crc_q) ^ d_q;
+    end
+  end
+
+  // The references of the precomputed checks: the ICRC verdict, the frame's verdict and the
+  // flush flag as they were computed before (all in S_CHECK, and from the frame length).
+  logic        ref_good;
+  logic        ref_flush;
+  logic [15:0] beats_past;                 // beats after the payload's first
+  assign beats_past = beat_q - hbeat;
+  always_comb begin
+    ref_good = !too_long_q && icrc_ok
+               && len_q >= min_len && pay_len <= 16'(nic_roce_pkg::MAX_PAYLOAD)
+               && base.eth.dst_mac == port_mac_i
+               && base.eth.ethertype == nic_roce_pkg::ETHERTYPE_IPV4
+               && base.ip.version == 4'd4 && base.ip.ihl == 4'd5
+               && (base.ip.flags_frag & 16'h3FFF) == 16'd0
+               && nic_roce_pkg::ipv4_sum(base.ip) == 16'hFFFF
+               && base.ip.total_len == len_q - 16'(nic_roce_pkg::ETH_BYTES)
+               && base.ip.proto == nic_roce_pkg::IP_PROTO_UDP
+               && base.ip.dst == port_ipv4_i
+               && base.udp.dport == nic_roce_pkg::UDP_PORT_ROCE
+               && base.udp.len == len_q - 16'(nic_roce_pkg::ETH_BYTES + 20)
+               && base.bth.tver == 4'd0
+               && nic_roce_pkg::opcode_known(base.bth.opcode);
+    ref_flush = rot != '0 && beat_q >= hbeat
+                && 32'(len_q) + 32'(cur_n) > 32'(hlen_now) + W8 * 32'(beats_past);
+  end
+
   // Immediate assertions in a clocked block (cheaper in simulation than concurrent ones; see
   // nic_wqe_fetch): the values before the edge, a consequent only when its antecedent holds.
   logic                 pl_held_q;
@@ -704,6 +812,8 @@ module nic_roce_rx #(
           a_full_beats_before_last: assert (32'(cur_n) == W8);
         end
       end
+      a_crc_m_matches_reference: assert (crc_m_q
+                                         == nic_roce_pkg::crc32_mul(FoldRows, ref_fold_crc_q));
       a_ram_not_overrun: assert (32'(used_words) <= Depth);
       a_fifo_in_range: assert (32'(fifo_count_q) <= MaxPkts);
       if (state_q == S_CHECK) begin
@@ -711,6 +821,10 @@ module nic_roce_rx #(
         if (len_q >= 16'(nic_roce_pkg::BASE_HDR_BYTES + nic_roce_pkg::ICRC_BYTES)) begin
           a_icrc_check_matches_reference: assert (icrc_ok == ref_icrc_ok_q);
         end
+        a_good_matches_reference: assert (good == ref_good);
+      end
+      if (beat_fire && rx_tlast_i && len_q < 16'h8000) begin
+        a_flush_matches_reference: assert (flush_d == ref_flush);
       end
       if (pl_held_q) begin
         a_pl_stable: assert (pl_valid_o && pl_data_o == pl_data_held_q
