@@ -11,6 +11,11 @@
 // RAM is kept twice, one copy per port). The heads and counts are read combinationally at the
 // QPs their users hold: the intake's (room, the slot to append to), the completer's, the QP the
 // completer is about to pick, and the QP whose RNR timer the intake may replay.
+//
+// An entry is kept in 46 bits, not 90: its completion type is one of SEND, WRITE and READ (2
+// bits) and its status one of the four the intake decides (SUCCESS, ACCESS_VIOLATION,
+// INVALID_PARAMETER, CANCELLED: 2 bits); both are decoded at the read ports. Three block RAMs of
+// 18 bits per copy instead of five (a_entry_encodable checks every append).
 module nic_req_out_ring #(
   parameter int NumQps   = 16,  // queue pairs, <= 256
   parameter int OutDepth = 64,  // entries per QP: a power of two >= 2
@@ -50,10 +55,40 @@ module nic_req_out_ring #(
 
   localparam int QW = (NumQps > 1) ? $clog2(NumQps) : 1;
   localparam int OW = $clog2(OutDepth);
+  localparam int PkW = 16 + 24 + 2 + 1 + 1 + 2;   // an entry as the RAMs keep it
 
   if (OutDepth < 2 || (OutDepth & (OutDepth - 1)) != 0) begin : gen_bad_depth
     $fatal(1, "nic_req_out_ring: OutDepth must be a power of two >= 2");
   end
+  if (EntW != 16 + 24 + 16 + 1 + 1 + 32) begin : gen_bad_entry
+    $fatal(1, "nic_req_out_ring: an entry is {idx 16, last PSN 24, type 16, silent, pend, status 32}");
+  end
+
+  // {idx, psn, type, silent, pend, status} <-> {idx, psn, type code, silent, pend, status code}:
+  // type SEND 0x2 / READ 0x20 / WRITE 0x40 by bits 6 and 5; status SUCCESS 0 / ACCESS_VIOLATION
+  // C0000005 / INVALID_PARAMETER C000000D / CANCELLED C0000120 by bits 8, 3 and 0
+  logic [PkW-1:0]  app_pk, cpl_pk, rp_pk;
+  logic [15:0]     app_type;
+  logic [31:0]     app_status;
+  assign app_type   = append_entry_i[EntW-41 -: 16];
+  assign app_status = append_entry_i[31:0];
+  assign app_pk = {append_entry_i[EntW-1 -: 40], app_type[6:5], append_entry_i[33:32],
+                   app_status[8] | app_status[3], app_status[8] | (app_status[0] & !app_status[3])};
+
+  function automatic logic [EntW-1:0] unpack_entry(input logic [PkW-1:0] pk);
+    unpack_entry = {pk[PkW-1 -: 40],
+                    (pk[5:4] == 2'b01) ? nic_pkg::NDK_OP_TYPE_READ
+                    : (pk[5:4] == 2'b10) ? nic_pkg::NDK_OP_TYPE_WRITE : nic_pkg::NDK_OP_TYPE_SEND,
+                    pk[3:2],
+                    (pk[1:0] == 2'b01) ? nic_pkg::STATUS_ACCESS_VIOLATION
+                    : (pk[1:0] == 2'b10) ? nic_pkg::STATUS_INVALID_PARAMETER
+                    : (pk[1:0] == 2'b11) ? nic_pkg::STATUS_CANCELLED : nic_pkg::STATUS_SUCCESS};
+  endfunction
+  assign cpl_rdata_o = unpack_entry(cpl_pk);
+  assign rp_rdata_o  = unpack_entry(rp_pk);
+  logic unused_app;                 // (the bits the codes do not need)
+  assign unused_app = ^{app_type[15:7], app_type[4:0], app_status[31:9], app_status[7:4],
+                        app_status[2:1]};
 
   // head and count per QP, in tables written at the QP an event names; each reads 0 while its
   // valid bit is clear (the count's: the QP has entries)
@@ -81,7 +116,7 @@ module nic_req_out_ring #(
   assign waddr = {in_qpn_i, in_head + OW'(in_count_o)};
 
   nic_ram_1r1w #(
-    .Width  (EntW),
+    .Width  (PkW),
     .Depth  (NumQps * OutDepth),
     .Forward(1'b1)
   ) u_out (
@@ -89,14 +124,14 @@ module nic_req_out_ring #(
     .rst_i  (rst_i),
     .we_i   (append_i),
     .waddr_i(waddr),
-    .wdata_i(append_entry_i),
+    .wdata_i(app_pk),
     .re_i   (cpl_re_i),
     .raddr_i(cpl_raddr_i),
-    .rdata_o(cpl_rdata_o)
+    .rdata_o(cpl_pk)
   );
 
   nic_ram_1r1w #(
-    .Width  (EntW),
+    .Width  (PkW),
     .Depth  (NumQps * OutDepth),
     .Forward(1'b1)
   ) u_out_replay (
@@ -104,10 +139,10 @@ module nic_req_out_ring #(
     .rst_i  (rst_i),
     .we_i   (append_i),
     .waddr_i(waddr),
-    .wdata_i(append_entry_i),
+    .wdata_i(app_pk),
     .re_i   (rp_re_i),
     .raddr_i(rp_raddr_i),
-    .rdata_o(rp_rdata_o)
+    .rdata_o(rp_pk)
   );
 
   // of two writes to one entry in a cycle the later one wins
@@ -157,6 +192,8 @@ module nic_req_out_ring #(
       end
       // the non-empty bit of a QP agrees with its count where the count changes
       if (append_i) begin
+        // the entry's type and status are of the sets the RAMs keep as codes
+        a_entry_encodable: assert (unpack_entry(app_pk) == append_entry_i);
         a_count_nz_append: assert (!cnt_nz_q[in_qpn_i] || count_q[in_qpn_i] != '0);
         a_append_room: assert (32'(in_count_o) < OutDepth || (pop_i && cpl_qpn_i == in_qpn_i));
       end

@@ -69,11 +69,15 @@ module nic_req_read_ring #(
   assign rdone_q     = QW'(rdone_qpn_i);
   assign rdone_place = rd_place_v_q[rdone_q] ? rd_place_q[rdone_q] : '0;
 
-  // the contexts: written when a Read's request goes out, read by nic_responder
+  // the contexts: written when a Read's request goes out, read by nic_responder. Without
+  // forwarding: nic_responder uses the answer only in the cycle after its request, and only when
+  // it says a Read is there (rctx_avail), i.e. the slot read is at place, before tail; the write
+  // of that cycle goes to tail, which is never the same slot, since the intake issues no Read
+  // while MaxReads are outstanding (a_rctx_not_written_as_read). A write shows on a later read.
   nic_ram_1r1w #(
     .Width  (nic_roce_pkg::READ_CTX_BITS),
     .Depth  (NumQps * MaxReads),
-    .Forward(1'b1)
+    .Forward(1'b0)
   ) u_rctx (
     .clk_i  (clk_i),
     .rst_i  (rst_i),
@@ -146,6 +150,11 @@ module nic_req_read_ring #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       a_reads_in_range: assert (32'(out_count_o) <= MaxReads);
+      if (rctx_req_i && issue_i && issue_qpn_i == rctx_q
+          && issue_tail[RW-1:0] == rctx_place[RW-1:0]) begin
+        // a context written as it is read is not one nic_responder uses (no Read is there)
+        a_rctx_not_written_as_read: assert (!(32'(rctx_qpn_i) < NumQps && rctx_place != rctx_tail));
+      end
     end
   end
 `endif

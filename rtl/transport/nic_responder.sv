@@ -230,7 +230,8 @@ module nic_responder #(
   logic [15:0]           rq_ci, rq_pi, fl_ci;
   logic [4:0]            rq_cached;
   logic                  rq_cache_re, rq_consume;
-  logic [511:0]          rq_cache_wqe;
+  logic [511:0]          rq_cache_wqe, rq_cache_wdata;
+  logic                  rq_cache_fwd, rq_cache_hit;
   logic                  fl_find, fl_found, fl_active, fl_done;
   logic [QW-1:0]         fl_found_qpn, fl_qpn;
   logic [QW-1:0]         rq_ring_qpn;
@@ -325,6 +326,9 @@ module nic_responder #(
     .rq_cached_i      (rq_cached),
     .rq_cache_re_o    (rq_cache_re),
     .rq_cache_wqe_i   (rq_cache_wqe),
+    .rq_cache_fwd_i   (rq_cache_fwd),
+    .rq_cache_hit_i   (rq_cache_hit),
+    .rq_cache_wdata_i (rq_cache_wdata),
     .rq_consume_o     (rq_consume),
     .flush_find_o     (fl_find),
     .flush_found_i    (fl_found),
@@ -477,6 +481,9 @@ module nic_responder #(
     .cached_o         (rq_cached),
     .cache_re_i       (rq_cache_re),
     .cache_wqe_o      (rq_cache_wqe),
+    .cache_fwd_o      (rq_cache_fwd),
+    .cache_hit_o      (rq_cache_hit),
+    .cache_wdata_o    (rq_cache_wdata),
     .consume_i        (rq_consume),
     .flush_find_i     (fl_find),
     .flush_found_o    (fl_found),

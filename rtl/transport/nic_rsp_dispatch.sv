@@ -110,7 +110,10 @@ module nic_rsp_dispatch #(
   input  logic [15:0]                   rq_pi_i,
   input  logic [4:0]                    rq_cached_i,
   output logic                          rq_cache_re_o,
-  input  logic [511:0]                  rq_cache_wqe_i,
+  input  logic [511:0]                  rq_cache_wqe_i,   // the entry as read (not forwarded)
+  input  logic                          rq_cache_fwd_i,   // ... written since: rwqe_q holds it
+  input  logic                          rq_cache_hit_i,   // this cycle's write to that entry
+  input  logic [511:0]                  rq_cache_wdata_i, // ... its WQE
   output logic                          rq_consume_o,
   output logic                          flush_find_o,
   input  logic                          flush_found_i,
@@ -158,8 +161,10 @@ module nic_rsp_dispatch #(
   localparam int W8  = DataWidth / 8;
   localparam int LW  = $clog2(W8);
   localparam int QW  = (NumQps > 1) ? $clog2(NumQps) : 1;
-  // message state: the receive WQE, the message offset; the Write's VA, R_Key, bytes left
-  localparam int MsgW = 512 + 32 + 64 + 32 + 32;
+  // message state: the message offset; the Write's VA, R_Key, bytes left. (Not the receive WQE:
+  // a Send's is read again from the prefetch cache for each of its packets, a read response's
+  // from its Read's context: see rwqe_q.)
+  localparam int MsgW = 32 + 64 + 32 + 32;
 
   if (DataWidth != 64 && DataWidth != 256) begin : gen_bad_width
     $fatal(1, "nic_responder: DataWidth must be 64 or 256");
@@ -200,7 +205,7 @@ module nic_rsp_dispatch #(
   logic [QW:0]      ms_waddr, ms_raddr;
   logic [MsgW-1:0]  ms_wdata, ms_rdata;
 
-  // (block RAM: Yosys would put this shallow, wide memory into ~1.4 k LUTs of LUT RAM). No
+  // (block RAM: Yosys would put this shallow memory into LUT RAM). No
   // forwarding: it is read in R_IDLE and its data taken in R_LOAD, the next cycle, and written
   // only in R_DONE, so a write never meets the held read before its data is used (with
   // forwarding, 673 flip-flops held a copy that was never selected in R_LOAD).
@@ -272,6 +277,8 @@ module nic_rsp_dispatch #(
   logic [QW-1:0]          qpn_q, qpn_d;
   logic [511:0]           rwqe_q;                 // the receive WQE of the Send in progress
   logic                   rwqe_ld_pf;             // ... loaded from the prefetch cache (below)
+  logic                   rwqe_ld_rr;             // ... from the Read's context (a response)
+  logic                   rwqe_cap;               // ... from a write to the cache entry read
   logic [31:0]            moff_q, moff_d;         // message bytes placed before this packet
   logic [63:0]            wva_q, wva_d;           // Write: VA of the next byte
   logic [31:0]            wkey_q, wkey_d;         // Write: R_Key
@@ -431,17 +438,15 @@ module nic_rsp_dispatch #(
   assign rd_npkts = (wleft_q == 32'd0) ? 24'd1 : rd_npkts_q;
 
   // a Read's context as a receive WQE, so its responses are placed like a Send's payload
-  // (built only in R_RR_CTX, the one state that loads it)
+  // (loaded in R_RR_CTX and R_CHECK only: rwqe_ld_rr)
   nic_pkg::wqe_recv_t rr_wqe;
   always_comb begin
-    rr_wqe = '0;
-    if (state_q == R_RR_CTX) begin
-      rr_wqe.opcode = nic_pkg::WQE_OP_RECV;
-      rr_wqe.nsge   = 8'(rctx_i.nsge);
-      rr_wqe.length = rctx_i.length;
-      rr_wqe.sge0   = rctx_i.sge0;
-      rr_wqe.sge1   = rctx_i.sge1;
-    end
+    rr_wqe        = '0;
+    rr_wqe.opcode = nic_pkg::WQE_OP_RECV;
+    rr_wqe.nsge   = 8'(rctx_i.nsge);
+    rr_wqe.length = rctx_i.length;
+    rr_wqe.sge0   = rctx_i.sge0;
+    rr_wqe.sge1   = rctx_i.sge1;
   end
 
   // ---- the dispatcher's ACK / NAK, and the completion --------------------------------------------
@@ -517,13 +522,14 @@ module nic_rsp_dispatch #(
   // the receive queues (nic_rsp_rq): the dispatcher's QP's indices, the flush of a QP in ERROR
   logic [15:0]   q_ci, q_pi, fl_ci;
   logic [4:0]    q_pf_n;                // the dispatcher's QP's receive WQEs on chip
-  logic [511:0]  pf_rdata;              // its WQE at ci, the cycle after R_LOAD
+  logic [511:0]  pf_rdata;              // its WQE at ci, the cycle after R_LOAD (current)
   logic          fl_found;
   logic [QW-1:0] fl_qpn;
   assign q_ci          = rq_ci_i;
   assign q_pi          = rq_pi_i;
   assign q_pf_n        = rq_cached_i;
-  assign pf_rdata      = rq_cache_wqe_i;
+  // (rwqe_q holds the entry's last write since the read when there was one: rwqe_cap)
+  assign pf_rdata      = rq_cache_fwd_i ? rwqe_q : rq_cache_wqe_i;
   assign fl_found      = flush_found_i;
   assign fl_qpn        = flush_found_qpn_i;
   assign fl_ci         = flush_ci_i;
@@ -705,7 +711,7 @@ module nic_rsp_dispatch #(
     rctx_qpn_o     = 8'(qpn_q);
     rdone_o        = 1'b0;
     rdone_qpn_o    = 8'(qpn_q);
-    ms_wdata       = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
+    ms_wdata       = {poff_q, wva_q, wkey_q, wleft_q};
     m_qp_err       = 1'b0;
 
     unique case (state_q)
@@ -731,8 +737,7 @@ module nic_rsp_dispatch #(
       end
       R_LOAD: begin
         // the message state arrives; restore the in-progress placement
-        // (rwqe_q: loaded from ms_rdata in the clocked block)
-        {moff_d, wva_d, wkey_d, wleft_d} = ms_rdata[MsgW-513:0];
+        {moff_d, wva_d, wkey_d, wleft_d} = ms_rdata;
         ack_psn_d = pkt_q.psn;
         rctx_req_o = is_ack || is_rresp;     // the oldest Read not placed, for R_CHECK
         state_d   = R_CHECK;
@@ -1013,7 +1018,7 @@ module nic_rsp_dispatch #(
             rr_nak_d[qpn_q] = 1'b0;          // progress: a later gap gets its implied NAK
             rdone_o        = rr_last;
             ms_we          = !rr_last;
-            ms_wdata       = {rwqe_q, poff_q, wva_q, {8'd0, pkt_q.psn + 24'd1}, wleft_q};
+            ms_wdata       = {poff_q, wva_q, {8'd0, pkt_q.psn + 24'd1}, wleft_q};
             state_d        = pkt_end;
           end
         end else begin
@@ -1031,7 +1036,7 @@ module nic_rsp_dispatch #(
         end else begin
           in_msg_d[qpn_q] = 1'b1;
           ms_we           = 1'b1;
-          ms_wdata        = {rwqe_q, poff_q, wva_q, wkey_q, wleft_q};
+          ms_wdata        = {poff_q, wva_q, wkey_q, wleft_q};
           state_d         = pkt_q.ackreq ? R_ACK : pkt_end;
         end
         end
@@ -1078,7 +1083,7 @@ module nic_rsp_dispatch #(
       end
       R_RR_CTX: begin
         // the read context of the QP's oldest Read not yet placed
-        // (rwqe_q: the Read's context as a receive WQE, in the clocked block)
+        // (rwqe_q: the Read's context as a receive WQE, in the clocked block, as in R_CHECK)
         wva_d   = 64'(rctx_i.psn);
         moff_d  = '0;
         poff_d  = '0;
@@ -1268,13 +1273,29 @@ module nic_rsp_dispatch #(
   end
 
   // The receive WQE is taken from the prefetch cache (read in R_LOAD, current in R_RQ_WAIT) when a
-  // Send's FIRST / ONLY finds it on chip, in R_CHECK or R_RQ_WAIT. It is loaded on that test
-  // alone, not on the whole of R_CHECK's verdict (PSN, QP state, opcode sequence: one select of
-  // 512 flip-flops), so it is also loaded for a packet that is then dropped, NAKed or found
-  // RNR; rwqe_q is dead on all those paths (nothing reads it before the next packet's R_LOAD
-  // loads it again: only R_PIECE, R_DONE and the message state's write read it).
-  assign rwqe_ld_pf = ((state_q == R_CHECK && is_send && is_first) || state_q == R_RQ_WAIT)
+  // Send's packet finds it on chip, in R_CHECK or R_RQ_WAIT. It is loaded on that test alone, not
+  // on the whole of R_CHECK's verdict (PSN, QP state, opcode sequence: one select of 512
+  // flip-flops), so it is also loaded for a packet that is then dropped, NAKed or found RNR;
+  // rwqe_q is dead on all those paths (only R_PIECE, R_XL, R_INV and a response's R_DONE read
+  // it, and every packet that gets there loaded it in R_CHECK, R_RQ_WAIT or R_RR_CTX).
+  // A MIDDLE / LAST reads the WQE its FIRST read (the message state kept a copy of it before):
+  // a receive stays in the cache, at ci, until its message completes (R_CPL consumes it), and
+  // the prefetch writes only slots past the cached ones; QP_CREATE / QP_DESTROY, which forget
+  // the cache, end the message too (in_msg). A read response's MIDDLE / LAST likewise builds it
+  // again from its Read's context (asked for in R_LOAD, here in R_CHECK): the oldest Read not
+  // placed, the one half placed (rr_in), whose context is not written before it is placed.
+  // The simulation checks both against the copy the message state kept (a_rwqe_as_kept).
+  assign rwqe_ld_pf = ((state_q == R_CHECK && is_send) || state_q == R_RQ_WAIT)
                       && q_pf_n != '0;
+  assign rwqe_ld_rr = state_q == R_RR_CTX || (state_q == R_CHECK && is_rresp);
+  // The cache entry read in R_LOAD may be written by the prefetch from that cycle on (in R_RQ_WAIT
+  // it is, a cycle before q_pf_n counts it). nic_rsp_rq does not keep a copy of the write
+  // (nic_ram_1r1w's forwarding, 512 flip-flops): rwqe_q takes it, in the states between the read
+  // and the load (R_LOAD, R_CHECK, R_RQ_WAIT), in which rwqe_q holds nothing else (a response's
+  // load from its Read's context goes first; a packet that is neither a Send nor a response
+  // does not read rwqe_q). pf_rdata is then the cache's output as forwarding made it.
+  assign rwqe_cap   = rq_cache_hit_i
+                      && (state_q == R_LOAD || state_q == R_CHECK || state_q == R_RQ_WAIT);
 
   // Working registers of the packet in hand: loaded before use.
   always_ff @(posedge clk_i) begin
@@ -1282,12 +1303,12 @@ module nic_rsp_dispatch #(
     if (pkt_ready_o) begin
       pkt_q <= pkt_i;
     end
-    if (state_q == R_LOAD) begin
-      rwqe_q <= ms_rdata[MsgW-1 -: 512];
-    end else if (rwqe_ld_pf) begin
+    if (rwqe_ld_pf) begin
       rwqe_q <= pf_rdata;
-    end else if (state_q == R_RR_CTX) begin
+    end else if (rwqe_ld_rr) begin
       rwqe_q <= rr_wqe;
+    end else if (rwqe_cap) begin
+      rwqe_q <= rq_cache_wdata_i;
     end
     // (R_IDLE changes none of these: an idle dispatcher does not copy them)
     if (state_q != R_IDLE) begin
@@ -1338,6 +1359,51 @@ module nic_rsp_dispatch #(
         // what is on chip was posted: never more than the posted receives
         a_pf_within_posted: assert (16'(q_pf_n) <= q_pi - q_ci);
       end
+      if ((piece_use || (state_q == R_DONE && rr_q)) && !pl_wr) begin
+        // the receive WQE read is the one the message state kept a copy of before (below)
+        a_rwqe_as_kept: assert (rwqe_q == chk_rwqe_q);
+      end
+      if ((state_q == R_CHECK && (is_ack || is_rresp)) || state_q == R_RR_CTX) begin
+        // the Read's context is used only in the cycle after it was asked for (nic_req_read_ring
+        // does not forward later writes)
+        a_rctx_fresh: assert (chk_rctx_req_q);
+      end
+      if (rwqe_ld_pf) begin
+        // the entry read is the cache's as forwarding would show it
+        a_rwqe_fwd: assert (pf_rdata == chk_pf_rdata);
+      end
+    end
+  end
+
+  // The receive WQE as it was loaded when the message state kept it: from the state's copy in
+  // R_LOAD (written with the state, read with it), else from the cache on a FIRST / ONLY and in
+  // R_RQ_WAIT, else from the Read's context in R_RR_CTX.
+  // The cache's output as nic_ram_1r1w's forwarding made it (chk_pf_rdata): the last write to the
+  // entry since the read, kept here in simulation only.
+  logic [511:0] chk_ms_wqe_q [2 << QW];
+  logic [511:0] chk_rwqe_q;
+  logic [QW:0]  chk_ms_raddr_q;
+  logic [511:0] chk_fwd_data_q, chk_pf_rdata;
+  logic         chk_rctx_req_q;
+  assign chk_pf_rdata = rq_cache_fwd_i ? chk_fwd_data_q : rq_cache_wqe_i;
+  always_ff @(posedge clk_i) begin
+    chk_rctx_req_q <= rctx_req_o;
+    if (rq_cache_hit_i) begin
+      chk_fwd_data_q <= rq_cache_wdata_i;
+    end
+    if (ms_we) begin
+      chk_ms_wqe_q[ms_waddr] <= chk_rwqe_q;
+    end
+    if (ms_re) begin
+      chk_ms_raddr_q <= ms_raddr;
+    end
+    if (state_q == R_LOAD) begin
+      chk_rwqe_q <= chk_ms_wqe_q[chk_ms_raddr_q];
+    end else if (((state_q == R_CHECK && is_send && is_first) || state_q == R_RQ_WAIT)
+                 && q_pf_n != '0) begin
+      chk_rwqe_q <= chk_pf_rdata;
+    end else if (state_q == R_RR_CTX) begin
+      chk_rwqe_q <= rr_wqe;
     end
   end
 `endif

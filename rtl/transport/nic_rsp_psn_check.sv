@@ -14,6 +14,10 @@
 // count for a Read); a duplicate never moves it. QP_CONNECT sets it (connect_i) and clears the
 // NAK-sent state, as does QP_CREATE / QP_DESTROY (reset_i). An entry not written since reset
 // reads 0 (epsn_set_q).
+//
+// The expected PSNs are two tables with one writer each, so that each is a LUT RAM (a table with
+// two writers is flip-flops, 384 of them): the dispatcher's (epsn_q) and QP_CONNECT's
+// (conn_psn_q); a bit per QP (epsn_conn_q) says which of the two was written last.
 module nic_rsp_psn_check #(
   parameter int NumQps = 16  // queue pairs, <= 256
 ) (
@@ -37,12 +41,14 @@ module nic_rsp_psn_check #(
   input  logic [23:0]             connect_psn_i
 );
 
-  logic [23:0]       epsn_q [NumQps];
-  logic [NumQps-1:0] epsn_set_q;
+  logic [23:0]       epsn_q     [NumQps];   // the dispatcher's writes
+  logic [23:0]       conn_psn_q [NumQps];   // QP_CONNECT's
+  logic [NumQps-1:0] epsn_set_q;            // written since reset
+  logic [NumQps-1:0] epsn_conn_q;           // ... last by QP_CONNECT
   logic [NumQps-1:0] nak_q, nak_d;     // a PSN-sequence NAK is out for the QP's current gap
   logic [23:0]       q_epsn;
 
-  assign q_epsn  = epsn_set_q[qpn_i] ? epsn_q[qpn_i] : 24'd0;
+  assign q_epsn  = !epsn_set_q[qpn_i] ? 24'd0 : epsn_conn_q[qpn_i] ? conn_psn_q[qpn_i] : epsn_q[qpn_i];
   assign epsn_o  = q_epsn;
   assign dup_o   = psn_i != q_epsn && nic_roce_pkg::psn_le(psn_i, q_epsn - 24'd1);
   assign ahead_o = psn_i != q_epsn && !nic_roce_pkg::psn_le(psn_i, q_epsn - 24'd1);
@@ -75,18 +81,21 @@ module nic_rsp_psn_check #(
       epsn_q[qpn_i] <= q_epsn + adv_i;
     end
     if (connect_i) begin
-      epsn_q[cmd_qpn_i] <= connect_psn_i;
+      conn_psn_q[cmd_qpn_i] <= connect_psn_i;
     end
   end
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      epsn_set_q <= '0;
+      epsn_set_q  <= '0;
+      epsn_conn_q <= '0;
     end else begin
       if (advance_i) begin
-        epsn_set_q[qpn_i] <= 1'b1;
+        epsn_set_q[qpn_i]  <= 1'b1;
+        epsn_conn_q[qpn_i] <= 1'b0;
       end
       if (connect_i) begin
-        epsn_set_q[cmd_qpn_i] <= 1'b1;
+        epsn_set_q[cmd_qpn_i]  <= 1'b1;
+        epsn_conn_q[cmd_qpn_i] <= 1'b1;
       end
     end
   end
@@ -131,7 +140,8 @@ module nic_rsp_psn_check #(
     f_adv_n_q   <= adv_i;
   end
   logic [23:0] f_adv_new;
-  assign f_adv_new = epsn_set_q[f_adv_qpn_q] ? epsn_q[f_adv_qpn_q] : 24'd0;
+  assign f_adv_new = !epsn_set_q[f_adv_qpn_q] ? 24'd0
+                   : epsn_conn_q[f_adv_qpn_q] ? conn_psn_q[f_adv_qpn_q] : epsn_q[f_adv_qpn_q];
 
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin

@@ -22,7 +22,8 @@
 // good index) then complete CANCELLED. A doorbell far beyond the ring posts nothing to fetch.
 //
 // Interfaces: the dispatcher's QP (disp_qpn_i): its indices and cached count, the cache read of
-// its WQE at ci (cache_re_i, the WQE the cycle after), a receive consumed (consume_i); the
+// its WQE at ci (cache_re_i, the WQE the cycle after; cache_fwd_o / cache_hit_o / cache_wdata_o:
+// the writes to that entry since, which the reader keeps itself), a receive consumed (consume_i); the
 // flush of a QP in ERROR (flush_find_i looks for one, flush_i / flush_done_i while it is
 // flushed); DMA read requests (ar_*: valid, grant; the bursts in flight are the responder's
 // R-channel owner FIFO's) and the R beats of the prefetch's bursts (r_beat_i).
@@ -54,7 +55,10 @@ module nic_rsp_rq #(
   output logic [15:0]                   pi_o,
   output logic [$clog2(16):0]           cached_o,       // its WQEs on chip, from ci on
   input  logic                          cache_re_i,     // read its WQE at ci ...
-  output logic [511:0]                  cache_wqe_o,    // ... here the cycle after (kept current)
+  output logic [511:0]                  cache_wqe_o,    // ... here the cycle after (held, as read)
+  output logic                          cache_fwd_o,    // the entry read was written since the read
+  output logic                          cache_hit_o,    // this cycle's write is to the entry read ...
+  output logic [511:0]                  cache_wdata_o,  // ... with this WQE
   input  logic                          consume_i,      // its receive at ci completed
   // the flush of a QP in ERROR with posted receives
   input  logic                          flush_find_i,
@@ -87,6 +91,11 @@ module nic_rsp_rq #(
   localparam int RqCache  = 16;
   localparam int RcW      = $clog2(RqCache);
   localparam int RqBeatW  = $clog2(RqBeats) + 1;
+  // A cache entry keeps what the dispatcher reads of a receive WQE (nic_pkg::wqe_recv_t): the
+  // three SGEs, the length, the SGE count as far as it is compared (0, 1, 2, or 3 for 3 and
+  // more) and whether the opcode is RECV; not the flags, index and reserved bytes. 419 bits
+  // instead of 512: 12 block RAMs of 36 bits instead of 15.
+  localparam int CacheW   = 3 * 128 + 32 + 2 + 1;
 
   // ---- the rings: producer index (doorbells; QP_CREATE zeroes it), consumer index (written at
   // the QP an event names; reads 0 until written, rq_ci_set_q)
@@ -228,7 +237,7 @@ module nic_rsp_rq #(
   logic                      pf_ar_valid;
   logic                      pf_we;
   logic [QW+RcW-1:0]         pf_waddr;
-  logic [511:0]              pf_rdata;
+  logic [CacheW-1:0]         pf_rdata;
   logic [RcW:0]              q_pf_n;             // the packet's QP's cached WQEs
   logic [QW-1:0]             po_head_qpn;
   logic                      po_head_stale;
@@ -244,20 +253,66 @@ module nic_rsp_rq #(
   assign po_head_qpn   = po_qpn_q[po_rd_q];
   assign po_head_stale = po_stale_q[po_rd_q];
 
-  // the Send path reads its QP's entry [ci] in R_LOAD; forwarding keeps it current while the
-  // engine writes it (R_RQ_WAIT)
+  // a receive WQE as the cache keeps it (c_wpack), and back (c_rwqe, c_wwqe: the fields not
+  // kept read 0, a non-RECV opcode reads as ~RECV, an SGE count above 3 as 3)
+  nic_pkg::wqe_recv_t c_win, c_rwqe, c_wwqe;
+  logic [CacheW-1:0]  c_wpack;
+  always_comb begin
+    c_win   = pf_wqe;
+    c_wpack = {c_win.sge2, c_win.sge1, c_win.sge0, c_win.length,
+               (c_win.nsge >= 8'd3) ? 2'd3 : c_win.nsge[1:0],
+               c_win.opcode == nic_pkg::WQE_OP_RECV};
+    c_rwqe        = '0;
+    c_rwqe.sge2   = pf_rdata[CacheW-1 -: 128];
+    c_rwqe.sge1   = pf_rdata[CacheW-129 -: 128];
+    c_rwqe.sge0   = pf_rdata[CacheW-257 -: 128];
+    c_rwqe.length = pf_rdata[34:3];
+    c_rwqe.nsge   = 8'(pf_rdata[2:1]);
+    c_rwqe.opcode = pf_rdata[0] ? nic_pkg::WQE_OP_RECV : ~nic_pkg::WQE_OP_RECV;
+    c_wwqe        = '0;
+    c_wwqe.sge2   = c_wpack[CacheW-1 -: 128];
+    c_wwqe.sge1   = c_wpack[CacheW-129 -: 128];
+    c_wwqe.sge0   = c_wpack[CacheW-257 -: 128];
+    c_wwqe.length = c_wpack[34:3];
+    c_wwqe.nsge   = 8'(c_wpack[2:1]);
+    c_wwqe.opcode = c_wpack[0] ? nic_pkg::WQE_OP_RECV : ~nic_pkg::WQE_OP_RECV;
+  end
+  logic unused_c_win;                     // (the dispatcher does not read them)
+  assign unused_c_win = ^{c_win.rsvd_6, c_win.index, c_win.flags};
+
+  // The Send path reads its QP's entry [ci] in R_LOAD and takes it in R_CHECK, or in R_RQ_WAIT
+  // when the prefetch writes it meanwhile. The RAM does not forward those writes: the dispatcher
+  // keeps the written WQE itself (in its receive-WQE register, which holds nothing else then),
+  // told which writes hit the entry it read (cache_hit_o) and whether one did (cache_fwd_o): the
+  // forwarding of nic_ram_1r1w without its copy of the data (512 flip-flops).
+  logic [QW+RcW-1:0] c_raddr, c_held_q;   // the entry read, and held since
+  logic              c_fwd_q, c_hit;
+  assign c_raddr = {disp_qpn_i, q_ci[RcW-1:0]};
+  assign c_hit   = pf_we && (cache_re_i ? pf_waddr == c_raddr : pf_waddr == c_held_q);
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      c_held_q <= '0;
+      c_fwd_q  <= 1'b0;
+    end else begin
+      if (cache_re_i) begin
+        c_held_q <= c_raddr;
+      end
+      c_fwd_q <= c_hit || (!cache_re_i && c_fwd_q);
+    end
+  end
+
   nic_ram_1r1w #(
-    .Width  (512),
+    .Width  (CacheW),
     .Depth  (NumQps * RqCache),
-    .Forward(1'b1)
+    .Forward(1'b0)
   ) u_rq_cache (
     .clk_i  (clk_i),
     .rst_i  (rst_i),
     .we_i   (pf_we),
     .waddr_i(pf_waddr),
-    .wdata_i(pf_wqe),
+    .wdata_i(c_wpack),
     .re_i   (cache_re_i),
-    .raddr_i({disp_qpn_i, q_ci[RcW-1:0]}),
+    .raddr_i(c_raddr),
     .rdata_o(pf_rdata)
   );
 
@@ -631,7 +686,10 @@ module nic_rsp_rq #(
 
 
   assign cached_o    = q_pf_n;
-  assign cache_wqe_o = pf_rdata;
+  assign cache_wqe_o   = c_rwqe;
+  assign cache_fwd_o   = c_fwd_q;
+  assign cache_hit_o   = c_hit;
+  assign cache_wdata_o = c_wwqe;
   assign ar_valid_o  = pf_ar_valid;
   assign ar_addr_o   = pf_addr_q;
   assign ar_len_o    = pf_len_q;
