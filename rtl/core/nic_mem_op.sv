@@ -478,8 +478,9 @@ module nic_mem_op #(
       a_ready_checks_current: assert (code_q == code && bd_off_q == bd_off &&
                                       bd_mtt_base_q == mr_a_mtt_base_i);
     end
-    // The writes are decided on current checks.
-    if (!rst_i && (exec_i || commit_i)) begin
+    // The writes are decided on current checks (exec_i also comes with a NOP's finish, and
+    // writes nothing then).
+    if (!rst_i && mr_wr_o) begin
       a_write_when_ready: assert (fresh_q && cur_valid_i);
     end
   end
