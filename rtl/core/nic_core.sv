@@ -183,6 +183,8 @@ module nic_core #(
   logic [2*NumMrs-1:0] mr_state;
   logic                mr_cmd_wr;
   logic [$clog2(NumMrs)-1:0] mr_cmd_wr_idx;
+  logic                mr_inv_wr;
+  logic [$clog2(NumMrs)-1:0] mr_inv_wr_idx;
   logic                mr_a_re, mr_b_re;
   logic [MrW-1:0]      mr_a_idx, mr_b_idx;
   logic [15:0]         mr_a_pd, mr_b_pd;
@@ -416,7 +418,7 @@ module nic_core #(
   );
 
   // ---- dispatch, memory operations, page lists -----------------------------------------------------
-  logic                mo_load, mo_cur_valid, mo_exec, mo_commit, mo_ok;
+  logic                mo_load, mo_cur_valid, mo_exec, mo_commit, mo_ok, mo_ready;
   logic [511:0]        mo_cur_wqe;
   logic [15:0]         mo_qp_pd;
   logic [31:0]         mo_status, mo_fr_mtt_offset;
@@ -467,6 +469,7 @@ module nic_core #(
     .mo_qp_pd_o        (mo_qp_pd),
     .mo_status_i       (mo_status),
     .mo_ok_i           (mo_ok),
+    .mo_ready_i        (mo_ready),
     .mo_fr_mtt_offset_i(mo_fr_mtt_offset),
     .mo_exec_o         (mo_exec),
     .mo_commit_o       (mo_commit),
@@ -491,6 +494,7 @@ module nic_core #(
     .qp_pd_i           (mo_qp_pd),
     .status_o          (mo_status),
     .ok_o              (mo_ok),
+    .ready_o           (mo_ready),
     .fr_mtt_offset_o   (mo_fr_mtt_offset),
     .exec_i            (mo_exec),
     .commit_i          (mo_commit),
@@ -500,6 +504,8 @@ module nic_core #(
     .mr_state_i        (mr_state),
     .mr_cmd_wr_i       (mr_cmd_wr),
     .mr_cmd_wr_idx_i   (mr_cmd_wr_idx),
+    .mr_inv_wr_i       (mr_inv_wr),
+    .mr_inv_wr_idx_i   (mr_inv_wr_idx),
     .mr_a_re_o         (mr_a_re),
     .mr_a_idx_o        (mr_a_idx),
     .mr_a_pd_i         (mr_a_pd),
@@ -576,6 +582,8 @@ module nic_core #(
     .state_o           (mr_state),
     .cmd_wr_o          (mr_cmd_wr),
     .cmd_wr_idx_o      (mr_cmd_wr_idx),
+    .inv_wr_o          (mr_inv_wr),
+    .inv_wr_idx_o      (mr_inv_wr_idx),
     .a_re_i            (mr_a_re),
     .a_idx_i           (mr_a_idx),
     .a_pd_o            (mr_a_pd),

@@ -4,10 +4,19 @@
 //
 // Reads: when the dispatcher takes a WQE (load_i, head_wqe_i), its tokens' entries are read
 // through the table's ports A (FastRegister's and Bind's MR, Invalidate's token) and B (Bind's
-// MW); from the next cycle on the table data is valid and kept current by the table, so the
-// checks of the WQE then held by the dispatcher (cur_valid_i, cur_wqe_i, its QP's PD) answer in
-// the same cycle (status_o: request / response, combinational today; ok_o is its one bit
-// "status_o is SUCCESS", what the dispatcher's decisions need).
+// MW); from the next cycle on the table data is valid and kept current by the table. The checks
+// of the WQE held by the dispatcher (cur_valid_i, cur_wqe_i, its QP's PD) run on that data in
+// every cycle and are registered: status_o and ok_o (its one bit "status_o is SUCCESS", what the
+// dispatcher's decisions need) are the checks of the previous cycle, so no path runs from the
+// table's read data through the checks into the dispatcher's decisions and the table's writes.
+// ready_o says they are the held WQE's checks as the table is now: the WQE was held in the
+// previous cycle too (not taken then) and nothing wrote its entries in that cycle (a command on
+// port A's or, for a Bind, port B's entry, or a remote invalidation of one of them: the table's
+// inv_wr; nic_mem_op's own writes come only with the WQE's finish). The dispatcher decides a
+// memory operation only with ready_o: the first time in the second cycle after its take (one
+// cycle later than the checks could answer unregistered), and one cycle later again for each
+// cycle in which its entries were written. What the checks compute from the table for the
+// writes (a Bind's window offset) is registered with them.
 // What the checks select by (the opcode's kind, the token indices, port A's key) is decoded from
 // the WQE being taken and registered at load_i (the `cur_*` registers below), so the state read
 // and the checks start from flip-flops instead of from the opcode mux of the held WQE.
@@ -41,6 +50,7 @@ module nic_mem_op #(
   input  logic [15:0]                   qp_pd_i,
   output logic [31:0]                   status_o,        // its checks' status (memory ops only)
   output logic                          ok_o,            // status_o == SUCCESS
+  output logic                          ready_o,         // ... are the checks of the WQE now
   output logic [31:0]                   fr_mtt_offset_o, // FastRegister: the MR's MTT range
   // writes
   input  logic                          exec_i,          // Bind / Invalidate succeeded
@@ -52,6 +62,8 @@ module nic_mem_op #(
   input  logic [2*NumMrs-1:0]           mr_state_i,      // every entry's state (assertions only)
   input  logic                          mr_cmd_wr_i,     // a command writes this entry now
   input  logic [$clog2(NumMrs)-1:0]     mr_cmd_wr_idx_i,
+  input  logic                          mr_inv_wr_i,     // a remote invalidation writes ...
+  input  logic [$clog2(NumMrs)-1:0]     mr_inv_wr_idx_i, // ... this entry's state now
   output logic                          mr_a_re_o,
   output logic [$clog2(NumMrs)-1:0]     mr_a_idx_o,
   input  logic [15:0]                   mr_a_pd_i,
@@ -262,41 +274,54 @@ module nic_mem_op #(
     end
   end
 
+  // The checks' status as a code of the four it can be (registered, decoded into status_o).
+  typedef enum logic [1:0] {
+    CodeSuccess,
+    CodeAccessViolation,
+    CodeInvalidDeviceState,
+    CodeInvalidParameter
+  } code_e;
+
+  function automatic logic [31:0] status_of(input logic [1:0] c);
+    case (c)
+      CodeSuccess:            status_of = nic_pkg::STATUS_SUCCESS;
+      CodeAccessViolation:    status_of = nic_pkg::STATUS_ACCESS_VIOLATION;
+      CodeInvalidDeviceState: status_of = nic_pkg::STATUS_INVALID_DEVICE_STATE;
+      default:                status_of = nic_pkg::STATUS_INVALID_PARAMETER;
+    endcase
+  endfunction
+
   // FastRegister
-  logic        fr_mr_ok, fr_params_ok, fr_ok;
-  logic [31:0] fr_status;
+  logic  fr_mr_ok, fr_params_ok;
+  code_e fr_code;
 
   always_comb begin
     fr_mr_ok     = 1'b0;
     fr_params_ok = 1'b0;
-    fr_status    = nic_pkg::STATUS_SUCCESS;
-    fr_ok        = 1'b1;
+    fr_code      = CodeSuccess;
     if (cur_valid_i && cur_fr_q) begin
       fr_mr_ok     = !fr_moved_q && a_state != nic_pkg::MR_STATE_FREE && !mr_a_is_mw_i &&
                      mr_a_pd_i == qp_pd_i;
       fr_params_ok = fr_args_ok_q && fr.page_count <= mr_a_max_pages_i &&
                      33'(mr_a_mtt_offset_i) + 33'(fr.page_count) <= 33'(MttEntries);
       if (!fr_mr_ok) begin
-        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+        fr_code = CodeAccessViolation;
       end else if (a_state != nic_pkg::MR_STATE_INVALID) begin
-        fr_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // still registered
+        fr_code = CodeInvalidDeviceState;                   // still registered
       end else if (!fr_params_ok) begin
-        fr_status = nic_pkg::STATUS_INVALID_PARAMETER;
+        fr_code = CodeInvalidParameter;
       end else if (fr_remote_q && !mr_a_remote_ok_i) begin
-        fr_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // remote access not allowed
+        fr_code = CodeAccessViolation;                      // remote access not allowed
       end else begin
-        fr_status = nic_pkg::STATUS_SUCCESS;
+        fr_code = CodeSuccess;
       end
-      // fr_status == SUCCESS, as one AND (not through the status encoding)
-      fr_ok = fr_mr_ok && a_state == nic_pkg::MR_STATE_INVALID && fr_params_ok &&
-              (!fr_remote_q || mr_a_remote_ok_i);
     end
   end
 
   // Bind
-  logic        bd_mr_ok, bd_mw_ok, bd_range_ok, bd_ok;
+  logic        bd_mr_ok, bd_mw_ok, bd_range_ok;
   logic [64:0] bd_end, mr_end;
-  logic [31:0] bd_status;
+  code_e       bd_code;
 
   always_comb begin
     bd_mr_ok    = 1'b0;
@@ -304,8 +329,7 @@ module nic_mem_op #(
     bd_end      = '0;
     mr_end      = '0;
     bd_range_ok = 1'b0;
-    bd_status   = nic_pkg::STATUS_SUCCESS;
-    bd_ok       = 1'b1;
+    bd_code     = CodeSuccess;
     if (cur_valid_i && cur_bd_q) begin
       bd_mr_ok    = a_state == nic_pkg::MR_STATE_VALID && !mr_a_is_mw_i &&
                     mr_a_key_i == a_key_q && mr_a_pd_i == qp_pd_i;
@@ -314,46 +338,82 @@ module nic_mem_op #(
       mr_end      = {1'b0, mr_a_base_va_i} + {1'b0, mr_a_length_i};
       bd_range_ok = bd.va >= mr_a_base_va_i && bd_end <= mr_end;
       if (!bd_mr_ok || !bd_mw_ok) begin
-        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+        bd_code = CodeAccessViolation;
       end else if (b_state != nic_pkg::MR_STATE_INVALID) begin
-        bd_status = nic_pkg::STATUS_INVALID_DEVICE_STATE;     // the MW is bound already
+        bd_code = CodeInvalidDeviceState;                   // the MW is bound already
       end else if (!bd_range_ok) begin
-        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;
+        bd_code = CodeAccessViolation;
       end else if (bd_remote_wr_q &&
                    (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) == '0) begin
-        bd_status = nic_pkg::STATUS_ACCESS_VIOLATION;         // the MR lacks the needed access
+        bd_code = CodeAccessViolation;                      // the MR lacks the needed access
       end else begin
-        bd_status = nic_pkg::STATUS_SUCCESS;
+        bd_code = CodeSuccess;
       end
-      // bd_status == SUCCESS
-      bd_ok = bd_mr_ok && bd_mw_ok && b_state == nic_pkg::MR_STATE_INVALID && bd_range_ok &&
-              (!bd_remote_wr_q || (mr_a_access_i & nic_pkg::FLAG_ALLOW_LOCAL_WRITE) != '0);
     end
   end
 
   // Invalidate
-  logic        inv_ok;
-  logic [31:0] inv_status;
+  logic  inv_ok;
+  code_e inv_code;
 
-  assign inv_ok     = a_state == nic_pkg::MR_STATE_VALID && mr_a_key_i == a_key_q &&
-                      mr_a_pd_i == qp_pd_i;
-  assign inv_status = inv_ok ? nic_pkg::STATUS_SUCCESS : nic_pkg::STATUS_ACCESS_VIOLATION;
+  assign inv_ok   = a_state == nic_pkg::MR_STATE_VALID && mr_a_key_i == a_key_q &&
+                    mr_a_pd_i == qp_pd_i;
+  assign inv_code = inv_ok ? CodeSuccess : CodeAccessViolation;
 
+  // The checks of this cycle, and what a Bind writes that comes from the table (the window's
+  // offset in its MR's pages; the MR's mtt_base goes with it).
+  code_e                   code;
+  logic [63:0]             bd_off;
   always_comb begin
     if (cur_fr_q) begin
-      status_o = fr_status;
-      ok_o     = fr_ok;
+      code = fr_code;
     end else if (cur_bd_q) begin
-      status_o = bd_status;
-      ok_o     = bd_ok;
+      code = bd_code;
     end else if (cur_inv_q) begin
-      status_o = inv_status;
-      ok_o     = inv_ok;
+      code = inv_code;
     end else begin
-      status_o = nic_pkg::STATUS_INVALID_PARAMETER;   // not one
-      ok_o     = 1'b0;
+      code = CodeInvalidParameter;                          // not one
+    end
+    bd_off = bd.va - mr_a_base_va_i + mr_a_byte_off_i;
+  end
+
+  // ---- the checks registered ------------------------------------------------------------------
+  // code_q / ok_q: the checks of the previous cycle. fresh_q (ready_o): they are the held WQE's
+  // and the table has not changed for it since (see the header). The entries the checks read are
+  // port A's (every memory operation; none when its index is beyond the table: then the checks
+  // fail whatever the data) and, for a Bind, port B's.
+  code_e                         code_q;
+  logic                          ok_q, fresh_q, fresh_d, hit_a, hit_b;
+  logic [63:0]                   bd_off_q;
+  logic [$clog2(MttEntries)-1:0] bd_mtt_base_q;
+
+  always_comb begin
+    hit_a   = a_in_range && ((mr_cmd_wr_i && mr_cmd_wr_idx_i == a_idx) ||
+                             (mr_inv_wr_i && mr_inv_wr_idx_i == a_idx));
+    hit_b   = cur_bd_q && b_in_range && ((mr_cmd_wr_i && mr_cmd_wr_idx_i == b_idx) ||
+                                         (mr_inv_wr_i && mr_inv_wr_idx_i == b_idx));
+    fresh_d = cur_valid_i && !load_i && !hit_a && !hit_b;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      code_q        <= CodeInvalidParameter;
+      ok_q          <= 1'b0;
+      fresh_q       <= 1'b0;
+      bd_off_q      <= '0;
+      bd_mtt_base_q <= '0;
+    end else begin
+      code_q        <= code;
+      ok_q          <= code == CodeSuccess;
+      fresh_q       <= fresh_d;
+      bd_off_q      <= bd_off;
+      bd_mtt_base_q <= mr_a_mtt_base_i;
     end
   end
+
+  assign status_o = status_of(code_q);
+  assign ok_o     = ok_q;
+  assign ready_o  = fresh_q;
 
   assign fr_mtt_offset_o = mr_a_mtt_offset_i;
 
@@ -379,9 +439,9 @@ module nic_mem_op #(
       mr_wr_key_o      = mw.key;
       mr_wr_base_va_o  = bd.va;
       mr_wr_length_o   = bd.length;
-      mr_wr_byte_off_o = bd.va - mr_a_base_va_i + mr_a_byte_off_i;
+      mr_wr_byte_off_o = bd_off_q;
       mr_wr_access_o   = bd.flags & AccessMask;
-      mr_wr_mtt_base_o = mr_a_mtt_base_i;
+      mr_wr_mtt_base_o = bd_mtt_base_q;
       mr_wr_parent_o   = a_idx;
     end else if (exec_i && cur_inv_q) begin
       mr_wr_o       = 1'b1;
@@ -404,6 +464,27 @@ module nic_mem_op #(
   end
 
 `ifndef SYNTHESIS
+  // The registered checks equal the checks of this cycle whenever ready_o says so. The held QP's
+  // PD is an input the table writes do not cover: it changes only with a QP_CREATE of that QP,
+  // whose WQE the dispatcher then discards as stale without reading its status; so the
+  // comparison is made when the PD is the one the registered checks saw.
+  logic [15:0] pd_prev_q;
+  always_ff @(posedge clk_i) begin
+    pd_prev_q <= qp_pd_i;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && fresh_q && cur_valid_i && qp_pd_i == pd_prev_q) begin
+      a_ready_checks_current: assert (code_q == code && bd_off_q == bd_off &&
+                                      bd_mtt_base_q == mr_a_mtt_base_i);
+    end
+    // The writes are decided on current checks (exec_i also comes with a NOP's finish, and
+    // writes nothing then).
+    if (!rst_i && mr_wr_o) begin
+      a_write_when_ready: assert (fresh_q && cur_valid_i);
+    end
+  end
+
   // The registered decode is the held WQE's, and ok_o is status_o's SUCCESS.
   always_ff @(posedge clk_i) begin
     if (!rst_i && cur_valid_i) begin

@@ -56,6 +56,10 @@ module nic_mr_table #(
   // a command (MR_INIT / MR_FREE) writes entry cmd_wr_idx_o this cycle (for nic_mem_op)
   output logic                      cmd_wr_o,
   output logic [$clog2(NumMrs)-1:0] cmd_wr_idx_o,
+  // a remote invalidation may write entry inv_wr_idx_o's state this cycle (for nic_mem_op: it
+  // does unless nic_mem_op writes that entry in this cycle)
+  output logic                      inv_wr_o,
+  output logic [$clog2(NumMrs)-1:0] inv_wr_idx_o,
   // read port A
   input  logic                      a_re_i,
   input  logic [$clog2(NumMrs)-1:0] a_idx_i,
@@ -415,8 +419,10 @@ module nic_mr_table #(
 
   // A remote invalidation that succeeds (x1_inv_ok) writes its entry INVALID; the state writes
   // take it without x1_inv_ok's clash term (they order nic_mem_op's write first instead).
-  assign x1_inv_pre = x1_valid_q && x1_inv_q && x1_entry_ok;
-  assign x1_inv_idx = x1_idx;
+  assign x1_inv_pre   = x1_valid_q && x1_inv_q && x1_entry_ok;
+  assign x1_inv_idx   = x1_idx;
+  assign inv_wr_o     = x1_inv_pre;
+  assign inv_wr_idx_o = x1_inv_idx;
 
   always_comb begin
     x1_valid_d    = xl_valid_i;

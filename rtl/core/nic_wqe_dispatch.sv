@@ -7,8 +7,12 @@
 // Pipeline: taking a WQE from the buffer loads it into `cur` and, in the same cycle, nic_mem_op
 // presents its token indices to the MR table; from the next cycle on the table data is valid, so
 // a WQE is dispatched in the cycle after it is taken and the next one is taken in that same
-// cycle: one WQE per cycle while completions are accepted. FastRegister then waits for its page
-// list before it registers the MR.
+// cycle: one WQE per cycle while completions are accepted. A memory operation (FastRegister,
+// Bind, Invalidate) waits one cycle more: nic_mem_op's checks are registered, and its status is
+// current (mo_ready_i) from the second cycle after the take on, later when its table entries
+// were written in the cycle before (the status then waits for the checks of the table as it is).
+// FastRegister then waits for its page list before it registers the MR; its commit, too, waits
+// for mo_ready_i.
 //
 // Per WQE, in this order:
 //   - stale (its QP was reset since it was fetched) or its QP is RESET: discarded, no completion,
@@ -34,8 +38,9 @@
 // WQE with FLAG_SILENT_SUCCESS gives no completion; every other WQE gives one. The CQE carries status,
 // wqe_index (the ring index), qpn and op_type; the rest is zero (owner is the CQ engine's).
 //
-// Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) and
-// nic_mem_op's status are request / response, combinational today.
+// Interfaces: wqe_* and tp_* and cpl_* are valid/ready; the QP context read port (qp_rd_*) is
+// request / response, combinational today; nic_mem_op's status is registered (mo_ready_i says
+// it is `cur`'s, current).
 module nic_wqe_dispatch #(
   parameter int NumQps = 16        // queue pairs, 1..256
 ) (
@@ -84,6 +89,7 @@ module nic_wqe_dispatch #(
   output logic [15:0]                   mo_qp_pd_o,        // ... of a QP of this PD
   input  logic [31:0]                   mo_status_i,       // its checks' status
   input  logic                          mo_ok_i,           // ... is SUCCESS
+  input  logic                          mo_ready_i,        // ... are `cur`'s checks now
   input  logic [31:0]                   mo_fr_mtt_offset_i,
   output logic                          mo_exec_o,         // Bind / Invalidate: write now
   output logic                          mo_commit_o,       // FastRegister: register now
@@ -264,6 +270,8 @@ module nic_wqe_dispatch #(
             // waits behind: then give it back to the fetch (it comes again once the QP is idle)
             bounce = wqe_valid_i && !rewind_busy_i;
             finish = bounce;
+          end else if (cur_mo_q && !mo_ready_i) begin
+            // a memory operation: its registered checks are not yet current
           end else if (cur_fr_q && run_ok) begin
             st_d       = StPageList;
           end else if (!need_cpl || out_free) begin
@@ -282,6 +290,8 @@ module nic_wqe_dispatch #(
         if (discard) begin
           finish = 1'b1;
           st_d   = StRun;
+        end else if (!mo_ready_i) begin
+          // the checks again, as they are at the commit: not yet current
         end else if (!need_cpl || out_free) begin
           finish      = 1'b1;
           emit        = need_cpl;
@@ -501,6 +511,12 @@ module nic_wqe_dispatch #(
       // A memory operation's write is of a successful one, and only one kind at a time.
       if (mo_commit_o) begin
         a_commit_is_fast_reg: assert (hdr.opcode == nic_pkg::WQE_OP_FAST_REG && !mo_exec_o);
+      end
+      // A memory operation is decided (finished, or sent to its page list) only on its current
+      // checks.
+      if (cur_valid_q && cur_mo_q && !discard && !bounce &&
+          (finish || (st_q == StRun && st_d == StPageList))) begin
+        a_mem_op_decided_ready: assert (mo_ready_i);
       end
     end
   end

@@ -5,8 +5,8 @@
 // the write port (the checks and writes of FastRegister / Bind / Invalidate), nic_xl_arb with
 // three clients in front of the translation port (client 0 the only one that may invalidate,
 // as the responder's dispatcher in nic_core). What nic_core's other modules do is the bench's:
-// the host's MR_INIT / MR_FREE commands, the dispatcher (load, hold and finish a memory-op WQE,
-// exec / commit), the page list's MTT writes and the three translation clients. Small sizes so
+// the host's MR_INIT / MR_FREE commands, the dispatcher (load, hold and finish a memory-op WQE
+// once nic_mem_op's registered checks are current, exec / commit), the page list's MTT writes and the three translation clients. Small sizes so
 // that random tokens hit live entries and the MTT's top is reached: 8 entries, 32 MTT pages.
 module tb_mr_table #(
   parameter int NumMrs     = 8,
@@ -28,6 +28,7 @@ module tb_mr_table #(
   input  logic [15:0]               qp_pd_i,
   output logic [31:0]               status_o,
   output logic                      ok_o,
+  output logic                      ready_o,
   output logic [31:0]               fr_mtt_offset_o,
   input  logic                      exec_i,
   input  logic                      commit_i,
@@ -57,6 +58,8 @@ module tb_mr_table #(
   logic [2*NumMrs-1:0] mr_state;
   logic                cmd_wr;
   logic [MrW-1:0]      cmd_wr_idx;
+  logic                inv_wr;
+  logic [MrW-1:0]      inv_wr_idx;
   logic                a_re, b_re, a_is_mw, a_remote_ok, b_is_mw;
   logic [MrW-1:0]      a_idx, b_idx;
   logic [15:0]         a_pd, b_pd, a_access;
@@ -91,6 +94,7 @@ module tb_mr_table #(
     .qp_pd_i           (qp_pd_i),
     .status_o          (status_o),
     .ok_o              (ok_o),
+    .ready_o           (ready_o),
     .fr_mtt_offset_o   (fr_mtt_offset_o),
     .exec_i            (exec_i),
     .commit_i          (commit_i),
@@ -100,6 +104,8 @@ module tb_mr_table #(
     .mr_state_i        (mr_state),
     .mr_cmd_wr_i       (cmd_wr),
     .mr_cmd_wr_idx_i   (cmd_wr_idx),
+    .mr_inv_wr_i       (inv_wr),
+    .mr_inv_wr_idx_i   (inv_wr_idx),
     .mr_a_re_o         (a_re),
     .mr_a_idx_o        (a_idx),
     .mr_a_pd_i         (a_pd),
@@ -146,6 +152,8 @@ module tb_mr_table #(
     .state_o        (mr_state),
     .cmd_wr_o       (cmd_wr),
     .cmd_wr_idx_o   (cmd_wr_idx),
+    .inv_wr_o       (inv_wr),
+    .inv_wr_idx_o   (inv_wr_idx),
     .a_re_i         (a_re),
     .a_idx_i        (a_idx),
     .a_pd_o         (a_pd),

@@ -11,7 +11,9 @@ Each seed drives, cycle by cycle:
 - the dispatcher: it takes a memory-operation WQE (FastRegister, Bind, Invalidate; right and
   wrong tokens, keys and PDs, ranges inside, at the edges of and outside their MR, regions at the
   top of the 64-bit address space), holds it a random number of cycles (its back-pressure: a
-  completion not taken, earlier WQEs in the transport) and then finishes it, writing (exec /
+  completion not taken, earlier WQEs in the transport) and then, in a cycle in which nic_mem_op's
+  registered checks are current (ready_o: not in the cycle after the take, nor after a cycle
+  that wrote an entry they read: checked in every cycle), finishes it, writing (exec /
   commit) when the status is SUCCESS; a FastRegister first loads its page list into the MTT,
   one entry per cycle at random gaps, and sometimes fails there (no commit, as on a DMA error);
 - three translation clients on the arbiter (client 0 may also ask remote invalidations), each
@@ -22,8 +24,8 @@ Commands, invalidations and registrations race the lookups in flight and the hel
 
 The reference model is written from the ports' contracts (nic_mr_table's and nic_mem_op's file
 headers, docs/transport.md), not from the RTL: entry states FREE / INVALID / VALID, the init
-fields of MR_INIT, the registration of FastRegister / Bind. It decides in every cycle the status
-nic_mem_op gives the held WQE, and for every granted lookup its answer, taken against the table
+fields of MR_INIT, the registration of FastRegister / Bind. It decides in every cycle in which
+ready_o is due the status nic_mem_op gives the held WQE, and for every granted lookup its answer, taken against the table
 as it is in the cycle after the grant (the check; all writes of earlier cycles seen, none of that
 cycle): SUCCESS with the page frame of va and va's offset in its page, or ACCESS_VIOLATION with
 frame 0; a remote invalidation SUCCESS only on a VALID entry with that key and PD, and not when
@@ -330,7 +332,7 @@ async def run_seed(dut, seed, cycles=3000):
             else:
                 pd_, _, remote_ok, max_pages, mtt_off = m.e[idx].init
                 cmd = (CMD_MR_INIT, idx, pd_ | (max_pages << 32) | (mtt_off << 64) | (remote_ok << 96))
-        check_status = cur is not None and cur["phase"] == "run"
+        check_status = cur is not None and cur["phase"] == "run" and cur["ready"]
         exec_w = commit_w = None
         finishing = False
         mtt_w = None
@@ -338,8 +340,9 @@ async def run_seed(dut, seed, cycles=3000):
         race_inv = (cur is not None and cur["phase"] == "run" and stage1 is not None and stage1["inv"]
                     and cur["w"]["op"] == OP_INVALIDATE and stage1["tok"] == cur["w"]["tok"]
                     and rng.random() < 0.8)
+        ready = cur is not None and cur["ready"]
         if cur is not None and cur["phase"] == "run":
-            if rng.random() < finish_p or not stim or race_inv:
+            if ready and (rng.random() < finish_p or not stim or race_inv):
                 finishing = True
                 st = m.memop_status(cur["w"], cur["pd"], cur["moved"])
                 cur["status"] = st
@@ -355,7 +358,7 @@ async def run_seed(dut, seed, cycles=3000):
                 if rng.random() < 0.6:
                     mtt_w = (pl[2] + pl[0], rng.getrandbits(40))
                     pl[0] += 1
-            elif rng.random() < 0.5 or not stim:
+            elif ready and (rng.random() < 0.5 or not stim):
                 finishing = True
                 check_status = True           # the checks again, as they are at the commit
                 if not pl[3]:
@@ -413,6 +416,10 @@ async def run_seed(dut, seed, cycles=3000):
         await ReadOnly()
 
         # ---- check what the RTL answers in this cycle
+        if cur is not None:
+            got_ready = int(dut.ready_o.value)
+            assert got_ready == cur["ready"], (f"seed {seed} cycle {cyc}: {cur['w']}: ready {got_ready}, "
+                                               f"want {int(cur['ready'])}")
         want_state = sum(e.state << (2 * i) for i, e in enumerate(m.e))
         got_state = int(dut.state_o.value)
         assert got_state == want_state, f"seed {seed} cycle {cyc}: states {got_state:#x}, want {want_state:#x}"
@@ -506,10 +513,18 @@ async def run_seed(dut, seed, cycles=3000):
         if finishing:
             cur = None
             pl = None
-        elif cur is not None and cmd_idx is not None and cmd_idx == a_index(cur["w"]):
-            cur["moved"] = True
+        elif cur is not None:
+            if cmd_idx is not None and cmd_idx == a_index(cur["w"]):
+                cur["moved"] = True
+            # the registered checks are current in the next cycle unless this cycle wrote the
+            # state or init fields of an entry they read (a command, a remote invalidation)
+            written = {i for i in (cmd_idx, inv_idx) if i is not None and i < NUM_MRS}
+            read = {a_index(cur["w"])}
+            if cur["w"]["op"] == OP_BIND:
+                read.add(cur["w"]["mw"] >> 8)
+            cur["ready"] = not (written & read)
         if load is not None:
-            cur = {"w": load[0], "pd": load[1], "phase": "run", "moved": False}
+            cur = {"w": load[0], "pd": load[1], "phase": "run", "moved": False, "ready": False}
         await RisingEdge(dut.clk_i)
 
     dut._log.info("seed %d: %d lookups (%d granted access, %d remote invalidations), %d commands, "
