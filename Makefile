@@ -676,7 +676,7 @@ pnr: deps
 # logic cells left free, which must be at least PNR_MIN_FREE. CI runs it with PNR_CI_MIN_FREE, the
 # share reached so far less a margin (raised as the area falls, up to the issue's 30 %): a change
 # that grows the core by more than the margin fails CI. docs/timing-area.md, "The instruments".
-PNR_CI_MIN_FREE ?= 28
+PNR_CI_MIN_FREE ?= 30
 pnr-fit: deps
 	@$(MAKE) --no-print-directory $(PNR_DIR)/pack.log
 	@$(PYTHON) tools/pnr_report.py fit $(PNR_DIR) --min-free $(PNR_MIN_FREE)
