@@ -133,14 +133,17 @@ module nic_req_rnr #(
   assign scan_o     = scan_q;
   assign scan_psn_o = rnr_psn_q[scan_q];
 
-  // the clock runs only while some QP waits (or one starts to): due times are relative to it,
-  // and a tick that finds no waiting QP then changes no state
-  assign now_us_d = now_us_q + ((us_tick_i && (rnr_wait_q != '0 || rnr_arm)) ? 24'd1 : 24'd0);
+  // the clock runs only while some QP waits: due times are relative to it, and a tick that
+  // finds no waiting QP changes no state. A QP armed now does not run it: its due time is
+  // written in the next cycle, relative to the clock then, with the tick of the NAK's cycle
+  // taken off there (arm_tick_q) whether the clock counted that tick or not.
+  assign now_us_d = now_us_q + ((us_tick_i && rnr_wait_q != '0) ? 24'd1 : 24'd0);
 
   // The due time of a timer armed now is written in the next cycle (arm_*_q): its write enable
   // is the classification's (the QP's rnr_retry, the episode's PSN compare), and the sum behind
-  // it added a carry chain to that path. The clock moved by the NAK's cycle's tick since
-  // (rnr_arm runs it), so the due time is now_us_q + the code's wait + 1 - that tick. In the
+  // it added a carry chain to that path. The due time is now_us_q then + the code's wait + 1 -
+  // the tick of the NAK's cycle (counted in now_us_q if another QP waited, else not: either way
+  // the pulses still to come are the wait + 1 - that tick). In the
   // cycle it is written the QP's entry still holds an older time: the scan does not expire the
   // QP then (its wait is at least 10 us: it cannot be due).
   logic          arm_q;
@@ -469,9 +472,9 @@ module nic_req_rnr #(
       // The scan: one QP a cycle while any waits; it stays on an expired one until its replay
       // starts (including that cycle); at rest while none waits.
       f_scan_moves: assert (scan_d == ((rnr_go_o || f_armed_q == '0) ? scan_o : f_scan_next));
-      // The microsecond clock moves only while a QP waits or one is armed now (an idle
-      // requester is at a fixed point, docs/sim-speed.md).
-      if (f_armed_q == '0 && !(f_rnr && f_grant)) begin
+      // The microsecond clock moves only while a QP waits (an idle requester is at a fixed
+      // point, docs/sim-speed.md).
+      if (f_armed_q == '0) begin
         f_idle_at_rest: assert (now_us_d == now_us_q);
       end
       c_armed: cover (rnr_wait_q != '0);

@@ -181,11 +181,11 @@ BUGS = {
         "rnr", RN, "rnr_due_q[arm_qpn_q] <= now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'd0 : 24'd1);",
         "rnr_due_q[arm_qpn_q] <= now_us_q + 24'(rnr_wait_us(arm_code_q)) + (arm_tick_q ? 24'hFFFFFF : 24'd0);",
         "f_go_not_early (never before the code's wait + 1 pulses)"),
-    "rnr_clock_misses_the_arming_tick": (
-        "rnr", RN, "(us_tick_i && (rnr_wait_q != '0 || rnr_arm))", "(us_tick_i && rnr_wait_q != '0)",
-        "f_go_when_due (a tick in the NAK's own cycle counts: the retry is not a microsecond late)"),
+    "rnr_due_ignores_the_arming_tick": (
+        "rnr", RN, "(arm_tick_q ? 24'd0 : 24'd1);\n    end", "24'd1;\n    end",
+        "f_go_when_due / the due time (a tick in the NAK's own cycle counts: the retry is not a microsecond late)"),
     "rnr_clock_runs_while_idle": (
-        "rnr", RN, "(us_tick_i && (rnr_wait_q != '0 || rnr_arm))", "(us_tick_i)",
+        "rnr", RN, "(us_tick_i && rnr_wait_q != '0)", "(us_tick_i)",
         "f_idle_at_rest (the clock stands still while no QP waits)"),
     "rnr_go_without_wait": (
         "rnr", RN, "rnr_go_o = rnr_wait_q[scan_q] && ((now_us_q - scan_due) & 24'h800000) == 24'd0;",
