@@ -48,7 +48,8 @@ JOBS = {
     "rnr": ("nic_req_rnr_formal",
             ["rtl/transport/nic_req_rnr.sv", "tests/formal/nic_req_rnr_formal.sv"], 3, 2, 15),
     "rr_nak": ("nic_rsp_dispatch_formal",
-               ["rtl/pkg/nic_dma_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/transport/nic_rsp_psn_check.sv",
+               ["rtl/pkg/nic_dma_pkg.sv", "rtl/lib/nic_ram_1r1w.sv", "rtl/lib/nic_lutram_1r1w.sv",
+                "rtl/transport/nic_rsp_psn_check.sv",
                 "rtl/transport/nic_rsp_dispatch.sv", "tests/formal/nic_rsp_dispatch_formal.sv"],
                3, 2, 11),
 }
