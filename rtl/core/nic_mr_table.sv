@@ -152,23 +152,55 @@ module nic_mr_table #(
   assign unused_init_args = ^{init_args.rsvd_98, init_args.rsvd_16};
 
   // ---- word layouts ---------------------------------------------------------------------------
+  // The RAMs keep only what the checks can tell apart (block RAM is the scarce resource):
+  // - max_pages and mtt_offset at most MttEntries (PgW bits): nic_mem_op's only use is
+  //   page_count <= max_pages && mtt_offset + page_count <= MttEntries with 0 < page_count, which
+  //   is the same with both clamped to MttEntries; its page list is loaded only when that holds,
+  //   so the mtt_offset it loads at is below MttEntries, unclamped.
+  // - length and byte_off in LenW bits: an MR's length is at most page_count * 4 KiB - fbo
+  //   (page_count <= MttEntries) and its byte_off is fbo < 4 KiB; an MW's length and byte_off lie
+  //   within its parent MR's length + fbo (the Bind's range check). Both are below
+  //   MttEntries * 4 KiB <= 2^(MttAW + 12) (a_wr_fits).
+  // - access: the three bits nic_mem_op keeps (AccessMask, FLAG_ALLOW_* bits 5:3).
   // init word: {mtt_offset, max_pages, remote_ok, is_mw, pd}; id word: {is_mw, pd}
-  localparam int InitW = 16 + 1 + 1 + 32 + 32;
+  localparam int PgW   = $clog2(MttEntries + 1);
+  localparam int LenW  = MttAW + 13;
+  localparam int InitW = 16 + 1 + 1 + PgW + PgW;
   localparam int IdW   = 16 + 1;
-  // registration word: {parent, mtt_base, access, byte_off, length, base_va, key}
-  localparam int RegW  = 8 + 64 + 64 + 64 + 16 + MttAW + MrW;
+  // registration word: {parent, mtt_base, access, byte_off, length, base_va, key}; port A's
+  // copy without the parent (nic_mem_op never needs it)
+  localparam int OffLen = 72;                // the fields' offsets in the word
+  localparam int OffOff = OffLen + LenW;
+  localparam int OffAcc = OffOff + LenW;
+  localparam int OffMtt = OffAcc + 3;
+  localparam int OffPar = OffMtt + MttAW;
+  localparam int RegAW = OffPar;
+  localparam int RegW  = OffPar + MrW;
+  localparam logic [15:0] AccessBits = 16'h0038;   // AccessMask's bits, 5:3
+  if (AccessMask != AccessBits) begin : gen_bad_access_bits
+    $fatal(1, "nic_mr_table: the access flags moved; AccessBits must follow AccessMask");
+  end
 
   logic [InitW-1:0] init_wdata, a_init;
   logic [IdW-1:0]   id_wdata, b_id, xl_id;
-  logic [RegW-1:0]  reg_wdata, a_reg, xl_reg;
+  logic [RegW-1:0]  reg_wdata, xl_reg;
+  logic [RegAW-1:0] a_reg;
   logic             reg_we;
 
-  assign init_wdata = {init_mtt_offset, init_max_pages, init_remote_ok, init_is_mw,
-                       init_pd};
+  // min(v, MttEntries)
+  function automatic logic [PgW-1:0] pages_clamped(input logic [31:0] v);
+    pages_clamped = (v > 32'(MttEntries)) ? PgW'(MttEntries) : PgW'(v);
+  endfunction
+
+  assign init_wdata = {pages_clamped(init_mtt_offset), pages_clamped(init_max_pages),
+                       init_remote_ok, init_is_mw, init_pd};
   assign id_wdata   = {init_is_mw, init_pd};
   assign reg_we     = wr_i && wr_reg_i;
-  assign reg_wdata  = {wr_parent_i, wr_mtt_base_i, wr_access_i, wr_byte_off_i, wr_length_i,
-                       wr_base_va_i, wr_key_i};
+  assign reg_wdata  = {wr_parent_i, wr_mtt_base_i, wr_access_i[5:3], wr_byte_off_i[LenW-1:0],
+                       wr_length_i[LenW-1:0], wr_base_va_i, wr_key_i};
+  logic unused_wr_bits;                 // zero in every write (a_wr_fits)
+  assign unused_wr_bits = ^{wr_length_i[63:LenW], wr_byte_off_i[63:LenW], wr_access_i[15:6],
+                            wr_access_i[2:0]};
 
   // ---- entry states ---------------------------------------------------------------------------
   // One vector of flops (it needs a reset and every reader sees it current), written like a RAM:
@@ -306,28 +338,25 @@ module nic_mr_table #(
     .we_i (mr_init), .waddr_i (cmd_idx), .wdata_i (id_wdata),
     .re_i (b_re_i), .raddr_i (b_idx_i), .rdata_o (b_id)
   );
-  nic_ram_1r1w #(.Width(RegW), .Depth(NumMrs), .Forward(1'b1)) u_reg_a (
+  nic_ram_1r1w #(.Width(RegAW), .Depth(NumMrs), .Forward(1'b1)) u_reg_a (
     .clk_i (clk_i), .rst_i (rst_i),
-    .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata),
+    .we_i (reg_we), .waddr_i (wr_idx_i), .wdata_i (reg_wdata[RegAW-1:0]),
     .re_i (a_re_i), .raddr_i (a_idx_i), .rdata_o (a_reg)
   );
 
   assign a_pd_o         = a_init[15:0];
   assign a_is_mw_o      = a_init[16];
   assign a_remote_ok_o  = a_init[17];
-  assign a_max_pages_o  = a_init[49:18];
-  assign a_mtt_offset_o = a_init[81:50];
+  assign a_max_pages_o  = 32'(a_init[18 +: PgW]);
+  assign a_mtt_offset_o = 32'(a_init[18+PgW +: PgW]);
   assign a_key_o        = a_reg[7:0];
   assign a_base_va_o    = a_reg[71:8];
-  assign a_length_o     = a_reg[135:72];
-  assign a_byte_off_o   = a_reg[199:136];
-  assign a_access_o     = a_reg[215:200];
-  assign a_mtt_base_o   = a_reg[216 +: MttAW];
+  assign a_length_o     = 64'(a_reg[OffLen +: LenW]);
+  assign a_byte_off_o   = 64'(a_reg[OffOff +: LenW]);
+  assign a_access_o     = {10'd0, a_reg[OffAcc +: 3], 3'd0};
+  assign a_mtt_base_o   = a_reg[OffMtt +: MttAW];
   assign b_pd_o         = b_id[15:0];
   assign b_is_mw_o      = b_id[16];
-
-  logic unused_a_parent;
-  assign unused_a_parent = ^a_reg[216+MttAW +: MrW];   // nic_mem_op never needs A's parent
 
   // ---- translation port -----------------------------------------------------------------------
   // stage 0: read the entry; stage 1: check it and read the MTT; stage 2: answer.
@@ -395,11 +424,11 @@ module nic_mr_table #(
       x1_in_range     = 32'(x1_tok.index) < NumMrs;
       x1_valid        = x1_in_range && state_valid[x1_idx];
       x1_base_va      = xl_reg[71:8];
-      x1_length       = xl_reg[135:72];
-      x1_byte_off     = xl_reg[199:136];
-      x1_entry_access = xl_reg[215:200];
-      x1_mtt_base     = xl_reg[216 +: MttAW];
-      x1_parent       = xl_reg[216+MttAW +: MrW];
+      x1_length       = 64'(xl_reg[OffLen +: LenW]);
+      x1_byte_off     = 64'(xl_reg[OffOff +: LenW]);
+      x1_entry_access = {10'd0, xl_reg[OffAcc +: 3], 3'd0};
+      x1_mtt_base     = xl_reg[OffMtt +: MttAW];
+      x1_parent       = xl_reg[OffPar +: MrW];
       x1_parent_valid = state_valid[x1_parent];
       x1_entry_ok     = x1_valid &&
                         xl_reg[7:0] == x1_tok.key && xl_id[15:0] == x1_pd_q;
@@ -498,6 +527,11 @@ module nic_mr_table #(
         // and the commands write constants, so checking nic_mem_op's written state covers
         // every entry.
         a_wr_state_known: assert (wr_state_i != 2'd3);
+      end
+      if (reg_we) begin
+        // What the registration RAMs keep of a write is all of it (see the word layouts).
+        a_wr_fits: assert ((wr_length_i >> LenW) == '0 && (wr_byte_off_i >> LenW) == '0 &&
+                           (wr_access_i & ~AccessBits) == '0);
       end
       if (mtt_we_i) begin
         a_mtt_idx_in_range: assert (32'(mtt_idx_i) < MttEntries);
