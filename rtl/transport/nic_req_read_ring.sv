@@ -1,6 +1,6 @@
 `default_nettype none
 // nic_req_read_ring: the requester's outstanding Reads, per QP a ring of MaxReads read contexts
-// (first PSN, length, sink SGEs) with three pointers: issued (tail: the Read's request went
+// (first PSN, sink SGEs; the length is their sum) with three pointers: issued (tail: the Read's request went
 // out), placed (nic_responder placed its last response) and completed (head: the completer
 // retired its WQE). nic_responder looks up the oldest Read not yet placed when its first
 // response arrives (rctx_*: a request / response port, the answer one cycle later).
@@ -74,8 +74,32 @@ module nic_req_read_ring #(
   // it says a Read is there (rctx_avail), i.e. the slot read is at place, before tail; the write
   // of that cycle goes to tail, which is never the same slot, since the intake issues no Read
   // while MaxReads are outstanding (a_rctx_not_written_as_read). A write shows on a later read.
+  //
+  // A context is kept without its length: a Read is issued only when its length is the sum of
+  // its SGEs' (the intake's check, modulo 2^32, SGEs beyond nsge not counted), so the read port
+  // adds them again (a_ctx_length_is_sum). 282 bits a word instead of 314: 8 block RAMs of 36
+  // bits instead of 9.
+  localparam int KeptW = nic_roce_pkg::READ_CTX_BITS - 32;
+  logic [KeptW-1:0]        kept_wdata, kept_rdata;
+  nic_roce_pkg::read_ctx_t kept_ctx;
+
+  // the length the read port gives a context: its SGEs' sum
+  // (an SGE is {token, length, address}: its length is bits 95:64)
+  function automatic logic [31:0] sge_sum(input logic [1:0] nsge, input logic [31:0] len0,
+                                          input logic [31:0] len1);
+    sge_sum = ((nsge != 2'd0) ? len0 : 32'd0) + (nsge[1] ? len1 : 32'd0);
+  endfunction
+
+  assign kept_wdata = {issue_ctx_i.psn, issue_ctx_i.nsge, issue_ctx_i.sge0, issue_ctx_i.sge1};
+  always_comb begin
+    kept_ctx        = '0;
+    {kept_ctx.psn, kept_ctx.nsge, kept_ctx.sge0, kept_ctx.sge1} = kept_rdata;
+    rctx_o          = kept_ctx;
+    rctx_o.length   = sge_sum(kept_ctx.nsge, kept_ctx.sge0[95:64], kept_ctx.sge1[95:64]);
+  end
+
   nic_ram_1r1w #(
-    .Width  (nic_roce_pkg::READ_CTX_BITS),
+    .Width  (KeptW),
     .Depth  (NumQps * MaxReads),
     .Forward(1'b0)
   ) u_rctx (
@@ -83,10 +107,10 @@ module nic_req_read_ring #(
     .rst_i  (rst_i),
     .we_i   (issue_i),
     .waddr_i({issue_qpn_i, issue_tail[RW-1:0]}),
-    .wdata_i(issue_ctx_i),
+    .wdata_i(kept_wdata),
     .re_i   (rctx_req_i),
     .raddr_i({rctx_q, rctx_place[RW-1:0]}),
-    .rdata_o(rctx_o)
+    .rdata_o(kept_rdata)
   );
 
   always_ff @(posedge clk_i) begin
@@ -150,6 +174,10 @@ module nic_req_read_ring #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       a_reads_in_range: assert (32'(out_count_o) <= MaxReads);
+      if (issue_i) begin
+        a_ctx_length_is_sum: assert (issue_ctx_i.length == sge_sum(issue_ctx_i.nsge,
+                                     issue_ctx_i.sge0[95:64], issue_ctx_i.sge1[95:64]));
+      end
       if (rctx_req_i && issue_i && issue_qpn_i == rctx_q
           && issue_tail[RW-1:0] == rctx_place[RW-1:0]) begin
         // a context written as it is read is not one nic_responder uses (no Read is there)
