@@ -17,7 +17,10 @@
 // Up to MaxReads reads are in flight;
 // they all use one ARID, so the data returns in issue order and fills the reserved slots in
 // order. Beats are assembled into 512-bit WQEs (byte 0 in [7:0]) and written into the buffer RAM
-// tagged with the ring index and a DMA-error flag (an R beat with an error response).
+// tagged with the ring index and a DMA-error flag (an R beat with an error response). The
+// buffer keeps of the header's bits 63:32 (its `index` and 16 reserved bits) only whether the
+// index equals the ring index: wqe_data_o gives the reserved bits as 0 and the index as the
+// ring index, or its complement when they differed (see WordW).
 //
 // The buffer is a FIFO in issue order, so the dispatcher sees each QP's WQEs in ring order. Its
 // output (wqe_*) is the RAM's registered read port, valid/ready, stable until taken. A QP reset
@@ -105,7 +108,7 @@ module nic_wqe_fetch #(
   // WQE stream to the dispatcher
   output logic                   wqe_valid_o,
   input  logic                   wqe_ready_i,
-  output logic [511:0]           wqe_data_o,
+  output logic [511:0]           wqe_data_o,       // header bits 63:32 as the buffer keeps them
   output logic [7:0]             wqe_qpn_o,
   output logic [15:0]            wqe_idx_o,        // the ring index the WQE was read from
   output logic                   wqe_dma_err_o,    // a beat of it came with an error response
@@ -119,7 +122,12 @@ module nic_wqe_fetch #(
   localparam int PtrW        = BufAW + 1;                     // buffer pointers with a wrap bit
   localparam int RdAW        = $clog2(MaxReads);
   localparam int RdPtrW      = RdAW + 1;
-  localparam int WordW       = 1 + 16 + 512;                  // {dma_err, ring index, WQE}
+  // A buffer word: {dma_err, ring index, index_ok, the WQE without its header's bits 63:32}.
+  // Those are the header's `index` (47:32), which the dispatcher only compares with the ring
+  // index (kept as that compare, index_ok: the word gives back the ring index, or its
+  // complement, there), and 16 reserved bits (63:48) no WQE type uses (they read 0). 498 bits
+  // instead of 529: 14 block RAMs of 36 bits instead of 15.
+  localparam int WordW       = 1 + 16 + 1 + 480;
   localparam int QpW         = (NumQps > 1) ? $clog2(NumQps) : 1;   // table index of a QP
 
   // ---- parameter checks -----------------------------------------------------------------------
@@ -576,8 +584,15 @@ module nic_wqe_fetch #(
   assign burst_done = wqe_done && 32'(wc_q) + 1 == 32'(rq_head_n);
   // A BlueFlame copy is written only while no read is in flight: it never meets an R beat.
   assign buf_we     = wqe_done || bf_hit;
-  assign buf_wdata  = bf_hit ? {1'b0, sq_db_pi_i - 16'd1, sq_db_bf_data_i}
-                             : {err_q || beat_err, rq_head_idx + 16'(wc_q), r_data_i, asm_q};
+  logic [511:0] wr_wqe;                 // the WQE written
+  logic         wr_err;
+  logic [15:0]  wr_idx;                 // its ring index
+  assign wr_wqe    = bf_hit ? sq_db_bf_data_i : {r_data_i, asm_q};
+  assign wr_err    = !bf_hit && (err_q || beat_err);
+  assign wr_idx    = bf_hit ? sq_db_pi_i - 16'd1 : rq_head_idx + 16'(wc_q);
+  assign buf_wdata = {wr_err, wr_idx, wr_wqe[47:32] == wr_idx, wr_wqe[511:64], wr_wqe[31:0]};
+  logic unused_wr_rsvd;                 // (read as 0: see WordW)
+  assign unused_wr_rsvd = ^wr_wqe[63:48];
 
   always_comb begin
     bw_d  = bw_q;
@@ -664,9 +679,12 @@ module nic_wqe_fetch #(
   );
 
   assign wqe_valid_o   = out_valid_q;
-  assign wqe_data_o    = buf_rdata[511:0];
-  assign wqe_idx_o     = buf_rdata[527:512];
-  assign wqe_dma_err_o = buf_rdata[528];
+  logic [15:0] rd_idx;
+  assign rd_idx        = buf_rdata[496:481];
+  assign wqe_data_o    = {buf_rdata[479:32], 16'd0, buf_rdata[480] ? rd_idx : ~rd_idx,
+                          buf_rdata[31:0]};
+  assign wqe_idx_o     = rd_idx;
+  assign wqe_dma_err_o = buf_rdata[497];
   assign wqe_qpn_o     = out_qpn_q;
   // (a WQE of a QP being rewound is stale already in the rewind's cycle: the dispatcher may take
   // it then)

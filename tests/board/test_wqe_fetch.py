@@ -28,7 +28,8 @@ read withheld when one is due and fits (work conserving: the pick and the burst 
 stages, so a read is offered at the latest in the third cycle it is due, when no doorbell, QP
 reset or read came in the two cycles before, each of which restarts the pipeline), round robin (a pending QP waits for at
 most 15 reads of others), every doorbell's refusal and every BlueFlame hit, every WQE handed out
-(QP, ring index, the 64 bytes written at that slot or the copy, DMA error flag, stale flag) in
+(QP, ring index, the 64 bytes written at that slot or the copy as the buffer keeps them: header
+bits 63:32 see as_buffered; DMA error flag, stale flag) in
 order, so each doorbelled WQE exactly once, in order per QP, and never one that was not
 doorbelled; at the end of each seed (no more stimulus) every doorbelled WQE of a live QP is
 fetched, handed out and retired (nothing lost, no hang).
@@ -92,6 +93,14 @@ async def run_seed(dut, seed, width, cycles=4000):
         """The WQEs one read of QP p takes: all new ones up to the ring end, the page and 16."""
         slot = p.fetch & (p.depth - 1)
         return min((p.pi - p.fetch) & M16, p.depth - slot, 64 - slot % 64, MAX_BURST)
+
+    def as_buffered(data, idx):
+        """The WQE as the buffer gives it back: the header's reserved bits 63:48 read 0, its
+        index (47:32) is the ring index when it was equal to it, else the ring index's
+        complement (the dispatcher only compares the two)."""
+        field = (data >> 32) & M16
+        kept = field if field == idx else ~idx & M16
+        return (data & ~(((1 << 32) - 1) << 32)) | (kept << 32)
 
     def wqe_content(idx):
         return (rng.getrandbits(512) & ~(M16 << 32)) | (idx << 32)
@@ -297,7 +306,8 @@ async def run_seed(dut, seed, width, cycles=4000):
             got = (int(dut.wqe_qpn_o.value), int(dut.wqe_idx_o.value))
             assert got == (s["q"], s["idx"]), (f"seed {seed} cycle {cyc}: WQE of QP {got[0]} index "
                                                f"{got[1]}, want QP {s['q']} index {s['idx']}")
-            assert int(dut.wqe_data_o.value) == s["data"], f"seed {seed} cycle {cyc}: QP {got[0]} WQE {got[1]} data"
+            assert int(dut.wqe_data_o.value) == as_buffered(s["data"], s["idx"]), \
+                f"seed {seed} cycle {cyc}: QP {got[0]} WQE {got[1]} data"
             assert int(dut.wqe_dma_err_o.value) == s["err"], f"seed {seed} cycle {cyc}: DMA error flag"
             stale = s["inc"] != qps[s["q"]].inc
             assert int(dut.wqe_stale_o.value) == stale, (f"seed {seed} cycle {cyc}: QP {got[0]} WQE "
