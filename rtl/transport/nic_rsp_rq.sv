@@ -94,8 +94,13 @@ module nic_rsp_rq #(
   // A cache entry keeps what the dispatcher reads of a receive WQE (nic_pkg::wqe_recv_t): the
   // three SGEs, the length, the SGE count as far as it is compared (0, 1, 2, or 3 for 3 and
   // more) and whether the opcode is RECV; not the flags, index and reserved bytes. 419 bits
-  // instead of 512: 12 block RAMs of 36 bits instead of 15.
+  // instead of 512. The length (32 bits) is kept apart in LUT RAM (nic_lutram_1r1w, ~130
+  // DPR16X4), the rest, 387 bits, in 11 block RAMs of 36 bits instead of 12 (15 for the whole
+  // WQE). The LUT RAM follows writes to the held entry where the block RAM does not: the two
+  // differ only when the prefetch wrote the entry after its read (c_fwd_q), and then the
+  // dispatcher takes the written WQE itself (cache_fwd_o) and reads neither.
   localparam int CacheW   = 3 * 128 + 32 + 2 + 1;
+  localparam int LenLo    = 3;                    // the length's bits in an entry: [34:3]
 
   // ---- the rings: producer index (doorbells; QP_CREATE zeroes it), consumer index (written at
   // the QP an event names; reads 0 until written, rq_ci_set_q)
@@ -302,7 +307,7 @@ module nic_rsp_rq #(
   end
 
   nic_ram_1r1w #(
-    .Width  (CacheW),
+    .Width  (CacheW - 32),
     .Depth  (NumQps * RqCache),
     .Forward(1'b0)
   ) u_rq_cache (
@@ -310,10 +315,23 @@ module nic_rsp_rq #(
     .rst_i  (rst_i),
     .we_i   (pf_we),
     .waddr_i(pf_waddr),
-    .wdata_i(c_wpack),
+    .wdata_i({c_wpack[CacheW-1:LenLo+32], c_wpack[LenLo-1:0]}),
     .re_i   (cache_re_i),
     .raddr_i(c_raddr),
-    .rdata_o(pf_rdata)
+    .rdata_o({pf_rdata[CacheW-1:LenLo+32], pf_rdata[LenLo-1:0]})
+  );
+  nic_lutram_1r1w #(
+    .Width  (32),
+    .Depth  (NumQps * RqCache)
+  ) u_rq_len (
+    .clk_i  (clk_i),
+    .rst_i  (rst_i),
+    .we_i   (pf_we),
+    .waddr_i(pf_waddr),
+    .wdata_i(c_wpack[LenLo +: 32]),
+    .re_i   (cache_re_i),
+    .raddr_i(c_raddr),
+    .rdata_o(pf_rdata[LenLo +: 32])
   );
 
   // round robin over the wanting QPs, starting after the last one picked (evaluated only in
