@@ -77,6 +77,10 @@ BENCHES = {
     "wqe_fetch_w256": ("tb_wqe_fetch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/lib/nic_ram_1r1w.sv",
                                                    "rtl/core/nic_wqe_fetch.sv", "tests/board/tb_wqe_fetch.sv"),
                        {"DataWidth": 256}, "test_wqe_fetch"),
+    # Module bench of the WQE dispatcher with nic_qp_ctx: its error bypass, cycle by cycle (docs/verification.md).
+    "wqe_dispatch": ("tb_wqe_dispatch", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/core/nic_qp_ctx.sv",
+                                                    "rtl/core/nic_wqe_dispatch.sv", "tests/board/tb_wqe_dispatch.sv"),
+                     {}, "test_wqe_dispatch"),
     # Module bench of the RC requester (nic_requester, nic_req_*) against a reference model of the
     # transport's rules, with the bench as its neighbours and its peer (docs/verification.md).
     "requester": ("tb_requester", lambda: rtl("rtl/pkg/nic_pkg.sv", "rtl/pkg/nic_roce_pkg.sv", "rtl/pkg/nic_dma_pkg.sv",
