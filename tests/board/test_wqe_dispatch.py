@@ -359,7 +359,8 @@ def memop_expect(x, m):
         why = "decided when mo_ready_i first says its checks are current (2 cycles after its take)"
     ok = m.final == ST["SUCCESS"]
     if ok:
-        x.at(f, ("commit" if m.op == OP["FAST_REG"] else "exec", m.name), "the write of a successful one, at " + why)
+        x.at(f, ("commit" if m.op == OP["FAST_REG"] else "exec", m.name),
+             "the write of a successful one, at " + why)
     x.at(f + 1, cqe(m, m.final), "M's completion, registered: the cycle after its finish, " + why)
     x.at(f + 1, ("retire", m.name), "M's retire, registered: the cycle after its finish")
     if not ok:
