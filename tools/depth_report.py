@@ -68,6 +68,18 @@ def chain_start(nl, cell):
     return cur
 
 
+def input_ports(nl, cell):
+    """' (name, ...)': the top-level input ports feeding a chain's first cell."""
+    if not hasattr(nl, "port_of_bit"):
+        nl.port_of_bit = {b: pname for pname, p in nl.mod.get("ports", {}).items()
+                          if p["direction"] == "input" for b in p["bits"] if isinstance(b, int)}
+    c = nl.cells[cell]
+    names = sorted({nl.port_of_bit[b] for port, bits in c["connections"].items()
+                    if c["port_directions"].get(port) == "input"
+                    for b in bits if isinstance(b, int) and b in nl.port_of_bit})
+    return f" ({', '.join(names)})" if names else ""
+
+
 def measure(path, limit):
     nl = Netlist(path)
     sys.setrecursionlimit(100000)
@@ -99,7 +111,7 @@ def measure(path, limit):
         elif nl.cells[start]["type"] in SEQUENTIAL:
             src = nl.rtl_name(start)
         else:
-            src = "a top-level input"
+            src = "a top-level input" + input_ports(nl, start)
         out.append({"destination": dst, "bits_over": n, "levels": int(worst), "source": src})
     out.sort(key=lambda r: (-r["levels"], -r["bits_over"], r["destination"]))
     inst = collections.defaultdict(lambda: [0, 0, 0])

@@ -197,6 +197,14 @@ class Netlist:
                 if isinstance(b, int) and b in self.driver:
                     yield self.driver[b][0]
 
+    def is_constant(self, cname):
+        """A combinational cell none of whose inputs is driven by a cell or a port."""
+        c = self.cells[cname]
+        if c["type"] in SEQUENTIAL:
+            return False
+        return not any(isinstance(b, int) for port, bits in c["connections"].items()
+                       if c["port_directions"].get(port) == "input" for b in bits)
+
     def cell_depth(self, cname):
         """(depth, predecessor) of a combinational cell's output; iterative, memoised."""
         stack = [cname]
@@ -217,7 +225,10 @@ class Netlist:
             best, pred = 0.0, None
             for p in self.inputs(top):
                 dp = self.depth.get(p, (0.0, None))[0]
-                if pred is None or dp > best:
+                # on a tie, a chain from a register before one from a constant cell (a LUT
+                # whose inputs are all constants starts no real path)
+                if pred is None or dp > best or (dp == best and self.is_constant(pred)
+                                                 and not self.is_constant(p)):
                     best, pred = dp, p
             self.depth[top] = (best + LEVEL_WEIGHT.get(c["type"], 1.0), pred)
             stack.pop()

@@ -40,15 +40,19 @@ module nic_gather_buf #(
     $fatal(1, "nic_gather_buf: Depth must be a power of two >= 2");
   end
 
-  logic [AW:0] used_q, used_d;   // beats reserved by issued reads, not yet taken
-  assign room_o = 32'(used_q) + 32'(req_beats_i) <= Depth;
-  assign used_d = used_q + (reserve_i ? (AW+1)'(req_beats_i) : '0) - (AW+1)'(take_i);
+  // The room is kept as the beats not reserved (free_q = Depth - reserved), so room_o is one
+  // compare of a register with the request's beats: room_o feeds the client's AR valid, which
+  // goes through nic_dma_rd's arbiter into every client's ready (an add before the compare was
+  // on the core's deepest path).
+  logic [AW:0] free_q, free_d;   // beats not reserved by issued reads not yet taken
+  assign room_o = 32'(req_beats_i) <= 32'(free_q);
+  assign free_d = free_q - (reserve_i ? (AW+1)'(req_beats_i) : '0) + (AW+1)'(take_i);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      used_q <= '0;
+      free_q <= (AW+1)'(Depth);
     end else begin
-      used_q <= used_d;
+      free_q <= free_d;
     end
   end
 
@@ -137,7 +141,7 @@ module nic_gather_buf #(
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
       if (!rst_i) begin
-        a_avail_reserved: assert (avail_q <= used_q);
+        a_avail_reserved: assert (32'(avail_q) + 32'(free_q) <= Depth);
       end
     end
 `endif
@@ -146,7 +150,7 @@ module nic_gather_buf #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
-      a_used_in_range: assert (32'(used_q) <= Depth);
+      a_free_in_range: assert (32'(free_q) <= Depth);
       if (take_i) begin
         a_take_valid: assert (valid_o);
       end

@@ -180,6 +180,10 @@ module nic_req_intake #(
   logic [23:0]    psn_q, psn_d;             // PSN of the current packet
   logic [31:0]    sge_off_q, sge_off_d;     // bytes of the current SGE already gathered
   logic [63:0]    phys_q, phys_d;           // the piece's logical address
+  // the piece's burst length, from the values phys_q and piece_q take: the AR request's length
+  // sizes the read data buffer's room check, which is AR valid, which goes through nic_dma_rd's
+  // arbiter into every DMA read client's ready
+  logic [7:0]     piece_ar_len_q;
   logic [12:0]    piece_q, piece_d;         // the piece's length
   logic           rp_q, rp_d;               // the WQE in hand is a replay (after an RNR NAK)
   logic [OW-1:0]  rp_slot_q, rp_slot_d;     // the outstanding entry being replayed
@@ -464,7 +468,7 @@ module nic_req_intake #(
     rd_issue     = 1'b0;
     ar_valid_o   = 1'b0;
     ar_addr_o    = {phys_q[63:LW], {LW{1'b0}}};
-    ar_len_o     = nic_dma_pkg::burst_len(12'(phys_q[LW-1:0]), piece_q, W8);
+    ar_len_o     = piece_ar_len_q;
     if (state_q == S_RP_AR) begin
       ar_addr_o = {sq_base_i, 12'd0} + {42'd0, rp_ring_slot, 6'd0};
       ar_len_o  = 8'(WqeBeats - 1);
@@ -1066,6 +1070,7 @@ module nic_req_intake #(
     sge_off_q    <= sge_off_d;
     phys_q       <= phys_d;
     piece_q      <= piece_d;
+    piece_ar_len_q <= nic_dma_pkg::burst_len(12'(phys_d[LW-1:0]), piece_d, W8);
     rp_slot_q    <= rp_slot_d;
     rp_left_q    <= rp_left_d;
     rp_last_q    <= rp_last_d;
@@ -1086,6 +1091,7 @@ module nic_req_intake #(
       if (state_q == S_AR) begin
         a_piece_nonempty: assert (piece_q != '0 && 32'(ar_len_o) < 256);
         a_piece_in_page: assert (32'(phys_q[11:0]) + 32'(piece_q) <= 4096);
+        a_piece_ar_len: assert (piece_ar_len_q == nic_dma_pkg::burst_len(12'(phys_q[LW-1:0]), piece_q, W8));
       end
       // a replayed WQE takes exactly the PSNs it took the first time
       if (state_q == S_RECORD && rp_q && status_q == nic_pkg::STATUS_SUCCESS) begin

@@ -221,11 +221,14 @@ module nic_rsp_read_engine #(
   logic [QW-1:0]     pn_nq;                   // ... its QP
   logic [12:0]       pn_piece_len;
   logic              pn_rsp_end;              // the response reaches the Read's end
-  logic [7:0]        g_ar_len;
+  // The piece's burst length, burst_len(pn_phys_q, pn_piece_q), registered with them: it sizes
+  // the gather buffer's room check, which is AR valid, which goes through nic_dma_rd's arbiter
+  // into every DMA read client's ready (this engine's own ready selects the planner's next
+  // values, so the chain was the core's deepest).
+  logic [7:0]        g_ar_len_q;
   assign pn_s       = rdq_pl_q[RdqW-1:0];
   assign pn_nq      = rdq_qpn[pn_s];
   assign pn_rsp_end = pn_left_q == 32'(pn_pleft_q);
-  assign g_ar_len   = nic_dma_pkg::burst_len(12'(pn_phys_q[LW-1:0]), pn_piece_q, W8);
   // the read is requested when the gather buffer has room for all its beats
   assign g_ar_valid = pn_st_q == PN_AR && gb_room;
   assign e_xl_req   = pn_st_q == PN_PIECE && gf_room;
@@ -326,7 +329,7 @@ module nic_rsp_read_engine #(
         // the gather goes before the prefetch on the AR port (see pf PF_AR)
         if (g_ar_valid && ar_ready_i) begin
           gf_push    = 1'b1;
-          ar_push = 1'b1;
+          ar_push    = 1'b1;
           pn_va_d    = pn_va_q + 64'(pn_piece_q);
           pn_left_d  = pn_left_q - 32'(pn_piece_q);
           pn_pleft_d = pn_pleft_q - pn_piece_q;
@@ -382,6 +385,7 @@ module nic_rsp_read_engine #(
       pn_first_q <= pn_first_d;
       pn_piece_q <= pn_piece_d;
       pn_phys_q  <= pn_phys_d;
+      g_ar_len_q <= nic_dma_pkg::burst_len(12'(pn_phys_d[LW-1:0]), pn_piece_d, W8);
     end
   end
 
@@ -413,7 +417,7 @@ module nic_rsp_read_engine #(
   ) u_gather_buf (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
-    .req_beats_i(9'(g_ar_len) + 9'd1),
+    .req_beats_i(9'(g_ar_len_q) + 9'd1),
     .room_o     (gb_room),
     .reserve_i  (g_ar_valid && ar_ready_i),
     .we_i       (r_beat_i),
@@ -637,7 +641,7 @@ module nic_rsp_read_engine #(
   assign xl_pd_o      = pq_pd_i;
   assign ar_valid_o   = g_ar_valid;
   assign ar_addr_o    = {pn_phys_q[63:LW], {LW{1'b0}}};
-  assign ar_len_o     = g_ar_len;
+  assign ar_len_o     = g_ar_len_q;
   assign ar_push_o    = ar_push;
   assign in_pkt_o     = sd_in_pkt_q;
   assign qp_err_qpn_o = 8'(rdq_qpn[gh_slot]);
@@ -647,6 +651,7 @@ module nic_rsp_read_engine #(
     if (!rst_i) begin
       if (pn_st_q == PN_AR) begin
         a_gather_in_page: assert (pn_piece_q != '0 && 32'(pn_phys_q[11:0]) + 32'(pn_piece_q) <= 4096);
+        a_ar_len: assert (g_ar_len_q == nic_dma_pkg::burst_len(12'(pn_phys_q[LW-1:0]), pn_piece_q, W8));
       end
       if (tx_pl_valid_o) begin
         a_gather_chunk: assert (tx_pl_nbytes_o != '0);
