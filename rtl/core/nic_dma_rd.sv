@@ -3,7 +3,14 @@
 //   - AR: a round-robin arbiter feeds one output register. A client request (valid, addr, len)
 //     is taken in a cycle where valid and ready are both high; the client may change or drop an
 //     untaken request (the fetch engine recomputes its burst every cycle), so stability is the
-//     output register's job: m_axi_ar* hold until the slave takes them. Client c reads with
+//     output register's job: m_axi_ar* hold until the slave takes them. The arbiter picks a
+//     cycle ahead: the client it serves in a cycle was chosen in the cycle before from the
+//     clients requesting then, so a client's ready depends on registers (and the slave's
+//     arready) only, never on another client's request in the same cycle (a client's ready
+//     steers its own state: without the pick register every client's request logic ran through
+//     the arbiter into every other client's state). The price: a request made while no client
+//     was waiting is taken a cycle later; requests that wait, and a client's back-to-back
+//     requests while it is the only one, flow one a cycle as before. Client c reads with
 //     ARID c. Bursts are INCR of full beats (arsize = log2(DataWidth/8)); keeping a burst inside
 //     one 4 KiB page and within 256 beats is the client's duty, checked here by assertion.
 //   - R: AXI only promises order per ID, so each beat is routed by RID to the client that owns
@@ -60,49 +67,53 @@ module nic_dma_rd #(
   logic [7:0]  ar_len_q, ar_len_d;
   logic [3:0]  rr_q, rr_d;       // the client granted last
   logic        load;             // the output register takes a request this cycle (if any)
-  logic        grant_valid;
-  logic [3:0]  grant;
+  logic        pick_v_q, pick_v_d;  // a client was requesting in the last cycle: ...
+  logic [3:0]  pick_q, pick_d;      // ... the one this cycle serves
+  logic [15:0] valid_all;        // one bit per possible client (absent ones: 0)
+  logic        accept;           // the output register takes pick_q's request
+  logic [3:0]  rr_base;          // the round robin's last granted, this cycle's grant included
 
-  // Round robin: the lowest requesting client above the last granted one, else the lowest one.
+  assign valid_all = 16'(cl_ar_valid_i);
+  assign load      = !ar_valid_q || m_axi_arready_i;
+  assign accept    = load && pick_v_q && valid_all[pick_q];
+  assign rr_base   = accept ? pick_q : rr_q;
+
+  // The next cycle's pick, round robin: the lowest requesting client above the last granted one
+  // (this cycle's grant counts), else the lowest one.
   always_comb begin
-    grant_valid = 1'b0;
-    grant       = '0;
+    pick_v_d = 1'b0;
+    pick_d   = '0;
     for (int c = NumClients - 1; c >= 0; c--) begin
       if (cl_ar_valid_i[c]) begin
-        grant_valid = 1'b1;
-        grant       = 4'(c);
+        pick_v_d = 1'b1;
+        pick_d   = 4'(c);
       end
     end
     for (int c = NumClients - 1; c >= 0; c--) begin
-      if (cl_ar_valid_i[c] && 4'(c) > rr_q) begin
-        grant = 4'(c);
+      if (cl_ar_valid_i[c] && 4'(c) > rr_base) begin
+        pick_d = 4'(c);
       end
     end
   end
-
-  assign load = !ar_valid_q || m_axi_arready_i;
 
   always_comb begin
     ar_valid_d = ar_valid_q;
     ar_id_d    = ar_id_q;
     ar_addr_d  = ar_addr_q;
     ar_len_d   = ar_len_q;
-    rr_d       = rr_q;
+    rr_d       = rr_base;
     if (load) begin
-      ar_valid_d = grant_valid;
-      if (grant_valid) begin
-        ar_id_d   = grant;
-        ar_addr_d = cl_ar_addr_i[64*grant +: 64];
-        ar_len_d  = cl_ar_len_i[8*grant +: 8];
-        rr_d      = grant;
-      end
+      ar_valid_d = accept;
+      ar_id_d    = pick_q;
+      ar_addr_d  = cl_ar_addr_i[64*pick_q +: 64];
+      ar_len_d   = cl_ar_len_i[8*pick_q +: 8];
     end
   end
 
   always_comb begin
     cl_ar_ready_o = '0;
     for (int c = 0; c < NumClients; c++) begin
-      cl_ar_ready_o[c] = load && grant_valid && grant == 4'(c);
+      cl_ar_ready_o[c] = load && pick_v_q && pick_q == 4'(c);
     end
   end
 
@@ -113,7 +124,11 @@ module nic_dma_rd #(
       ar_addr_q  <= '0;
       ar_len_q   <= '0;
       rr_q       <= 4'(NumClients - 1);
+      pick_v_q   <= 1'b0;
+      pick_q     <= '0;
     end else begin
+      pick_v_q   <= pick_v_d;
+      pick_q     <= pick_d;
       ar_valid_q <= ar_valid_d;
       ar_id_q    <= ar_id_d;
       ar_addr_q  <= ar_addr_d;
