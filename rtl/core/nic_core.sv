@@ -633,8 +633,11 @@ module nic_core #(
   );
 
   nic_xl_arb #(
-    .NumClients(3)
+    .NumClients(3),
+    .OutReg    (1'b1)
   ) u_xl_arb (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
     .req_i      (xc_req),
     .gnt_o      (xc_gnt),
     .token_i    (xc_token),

@@ -205,6 +205,8 @@ module tb_mr_table #(
   nic_xl_arb #(
     .NumClients(3)
   ) u_xl_arb (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
     .req_i      (xc_req_i),
     .gnt_o      (xc_gnt_o),
     .token_i    (xc_token_i),
