@@ -214,11 +214,17 @@ package nic_roce_pkg;
   endfunction
 
   // The PSNs a Read of len bytes takes: one per response, ceil(len / MTU), at least one (a
-  // zero-length Read has one response).
+  // zero-length Read has one response). Computed as the whole MTUs in len plus one for a part
+  // of one more: the shift and the remainder's OR run side by side on len and only a 24-bit
+  // increment follows them, where ceil as (len + MTU - 1) >> log_mtu chained a 33-bit adder,
+  // the shifter and a 33-bit zero test (the same function for every len and log_mtu: proven
+  // with Yosys `sat -prove`, docs/timing-area.md).
   function automatic logic [23:0] read_npkts(input logic [31:0] len, input logic [3:0] log_mtu);
-    logic [32:0] span;
-    span       = (33'(len) + (33'd1 << log_mtu) - 33'd1) >> log_mtu;
-    read_npkts = (span == 33'd0) ? 24'd1 : span[23:0];
+    logic [23:0] whole;   // the whole MTUs in len (modulo 2^24, as the count is)
+    logic        part;    // len leaves a part of one more
+    whole      = 24'(len >> log_mtu);
+    part       = (len & ~(32'hffffffff << log_mtu)) != 32'd0;
+    read_npkts = (len == 32'd0) ? 24'd1 : whole + 24'(part);
   endfunction
 
   // One byte into a reflected CRC-32 register (the Ethernet polynomial, as crc32_le).

@@ -1058,8 +1058,11 @@ module nic_req_intake #(
     rd_npkts_q      <= nic_roce_pkg::read_npkts(msg_len, log_mtu_next);
     rd_npkts_sent_q <= nic_roce_pkg::read_npkts(pkt_left_next, log_mtu_next);
     pkt_len_q       <= is_read ? 13'd0 : nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next);
-    pkt_last_q      <= is_read || 32'(nic_roce_pkg::pkt_len(pkt_left_next, log_mtu_next))
-                                  == pkt_left_next;
+    // the packet takes all that is left (pkt_len(pkt_left_next, log_mtu_next) ==
+    // pkt_left_next, the same for every value: the packet's size's compare, without its mux
+    // and a 32-bit compare behind it)
+    pkt_last_q      <= is_read || (pkt_left_next <= (32'd1 << log_mtu_next)
+                                   && pkt_left_next < 32'd8192);
     status_q     <= status_d;
     sge_q        <= sge_d;
     sum_q        <= sum_d;
