@@ -173,7 +173,8 @@ module nic_core #(
   logic [511:0]        tp_data;
   logic [7:0]          tp_qpn, tp_req_err_qpn, tp_rsp_err_qpn;
   logic [15:0]         tp_idx;
-  logic [NumQps-1:0]   tp_busy;
+  logic [NumQps-1:0]   tp_busy;       // QPs with WQEs in the transport (the fetch's rewind)
+  logic [NumQps-1:0]   tp_busy_reg;   // ... from a register, a cycle late as it falls (dispatch)
   logic                tp_req_err, tp_rsp_err;
 
   // ---- MR/MW table: nic_mem_op's ports, the translation clients (0 the responder's dispatcher,
@@ -444,7 +445,7 @@ module nic_core #(
     .tp_data_o         (tp_data),
     .tp_qpn_o          (tp_qpn),
     .tp_idx_o          (tp_idx),
-    .tp_busy_i         (tp_busy),
+    .tp_busy_i         (tp_busy_reg),
     .qp_reset_i        (qp_reset),
     .qp_reset_qpn_i    (qp_reset_qpn),
     .qp_rd_qpn_o       (ex_qpn),
@@ -737,6 +738,7 @@ module nic_core #(
     .wqe_idx_i        (tp_idx),
     .wqe_ready_o      (tp_ready),
     .busy_o           (tp_busy),
+    .busy_reg_o       (tp_busy_reg),
     .req_err_o        (tp_req_err),
     .req_err_qpn_o    (tp_req_err_qpn),
     .rsp_err_o        (tp_rsp_err),

@@ -27,6 +27,10 @@
 // Completion order across the two completers: while tp_busy_i[q] (QP q has WQEs in the
 // transport), every later WQE of q that would complete here waits; a transport WQE of q still
 // goes to the transport then, also when q is in ERROR, so that it is cancelled in order there.
+// tp_busy_i may stay high a cycle after q's last WQE left the transport (nic_core gives the
+// transport's registered busy bits, nic_requester's busy_reg_o), never low while it has one:
+// a WQE of q completed here then waits that cycle more (or is given back, below), and a
+// transport WQE of q in ERROR goes to the transport, which cancels it, in order.
 // Such a WQE waits in `cur` only while nothing else is waiting behind it: when a WQE (of any QP)
 // is offered behind it, it is given back to nic_wqe_fetch (rewind_o: not retired, no
 // completion), which fetches q again from it once q has nothing in the transport. So a QP whose

@@ -42,6 +42,7 @@ module nic_req_intake #(
   input  logic [3:0]                    cmd_log_mtu_i,    // ... and the path MTU (log_mtu_i next)
   input  logic [2*NumQps-1:0]           qp_state_i,
   output logic [NumQps-1:0]             busy_o,           // the WQE in hand's QP
+  output logic [NumQps-1:0]             busy_rise_o,      // QPs whose busy_o may rise next cycle
   // transport WQEs, in ring order per QP
   input  logic                          wqe_valid_i,
   input  logic [511:0]                  wqe_data_i,
@@ -880,6 +881,11 @@ module nic_req_intake #(
   // that WQE)
   assign busy_o = ((state_q != S_IDLE) ? NumQps'(1) << qpn_q : '0)
                 | (held_q ? NumQps'(1) << held_qpn_q : '0) | dfr_v_q;
+  // A QP's bit rises only with a WQE taken here (in hand, or deferred) or a replay walk started
+  // (its QP in hand, even when the walk finds nothing to send again): busy_o of the next cycle
+  // is within busy_o | busy_rise_o of this one (nic_requester's busy_reg_o relies on it).
+  assign busy_rise_o = ((wqe_valid_i && wqe_ready_o) ? NumQps'(1) << wq : '0)
+                     | (start_walk ? NumQps'(1) << scan_i : '0);
 
   // ---- deferred WQEs ---------------------------------------------------------------------------
   // A run can be read again once its QP no longer waits, or has left RTS (its WQEs then complete

@@ -82,6 +82,7 @@ module nic_requester #(
   // QP states (nic_sq_engine)
   input  logic [2*NumQps-1:0]           qp_state_i,
   output logic [NumQps-1:0]             busy_o,
+  output logic [NumQps-1:0]             busy_reg_o,       // busy_o from a register (see below)
   output logic                          qp_err_o,
   output logic [7:0]                    qp_err_qpn_o,
   // transport WQEs, in ring order per QP
@@ -198,7 +199,7 @@ module nic_requester #(
   logic                    rp_re, cpl_re;
   logic [QW+OW-1:0]        rp_raddr, cpl_raddr;
   logic [EntW-1:0]         rp_rdata, cpl_rdata;
-  logic [NumQps-1:0]       nonempty, rnr_wait, busy_intake;
+  logic [NumQps-1:0]       nonempty, rnr_wait, busy_intake, busy_rise;
   logic                    rnr_go, rnr_start;
   logic                    rp_fail, sd_fail, fail_v, sf_v_q;
   logic [7:0]              sd_fail_qpn, sf_qpn_q;
@@ -246,6 +247,7 @@ module nic_requester #(
     .cmd_log_mtu_i   (connect_args.log_mtu[3:0]),
     .qp_state_i      (qp_state_i),
     .busy_o          (busy_intake),
+    .busy_rise_o     (busy_rise),
     .wqe_valid_i     (wqe_valid_i),
     .wqe_data_i      (wqe_data_i),
     .wqe_qpn_i       (wqe_qpn_i),
@@ -580,6 +582,28 @@ module nic_requester #(
   assign ctx_ak_qpn_o  = 8'(ack_q);
   assign cpl_cqn_o     = ctx_cpl_cqn_i;
   assign busy_o       = busy_intake | nonempty;
+
+  // busy_reg_o: busy_o as a register, for nic_wqe_dispatch's decisions (docs/timing-area.md "The
+  // transport's busy bits registered"): last cycle's busy_o with the bits that could rise since
+  // (busy_rise: a WQE taken, a replay walk started; the outstanding ring fills only while its
+  // QP's WQE is in hand) ORed in. So it is high in every cycle busy_o is (a_busy_reg_covers),
+  // and one cycle longer where busy_o falls.
+  logic [NumQps-1:0] busy_reg_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      busy_reg_q <= '0;
+    end else begin
+      busy_reg_q <= busy_o | busy_rise;
+    end
+  end
+  assign busy_reg_o = busy_reg_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      a_busy_reg_covers: assert ((busy_o & ~busy_reg_q) == '0);
+    end
+  end
+`endif
 
   // Failures for the completer: a replayed WQE's (the intake's QP) first, else the sender's
   // payload read failure (held one cycle when both come at once): INTERNAL_ERROR, as the WQE

@@ -60,6 +60,7 @@ module nic_transport #(
   input  logic [15:0]                   wqe_idx_i,
   output logic                          wqe_ready_o,
   output logic [NumQps-1:0]             busy_o,
+  output logic [NumQps-1:0]             busy_reg_o,       // busy_o from a register (nic_requester)
   // QP errors (two sources, possibly in the same cycle)
   output logic                          req_err_o,
   output logic [7:0]                    req_err_qpn_o,
@@ -251,6 +252,7 @@ module nic_transport #(
     .cmd_args_i    (cmd_args_i),
     .qp_state_i    (qp_state_i),
     .busy_o        (busy_o),
+    .busy_reg_o    (busy_reg_o),
     .qp_err_o      (req_err_o),
     .qp_err_qpn_o  (req_err_qpn_o),
     .wqe_valid_i   (wqe_valid_i),
